@@ -1,0 +1,120 @@
+/**
+ * Builds the service (DESIGN §2–§3) on a given KV store and clock, so that `main.ts` and the
+ * tests construct exactly the same app.
+ *
+ * Request path: request id → security headers → audit → body-size limit → (per route)
+ * authenticate → rate limit → scope guard → handler.
+ *
+ * @example
+ * const bridge = await createApp({ settings: loadSettings(env), kv: await Deno.openKv(path) });
+ * Deno.serve(bridge.fetch);
+ * @module
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import { registerHealth } from "../routes/health.ts";
+import { registerStatus } from "../routes/v1/console/status.ts";
+import { registerStreamToken } from "../routes/v1/console/stream_token.ts";
+import { registerOpenApi } from "../routes/v1/openapi.ts";
+import { KeyRing } from "./auth/api_keys.ts";
+import { OidcVerifier } from "./auth/oidc.ts";
+import { StreamTokens } from "./auth/stream_token.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import type { ServiceContext } from "./context.ts";
+import type { AppEnv } from "./http/env.ts";
+import { HttpProblem, problem, ValidationFailed, validationResponse } from "./http/errors.ts";
+import { audit } from "./http/middleware/audit.ts";
+import { authenticate } from "./http/middleware/authenticate.ts";
+import { rateLimit } from "./http/middleware/rate_limit.ts";
+import { requireScope } from "./http/middleware/require_scope.ts";
+import { TokenBuckets } from "./http/rate_limiter.ts";
+import { RouteTable } from "./http/route_table.ts";
+import type { Settings } from "./settings.ts";
+import { EventLog } from "./store/events.ts";
+
+/** What the app is built from. */
+export interface AppDeps {
+  settings: Settings;
+  kv: Deno.Kv;
+  /** Default: the system clock. */
+  clock?: Clock;
+}
+
+/** A built app: its fetch handler and the services behind it. */
+export interface BridgeApp {
+  /** Pass to `Deno.serve`; the second argument carries the client address. */
+  fetch: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>;
+  hono: Hono<AppEnv>;
+  ctx: ServiceContext;
+  /** Waits for pending event writes; the KV store stays open (the caller owns it). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the app. Records an `auth_disabled` warning event when `ALLOW_UNAUTHENTICATED=true`
+ * (SPEC §5.5.5, on every start).
+ */
+export async function createApp(deps: AppDeps): Promise<BridgeApp> {
+  const { settings, kv } = deps;
+  const clock = deps.clock ?? systemClock;
+  const hono = new Hono<AppEnv>();
+  const events = new EventLog(kv, clock);
+  const keys = new KeyRing(settings.apiKeys);
+  const oidc = settings.oidc ? new OidcVerifier(settings.oidc, clock) : undefined;
+  const streamTokens = await StreamTokens.create(keys.processSecrets(), kv, clock);
+  const perCaller = new TokenBuckets(settings.rateLimitPerMinute, settings.rateLimitBurst, clock);
+  const failures = new TokenBuckets(settings.rateLimitPerMinute, settings.rateLimitBurst, clock);
+  const authn = authenticate({
+    keys,
+    oidc,
+    allowUnauthenticated: settings.allowUnauthenticated,
+    failures,
+  });
+  const limit = rateLimit(perCaller);
+  const routes = new RouteTable(hono, (scope) => [authn, limit, requireScope(scope)]);
+  const ctx: ServiceContext = { settings, kv, clock, events, keys, streamTokens, routes };
+
+  hono.use(requestId());
+  hono.use(secureHeaders({
+    xFrameOptions: "DENY",
+    referrerPolicy: "no-referrer",
+    crossOriginResourcePolicy: "same-origin",
+  }));
+  hono.use(audit(events));
+  hono.use(bodyLimit({
+    maxSize: settings.maxRequestBytes,
+    onError: () =>
+      problem(413, `Request body exceeds the limit of ${settings.maxRequestBytes} bytes.`),
+  }));
+  hono.onError((err, c) => {
+    if (err instanceof ValidationFailed) return validationResponse(err.items);
+    if (err instanceof HttpProblem) return problem(err.status, err.message, err.headers);
+    console.error(`request ${c.get("requestId")} failed:`, err);
+    return problem(500, `Internal error; request id ${c.get("requestId")}.`);
+  });
+  hono.notFound((c) => problem(404, `No route for ${c.req.method} ${c.req.path}.`));
+
+  registerHealth(ctx);
+  registerStatus(ctx);
+  registerStreamToken(ctx);
+  registerOpenApi(ctx);
+
+  if (settings.allowUnauthenticated) {
+    await events.append({
+      kind: "auth_disabled",
+      level: "warning",
+      message:
+        "Authentication is switched off (ALLOW_UNAUTHENTICATED=true): every route is open. Never set this in a deployment.",
+    });
+  }
+
+  return {
+    fetch: (req, info) =>
+      hono.fetch(req, info ? { remoteAddr: info.remoteAddr as Deno.NetAddr } : {}),
+    hono,
+    ctx,
+    close: () => events.drain(),
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Named API keys (SPEC §5.1, §5.3; DESIGN §4): lookup in constant time over every configured key.
+ * @module
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { ApiKeyEntry, Scope } from "../settings.ts";
+import { impliedScopes, type Principal } from "./principal.ts";
+
+interface Digested {
+  entry: ApiKeyEntry;
+  digest: Uint8Array;
+}
+
+const sha256 = (s: string): Uint8Array => createHash("sha256").update(s, "utf8").digest();
+
+/**
+ * The configured keys, pre-digested. {@link KeyRing.match} hashes the presented key once and
+ * compares it with every configured digest with `timingSafeEqual`, never stopping early, so the
+ * time taken tells nothing about which key matched or how much of it.
+ */
+export class KeyRing {
+  #keys: Digested[];
+
+  /** @param entries every configured key, both scopes */
+  constructor(entries: ApiKeyEntry[]) {
+    this.#keys = entries.map((entry) => ({ entry, digest: sha256(entry.secret) }));
+  }
+
+  /** Number of configured keys. */
+  get size(): number {
+    return this.#keys.length;
+  }
+
+  /** Distinct caller names per scope (for the status endpoint; no secrets). */
+  callersPerScope(): Record<Scope, number> {
+    const count = (s: Scope) =>
+      new Set(this.#keys.filter((k) => k.entry.scope === s).map((k) => k.entry.name)).size;
+    return { external: count("external"), process: count("process") };
+  }
+
+  /** Secrets of the `process` keys, sorted; input of the stream-token key (SPEC §5.6). */
+  processSecrets(): string[] {
+    return this.#keys.filter((k) => k.entry.scope === "process").map((k) => k.entry.secret)
+      .sort();
+  }
+
+  /**
+   * The principal for a presented key, or `undefined` when no configured key matches.
+   * @param presented the `X-API-Key` value (already checked to be ASCII)
+   */
+  match(presented: string): Principal | undefined {
+    const digest = sha256(presented);
+    let found: ApiKeyEntry | undefined;
+    for (const k of this.#keys) {
+      // Every digest is compared; no early exit.
+      if (timingSafeEqual(digest, k.digest) && !found) found = k.entry;
+    }
+    if (!found) return undefined;
+    return {
+      caller: found.name,
+      credential_type: "api_key",
+      scopes: new Set(impliedScopes(found.scope)),
+    };
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Stream tokens (SPEC §2.1, §5.6; DESIGN §4): `<expiry-unix-seconds>.<base64url HMAC-SHA256>`
+ * over `"stream:" + expiry`. The key is derived from the sorted process-key secrets, so every
+ * replica with the same keys accepts the others' tokens; with no process key (OIDC only) it is a
+ * random 32-byte secret created once and kept in KV.
+ * @module
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { Buffer } from "node:buffer";
+import type { Clock } from "../clock.ts";
+
+/** Lifetime of a stream token in seconds (SPEC §2.1, §8). */
+export const STREAM_TOKEN_TTL_SECONDS = 300;
+
+const TOKEN_RE = /^(\d{10,12})\.([A-Za-z0-9_-]{43})$/;
+const KV_SECRET_KEY: Deno.KvKey = ["secrets", "stream_token_key"];
+
+/** Issues and checks stream tokens with one HMAC key. */
+export class StreamTokens {
+  #key: Uint8Array;
+  #clock: Clock;
+
+  private constructor(key: Uint8Array, clock: Clock) {
+    this.#key = key;
+    this.#clock = clock;
+  }
+
+  /**
+   * Derives the key from the process secrets, or loads/creates the random KV secret when there
+   * are none.
+   * @param processSecrets sorted secrets of the `process` keys
+   */
+  static async create(
+    processSecrets: string[],
+    kv: Deno.Kv,
+    clock: Clock,
+  ): Promise<StreamTokens> {
+    if (processSecrets.length) {
+      const key = createHmac("sha256", "scheduling-bridge/stream-token/v1")
+        .update(processSecrets.join("\n"))
+        .digest();
+      return new StreamTokens(key, clock);
+    }
+    const existing = await kv.get<Uint8Array>(KV_SECRET_KEY);
+    if (existing.value) return new StreamTokens(existing.value, clock);
+    const fresh = new Uint8Array(randomBytes(32));
+    const res = await kv.atomic().check({ key: KV_SECRET_KEY, versionstamp: null }).set(
+      KV_SECRET_KEY,
+      fresh,
+    ).commit();
+    if (res.ok) return new StreamTokens(fresh, clock);
+    // Another replica created it first: use theirs.
+    return new StreamTokens((await kv.get<Uint8Array>(KV_SECRET_KEY)).value!, clock);
+  }
+
+  #sign(expiry: number): string {
+    return createHmac("sha256", this.#key).update(`stream:${expiry}`).digest("base64url");
+  }
+
+  /** A new token valid for {@link STREAM_TOKEN_TTL_SECONDS} from now. */
+  issue(): { token: string; expires_in: number } {
+    const expiry = Math.floor(this.#clock.now() / 1000) + STREAM_TOKEN_TTL_SECONDS;
+    return { token: `${expiry}.${this.#sign(expiry)}`, expires_in: STREAM_TOKEN_TTL_SECONDS };
+  }
+
+  /**
+   * Checks a presented token: form, signature (constant time) and expiry.
+   * @returns `"ok"`, `"expired"` or `"invalid"`
+   */
+  verify(token: string): "ok" | "expired" | "invalid" {
+    const m = TOKEN_RE.exec(token);
+    if (!m) return "invalid";
+    const expiry = Number(m[1]);
+    const want = Buffer.from(this.#sign(expiry));
+    const got = Buffer.from(m[2]);
+    if (want.length !== got.length || !timingSafeEqual(want, got)) return "invalid";
+    return expiry * 1000 > this.#clock.now() ? "ok" : "expired";
+  }
+}

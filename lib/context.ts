@@ -1,0 +1,21 @@
+/**
+ * The services a route receives (DESIGN §2: everything gets its dependencies as arguments).
+ * @module
+ */
+import type { KeyRing } from "./auth/api_keys.ts";
+import type { StreamTokens } from "./auth/stream_token.ts";
+import type { Clock } from "./clock.ts";
+import type { RouteTable } from "./http/route_table.ts";
+import type { Settings } from "./settings.ts";
+import type { EventLog } from "./store/events.ts";
+
+/** Shared services of one app instance. */
+export interface ServiceContext {
+  settings: Settings;
+  kv: Deno.Kv;
+  clock: Clock;
+  events: EventLog;
+  keys: KeyRing;
+  streamTokens: StreamTokens;
+  routes: RouteTable;
+}

@@ -1,0 +1,62 @@
+/**
+ * Error bodies (SPEC §7; DESIGN §4): `{"detail": "<sentence>"}` for 401/403/404/409/413/429/503,
+ * and the 422 list of `{loc, msg, type, input, ctx}`.
+ * @module
+ */
+
+/** One 422 item, the shape FastAPI/pydantic clients parse (SPEC §7). */
+export interface ValidationItem {
+  /** Where: e.g. `["body", "sftp_host"]` or `["query", "limit"]`. */
+  loc: (string | number)[];
+  /** A sentence for a person. */
+  msg: string;
+  /** Stable machine code, e.g. `value_error.eic`, `extra_forbidden`, `int_parsing`. */
+  type: string;
+  /** The offending value (masked when the field is a secret). */
+  input: unknown;
+  /** Extra facts, e.g. `{expected: "…"}`; `{}` when none. */
+  ctx: Record<string, unknown>;
+}
+
+/** Thrown by handlers to answer 422 with {@link ValidationItem}s. */
+export class ValidationFailed extends Error {
+  /** The items of the 422 body. */
+  readonly items: ValidationItem[];
+  constructor(items: ValidationItem[]) {
+    super(items.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));
+    this.name = "ValidationFailed";
+    this.items = items;
+  }
+}
+
+/** Thrown by handlers to answer with `status` and `{detail}`. */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  constructor(status: number, detail: string, headers: Record<string, string> = {}) {
+    super(detail);
+    this.name = "HttpProblem";
+    this.status = status;
+    this.headers = headers;
+  }
+}
+
+/** A JSON `{detail}` response. */
+export function problem(
+  status: number,
+  detail: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ detail }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** A 422 response with the SPEC §7 body. */
+export function validationResponse(items: ValidationItem[]): Response {
+  return new Response(JSON.stringify({ detail: items }), {
+    status: 422,
+    headers: { "content-type": "application/json" },
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * Authentication (SPEC §5.1, §5.4, §5.5; DESIGN §4): turns `X-API-Key` or
+ * `Authorization: Bearer` into a {@link Principal}, or answers 401 / 429 / 503 itself.
+ * @module
+ */
+import type { MiddlewareHandler } from "hono";
+import type { KeyRing } from "../../auth/api_keys.ts";
+import type { OidcVerifier } from "../../auth/oidc.ts";
+import { impliedScopes, isAsciiCredential, type Principal } from "../../auth/principal.ts";
+import { AUTH_VARIABLES } from "../../settings.ts";
+import type { AppEnv } from "../env.ts";
+import { problem } from "../errors.ts";
+import type { TokenBuckets } from "../rate_limiter.ts";
+
+/** What authentication needs. */
+export interface AuthenticateOptions {
+  keys: KeyRing;
+  /** Absent when `OIDC_ISSUER` is unset: then a bearer header is no credential. */
+  oidc?: OidcVerifier;
+  /** `ALLOW_UNAUTHENTICATED=true`. */
+  allowUnauthenticated: boolean;
+  /** Limits failed attempts per client address. */
+  failures: TokenBuckets;
+}
+
+const WWW_AUTHENTICATE = 'Bearer realm="scheduling-bridge", ApiKey header="X-API-Key"';
+
+const ANONYMOUS: Principal = {
+  caller: "anonymous",
+  credential_type: "none",
+  scopes: new Set(impliedScopes("process")),
+};
+
+/** The 503 sentence naming the missing configuration (SPEC §5.5.4). */
+export const FAIL_CLOSED_DETAIL = `Authentication is not configured: set at least one of ${
+  AUTH_VARIABLES.join(", ")
+} (or ALLOW_UNAUTHENTICATED=true for local development only).`;
+
+/** Client address from `Deno.serve`'s info, or `unknown`. */
+export function clientAddress(env: AppEnv["Bindings"] | undefined): string {
+  return env?.remoteAddr?.hostname ?? "unknown";
+}
+
+/**
+ * Middleware factory. Sets `principal` or answers:
+ * 503 fail-closed, 401 missing/invalid/non-ASCII credential (with `WWW-Authenticate`),
+ * 429 when the client address has failed too often.
+ */
+export function authenticate(opts: AuthenticateOptions): MiddlewareHandler<AppEnv> {
+  const configured = opts.keys.size > 0 || opts.oidc !== undefined;
+  return async (c, next) => {
+    if (!configured && !opts.allowUnauthenticated) return problem(503, FAIL_CLOSED_DETAIL);
+    const result = await identify(c.req.raw.headers, opts);
+    if (typeof result === "string") {
+      if (opts.allowUnauthenticated) {
+        c.set("principal", ANONYMOUS);
+        return next();
+      }
+      const taken = opts.failures.take(clientAddress(c.env));
+      if (!taken.ok) {
+        return problem(
+          429,
+          `Too many failed authentication attempts from this address; retry in ${taken.retryAfterSeconds} s.`,
+          { "retry-after": String(taken.retryAfterSeconds) },
+        );
+      }
+      return problem(401, result, { "www-authenticate": WWW_AUTHENTICATE });
+    }
+    c.set("principal", result);
+    await next();
+  };
+}
+
+/** The principal, or a sentence saying why there is none. */
+async function identify(
+  headers: Headers,
+  opts: AuthenticateOptions,
+): Promise<Principal | string> {
+  const key = headers.get("x-api-key");
+  if (key !== null) {
+    if (!isAsciiCredential(key)) {
+      return "The X-API-Key header contains characters outside printable ASCII.";
+    }
+    return opts.keys.match(key) ?? "The API key is not valid.";
+  }
+  const authorization = headers.get("authorization");
+  if (authorization !== null && opts.oidc && /^bearer /i.test(authorization)) {
+    const token = authorization.slice(7).trim();
+    if (!isAsciiCredential(token)) {
+      return "The bearer token contains characters outside printable ASCII.";
+    }
+    const r = await opts.oidc.verify(token);
+    return r.ok ? r.principal : `The bearer token is not valid: ${r.reason}.`;
+  }
+  return opts.oidc
+    ? "No credential: send X-API-Key or Authorization: Bearer <token>."
+    : "No credential: send X-API-Key.";
+}

@@ -1,0 +1,193 @@
+/**
+ * Declares routes once, with their scope and zod schemas, and registers them on Hono; the same
+ * declarations generate the OpenAPI 3.1.0 document (SPEC §9), so the document cannot drift from
+ * what is served.
+ * @module
+ */
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { Scope } from "../settings.ts";
+import { VERSION } from "../version.ts";
+import type { AppEnv } from "./env.ts";
+
+/** Who may call a route: a scope, `open` (no credential) or `stream` (stream token only). */
+export type Access = Scope | "open" | "stream";
+
+/** One response of a route in the OpenAPI document. */
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Default `application/json`. */
+  contentType?: string;
+}
+
+/** Declaration of one route. */
+export interface RouteSpec {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  /** OpenAPI path with `{param}` placeholders, e.g. `/v1/delivery-days/{day}/aggregate`. */
+  path: string;
+  access: Access;
+  summary: string;
+  tags?: string[];
+  /** Schema of the query parameters (an object). */
+  query?: z.ZodObject;
+  /** Schema of the JSON body. */
+  body?: z.ZodType;
+  responses: Record<number, ResponseSpec>;
+}
+
+/** A route handler. */
+export type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
+
+/** Registers routes and remembers their declarations. */
+export class RouteTable {
+  readonly specs: RouteSpec[] = [];
+  #app: Hono<AppEnv>;
+  #guard: (scope: Scope) => MiddlewareHandler<AppEnv>[];
+
+  /**
+   * @param app the Hono app
+   * @param guard the middleware chain for a scoped route (authenticate → rate limit → scope)
+   */
+  constructor(app: Hono<AppEnv>, guard: (scope: Scope) => MiddlewareHandler<AppEnv>[]) {
+    this.#app = app;
+    this.#guard = guard;
+  }
+
+  /** Declares and registers one route. */
+  add(spec: RouteSpec, handler: Handler): void {
+    this.specs.push(spec);
+    const honoPath = spec.path.replace(/\{(\w+)\}/g, ":$1");
+    const chain = spec.access === "open" || spec.access === "stream"
+      ? []
+      : this.#guard(spec.access);
+    this.#app.on(spec.method.toUpperCase(), [honoPath], ...chain, handler);
+  }
+}
+
+const ERROR_BODY = z.object({ detail: z.string() });
+const VALIDATION_BODY = z.object({
+  detail: z.array(z.object({
+    loc: z.array(z.union([z.string(), z.number()])),
+    msg: z.string(),
+    type: z.string(),
+    input: z.unknown(),
+    ctx: z.record(z.string(), z.unknown()),
+  })),
+});
+
+const schemaOf = (s: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(s, { target: "draft-2020-12", io, unrepresentable: "any" });
+
+/**
+ * Builds the OpenAPI 3.1.0 document from the declarations: every route with its scope as a
+ * security requirement (API key, or bearer with the mapped token scope), and the error bodies
+ * of SPEC §7.
+ * @param tokenScopes OIDC token scope per service scope (e.g. `process` → `process:run`)
+ */
+export function openApiDocument(
+  specs: RouteSpec[],
+  tokenScopes: Record<Scope, string>,
+): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const s of specs) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(s.responses)) {
+      responses[status] = {
+        description: r.description,
+        ...(r.schema
+          ? {
+            content: {
+              [r.contentType ?? "application/json"]: { schema: schemaOf(r.schema, "output") },
+            },
+          }
+          : {}),
+      };
+    }
+    if (s.access !== "open") {
+      responses["401"] ??= {
+        description: "missing or invalid credential",
+        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
+      };
+      responses["429"] ??= {
+        description: "rate limit exceeded; see Retry-After",
+        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
+      };
+    }
+    if (s.access === "external" || s.access === "process") {
+      responses["403"] ??= {
+        description: `credential lacks the ${s.access} scope`,
+        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
+      };
+      responses["503"] ??= {
+        description: "authentication not configured (fail closed)",
+        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
+      };
+    }
+    if (s.body || s.query) {
+      responses["422"] ??= {
+        description: "request validation failed",
+        content: { "application/json": { schema: schemaOf(VALIDATION_BODY, "output") } },
+      };
+    }
+    const parameters: unknown[] = [];
+    for (const m of s.path.matchAll(/\{(\w+)\}/g)) {
+      parameters.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
+    }
+    if (s.query) {
+      for (const [name, field] of Object.entries(s.query.shape)) {
+        parameters.push({
+          name,
+          in: "query",
+          required: !(field as z.ZodType).safeParse(undefined).success,
+          schema: schemaOf(field as z.ZodType, "input"),
+        });
+      }
+    }
+    if (s.access === "stream") {
+      parameters.push({
+        name: "token",
+        in: "query",
+        required: true,
+        schema: { type: "string" },
+        description: "stream token from POST /v1/console/stream-token",
+      });
+    }
+    paths[s.path] ??= {};
+    paths[s.path][s.method] = {
+      summary: s.summary,
+      ...(s.tags ? { tags: s.tags } : {}),
+      "x-required-scope": s.access,
+      security: s.access === "external" || s.access === "process"
+        ? [{ ApiKey: [] }, { Bearer: [tokenScopes[s.access]] }]
+        : [],
+      ...(parameters.length ? { parameters } : {}),
+      ...(s.body
+        ? {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: schemaOf(s.body, "input") } },
+          },
+        }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Scheduling bridge",
+      version: VERSION,
+      description: "Day-ahead scheduling bridge: forecasts → open position → schedules. " +
+        "Scopes: external (customer) and process (operator; includes external).",
+    },
+    servers: [{ url: "/" }],
+    components: {
+      securitySchemes: {
+        ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+        Bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT (RS256)" },
+      },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Request validation with zod, mapped onto the 422 body of SPEC §7.
+ * @module
+ */
+import type { z } from "zod";
+import { ValidationFailed, type ValidationItem } from "./errors.ts";
+
+const TYPE_OF: Record<string, string> = {
+  invalid_type: "type_error",
+  too_small: "value_error.too_small",
+  too_big: "value_error.too_big",
+  invalid_format: "value_error.format",
+  invalid_value: "value_error.enum",
+  unrecognized_keys: "extra_forbidden",
+  custom: "value_error",
+};
+
+/** Converts zod issues to SPEC §7 items; `where` is `"body"`, `"query"` or `"path"`. */
+export function zodIssuesToItems(
+  where: string,
+  issues: z.core.$ZodIssue[],
+  input: unknown,
+  secretFields: ReadonlySet<string> = new Set(),
+): ValidationItem[] {
+  const items: ValidationItem[] = [];
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        items.push({
+          loc: [where, ...issue.path.map(String), key],
+          msg: `unknown field "${key}"`,
+          type: "extra_forbidden",
+          input: secretFields.has(key) ? "********" : valueAt(input, [...issue.path, key]),
+          ctx: {},
+        });
+      }
+      continue;
+    }
+    const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
+    const field = String(path[path.length - 1] ?? "");
+    const params = (issue as { params?: { type?: string; ctx?: Record<string, unknown> } })
+      .params;
+    const ctx: Record<string, unknown> = { ...(params?.ctx ?? {}) };
+    if ("expected" in issue && issue.expected !== undefined) ctx.expected = issue.expected;
+    if ("minimum" in issue) ctx.minimum = Number(issue.minimum);
+    if ("maximum" in issue) ctx.maximum = Number(issue.maximum);
+    if ("values" in issue) ctx.values = issue.values;
+    const raw = valueAt(input, issue.path);
+    items.push({
+      loc: [where, ...path],
+      msg: issue.message,
+      type: params?.type ?? TYPE_OF[issue.code] ?? issue.code,
+      input: secretFields.has(field) && raw !== undefined && raw !== null ? "********" : raw,
+      ctx,
+    });
+  }
+  return items;
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let cur: unknown = input;
+  for (const p of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[p];
+  }
+  return cur;
+}
+
+/**
+ * Parses `input` with `schema` or throws {@link ValidationFailed}.
+ * @throws {ValidationFailed} with one item per zod issue
+ */
+export function parseOr422<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  where: string,
+  secretFields?: ReadonlySet<string>,
+): z.output<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  throw new ValidationFailed(zodIssuesToItems(where, r.error.issues, input, secretFields));
+}
+
+/** Reads the body as JSON or throws a 422 saying it is not JSON. */
+export async function readJson(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ValidationFailed([{
+      loc: ["body"],
+      msg: `body is not valid JSON: ${(err as Error).message}`,
+      type: "json_invalid",
+      input: text.length > 200 ? text.slice(0, 200) + "…" : text,
+      ctx: {},
+    }]);
+  }
+}

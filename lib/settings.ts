@@ -1,0 +1,287 @@
+/**
+ * Environment settings of the service: one zod schema for every environment variable
+ * (SPEC §5.3, §5.4, §8; DESIGN §3–§5). A bad value stops start-up with a message that names the
+ * variable and never quotes a secret.
+ *
+ * @example
+ * const settings = loadSettings(Deno.env.toObject()); // throws SettingsError on a bad value
+ * @module
+ */
+import { z } from "zod";
+
+/** An access scope (SPEC §5.2). `process` grants everything `external` grants. */
+export type Scope = "external" | "process";
+
+/** One configured API key: the caller's name, its scope and the secret (never logged). */
+export interface ApiKeyEntry {
+  /** Caller name recorded in the event log (`api_call.caller`). */
+  name: string;
+  /** Scope this key grants. */
+  scope: Scope;
+  /** The secret the caller sends in `X-API-Key`. */
+  secret: string;
+  /** Environment variable the entry came from, for messages. */
+  source: string;
+}
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""])
+  .optional()
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const int = (def: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return def;
+      if (!/^\d+$/.test(v.trim())) {
+        ctx.addIssue({ code: "custom", message: `expected a whole number, got "${v}"` });
+        return z.NEVER;
+      }
+      const n = Number(v.trim());
+      if (n < min || n > max) {
+        ctx.addIssue({ code: "custom", message: `expected ${min}..${max}, got ${n}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const optionalUrl = optionalText.pipe(
+  z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+);
+
+/** Parses a `name:secret,…` list; messages name the entry by position, never its secret. */
+function keyList(scope: Scope, variable: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): ApiKeyEntry[] => {
+      if (raw === undefined || raw.trim() === "") return [];
+      const out: ApiKeyEntry[] = [];
+      raw.split(",").forEach((part, i) => {
+        const entry = part.trim();
+        const colon = entry.indexOf(":");
+        if (colon <= 0) {
+          ctx.addIssue({
+            code: "custom",
+            message: `entry ${i + 1} is not of the form name:secret`,
+          });
+          return;
+        }
+        const name = entry.slice(0, colon);
+        const secret = entry.slice(colon + 1);
+        if (!NAME_RE.test(name)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `entry ${i + 1}: caller name must be 1-64 characters of A-Z a-z 0-9 . _ -`,
+          });
+          return;
+        }
+        if (secret.length < 16 || !PRINTABLE_ASCII.test(secret)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `entry ${
+              i + 1
+            } (${name}): secret must be at least 16 printable ASCII characters`,
+          });
+          return;
+        }
+        out.push({ name, scope, secret, source: variable });
+      });
+      return out;
+    });
+}
+
+function singleKey(scope: Scope, variable: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): ApiKeyEntry[] => {
+      if (raw === undefined || raw.trim() === "") return [];
+      const secret = raw.trim();
+      if (secret.length < 16 || !PRINTABLE_ASCII.test(secret)) {
+        ctx.addIssue({
+          code: "custom",
+          message: "secret must be at least 16 printable ASCII characters",
+        });
+        return z.NEVER;
+      }
+      return [{ name: scope, scope, secret, source: variable }];
+    });
+}
+
+/** The zod schema of the environment (variable name → parsed value). */
+export const envSchema = z.object({
+  PORT: int(8000, 0, 65535),
+  HOSTNAME: optionalText.transform((v) => v ?? "0.0.0.0"),
+  KV_PATH: optionalText.transform((v) => v ?? "./data/bridge.kv"),
+  EXTERNAL_API_KEYS: keyList("external", "EXTERNAL_API_KEYS"),
+  PROCESS_API_KEYS: keyList("process", "PROCESS_API_KEYS"),
+  EXTERNAL_API_KEY: singleKey("external", "EXTERNAL_API_KEY"),
+  PROCESS_API_KEY: singleKey("process", "PROCESS_API_KEY"),
+  OIDC_ISSUER: optionalUrl,
+  OIDC_AUDIENCE: optionalText,
+  OIDC_JWKS_URL: optionalUrl,
+  OIDC_SCOPE_EXTERNAL: optionalText.transform((v) => v ?? "forecast:write"),
+  OIDC_SCOPE_PROCESS: optionalText.transform((v) => v ?? "process:run"),
+  ALLOW_UNAUTHENTICATED: bool,
+  RATE_LIMIT_PER_MINUTE: int(120, 0, 1_000_000),
+  RATE_LIMIT_BURST: int(60, 1, 1_000_000),
+  MAX_REQUEST_BYTES: int(8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  ORCHESTRATOR_AUTOSTART: bool,
+});
+
+/** OIDC bearer-token settings (SPEC §5.4); absent when `OIDC_ISSUER` is unset. */
+export interface OidcSettings {
+  /** Expected `iss` claim, exactly as configured. */
+  issuer: string;
+  /** Expected `aud` claim (the API identifier). */
+  audience: string;
+  /** Where the issuer's signing keys are published. Default `<issuer>/.well-known/jwks.json`. */
+  jwksUrl: string;
+  /** Token scope that grants `external`. Default `forecast:write`. */
+  scopeExternal: string;
+  /** Token scope that grants `process`. Default `process:run`. */
+  scopeProcess: string;
+}
+
+/** Validated settings of one service instance. */
+export interface Settings {
+  /** TCP port to listen on; 0 picks a free one. */
+  port: number;
+  /** Address to listen on. Default `0.0.0.0`. */
+  hostname: string;
+  /** Deno KV location: a file path (default `./data/bridge.kv`) or a KV Connect URL. */
+  kvPath: string;
+  /** Every configured API key, both scopes, named and single-key forms (SPEC §5.3). */
+  apiKeys: ApiKeyEntry[];
+  /** OIDC settings, or `undefined` when the bearer path is disabled. */
+  oidc?: OidcSettings;
+  /** `ALLOW_UNAUTHENTICATED=true`: every route open, for local development only (SPEC §5.5.5). */
+  allowUnauthenticated: boolean;
+  /** Sustained rate per caller, requests per minute; 0 disables the limit (SPEC §8). */
+  rateLimitPerMinute: number;
+  /** Bucket size per caller (SPEC §8). */
+  rateLimitBurst: number;
+  /** Largest accepted request body in bytes (SPEC §8; default 8 MiB). */
+  maxRequestBytes: number;
+  /** Start the orchestrator as `running` when no state was persisted yet. */
+  orchestratorAutostart: boolean;
+}
+
+/** A bad environment; `message` lists each offending variable, never a secret value. */
+export class SettingsError extends Error {
+  /** Stable code for callers. */
+  readonly code = "ERR_SETTINGS";
+  /** The variables at fault, with one sentence each. */
+  readonly problems: { variable: string; message: string }[];
+  constructor(problems: { variable: string; message: string }[]) {
+    super(
+      "Invalid configuration:\n" +
+        problems.map((p) => `  ${p.variable}: ${p.message}`).join("\n"),
+    );
+    this.name = "SettingsError";
+    this.problems = problems;
+  }
+}
+
+/**
+ * Validates the environment and builds {@link Settings}.
+ *
+ * @param env variable name → value, e.g. `Deno.env.toObject()`
+ * @throws {SettingsError} naming every bad variable (a key list without `:`, a non-number
+ *   rate, a duplicate caller name or secret, `OIDC_ISSUER` without `OIDC_AUDIENCE`, …)
+ */
+export function loadSettings(env: Record<string, string | undefined>): Settings {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new SettingsError(
+      parsed.error.issues.map((i) => ({
+        variable: String(i.path[0] ?? "environment"),
+        // zod's own messages may quote input; ours never quote a secret. Strip any "received"
+        // clause zod adds for enum/type errors to be safe.
+        message: i.message.replace(/,? ?received .*$/i, ""),
+      })),
+    );
+  }
+  const e = parsed.data;
+  const problems: { variable: string; message: string }[] = [];
+  const apiKeys = [
+    ...e.EXTERNAL_API_KEYS,
+    ...e.EXTERNAL_API_KEY,
+    ...e.PROCESS_API_KEYS,
+    ...e.PROCESS_API_KEY,
+  ];
+  const names = new Map<string, ApiKeyEntry>();
+  const secrets = new Map<string, ApiKeyEntry>();
+  for (const k of apiKeys) {
+    const sameName = names.get(k.name);
+    // One caller may hold several secrets of one scope (rotation, SPEC §5.3); a name may not
+    // stand for two scopes.
+    if (sameName && sameName.scope !== k.scope) {
+      problems.push({
+        variable: k.source,
+        message:
+          `caller name "${k.name}" is also configured in ${sameName.source} (${sameName.scope})`,
+      });
+    }
+    const sameSecret = secrets.get(k.secret);
+    if (sameSecret) {
+      problems.push({
+        variable: k.source,
+        message:
+          `the secret of "${k.name}" is also used by "${sameSecret.name}" (${sameSecret.source})`,
+      });
+    }
+    names.set(k.name, k);
+    secrets.set(k.secret, k);
+  }
+  let oidc: OidcSettings | undefined;
+  if (e.OIDC_ISSUER) {
+    if (!e.OIDC_AUDIENCE) {
+      problems.push({
+        variable: "OIDC_AUDIENCE",
+        message: "required when OIDC_ISSUER is set (the API identifier tokens must carry in aud)",
+      });
+    } else {
+      oidc = {
+        issuer: e.OIDC_ISSUER,
+        audience: e.OIDC_AUDIENCE,
+        jwksUrl: e.OIDC_JWKS_URL ?? `${e.OIDC_ISSUER.replace(/\/$/, "")}/.well-known/jwks.json`,
+        scopeExternal: e.OIDC_SCOPE_EXTERNAL,
+        scopeProcess: e.OIDC_SCOPE_PROCESS,
+      };
+    }
+  }
+  if (problems.length) throw new SettingsError(problems);
+  return {
+    port: e.PORT,
+    hostname: e.HOSTNAME,
+    kvPath: e.KV_PATH,
+    apiKeys,
+    oidc,
+    allowUnauthenticated: e.ALLOW_UNAUTHENTICATED,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rateLimitBurst: e.RATE_LIMIT_BURST,
+    maxRequestBytes: e.MAX_REQUEST_BYTES,
+    orchestratorAutostart: e.ORCHESTRATOR_AUTOSTART,
+  };
+}
+
+/** Names of the variables any of which makes authentication configured (SPEC §5.5.4). */
+export const AUTH_VARIABLES = [
+  "PROCESS_API_KEYS",
+  "PROCESS_API_KEY",
+  "EXTERNAL_API_KEYS",
+  "EXTERNAL_API_KEY",
+  "OIDC_ISSUER",
+] as const;

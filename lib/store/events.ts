@@ -1,0 +1,173 @@
+/**
+ * The operations log (SPEC §2.4, §6; DESIGN §5–§6): append with strictly increasing integer ids,
+ * read pages, and notify live readers.
+ *
+ * Appends are group-committed: appends that arrive while a commit is in flight are written
+ * together in the next atomic (ids and `["events_head"]` in the same atomic), and each caller's
+ * promise resolves only once its record is durable.
+ * @module
+ */
+import type { Clock } from "../clock.ts";
+import { retryKv } from "./kv.ts";
+
+/** Severity of an event. */
+export type EventLevel = "info" | "warning" | "error";
+
+/** Event kinds (SPEC §6 gives the first three exactly; DESIGN §6 the rest). */
+export type EventKind =
+  | "api_call"
+  | "access_denied"
+  | "auth_disabled"
+  | "forecast_received"
+  | "forecasts_generated"
+  | "positions_aggregated"
+  | "csv_published"
+  | "schedules_submitted"
+  | "orchestration_error"
+  | "config_changed"
+  | "orchestrator_started"
+  | "orchestrator_stopped";
+
+/** What a caller hands to {@link EventLog.append}; id and ts are assigned by the log. */
+export interface NewEvent {
+  kind: EventKind;
+  level?: EventLevel;
+  /** One sentence for the operator; may quote paths and foreign error bodies (render as text). */
+  message: string;
+  caller?: string;
+  credential_type?: "api_key" | "bearer" | "none";
+  path?: string;
+  status?: number;
+  /** Local delivery day, `YYYY-MM-DD` (Europe/Berlin). */
+  delivery_day?: string;
+  data?: Record<string, unknown>;
+}
+
+/** A stored event record (DESIGN §6). */
+export interface EventRecord extends NewEvent {
+  /** Strictly increasing integer, 1-based. */
+  id: number;
+  /** Instant of the append, ISO-8601 UTC. */
+  ts: string;
+  level: EventLevel;
+}
+
+const HEAD: Deno.KvKey = ["events_head"];
+/** Events per atomic: well under KV's 1,000 mutations and its total size limit. */
+const MAX_BATCH = 200;
+const MAX_BATCH_BYTES = 400_000;
+
+interface Pending {
+  event: NewEvent;
+  resolve: (r: EventRecord) => void;
+  reject: (e: unknown) => void;
+}
+
+/** The persistent operations log on one KV store. */
+export class EventLog {
+  #kv: Deno.Kv;
+  #clock: Clock;
+  #queue: Pending[] = [];
+  #flushing: Promise<void> | undefined;
+  #listeners = new Set<(head: number) => void>();
+
+  /** @param kv the store; @param clock the time source for `ts` */
+  constructor(kv: Deno.Kv, clock: Clock) {
+    this.#kv = kv;
+    this.#clock = clock;
+  }
+
+  /**
+   * Appends one event; resolves with the stored record once it is durable.
+   * @throws {KvContentionError} when the head stayed contended through every retry
+   */
+  append(event: NewEvent): Promise<EventRecord> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ event, resolve, reject });
+      if (!this.#flushing) this.#flushing = this.#flush();
+    });
+  }
+
+  /** Waits until every append made so far is committed (or failed). */
+  async drain(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+  }
+
+  async #flush(): Promise<void> {
+    // Let appends made in the same tick join the first batch.
+    await Promise.resolve();
+    try {
+      while (this.#queue.length) {
+        const batch: Pending[] = [];
+        let bytes = 0;
+        while (this.#queue.length && batch.length < MAX_BATCH && bytes < MAX_BATCH_BYTES) {
+          const p = this.#queue.shift()!;
+          bytes += JSON.stringify(p.event).length + 100;
+          batch.push(p);
+        }
+        try {
+          const records = await this.#commit(batch.map((p) => p.event));
+          batch.forEach((p, i) => p.resolve(records[i]));
+          const head = records[records.length - 1].id;
+          for (const l of this.#listeners) l(head);
+        } catch (err) {
+          batch.forEach((p) => p.reject(err));
+        }
+      }
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+
+  #commit(events: NewEvent[]): Promise<EventRecord[]> {
+    return retryKv("append events", async () => {
+      const head = await this.#kv.get<number>(HEAD);
+      let id = head.value ?? 0;
+      const ts = new Date(this.#clock.now()).toISOString();
+      const records = events.map((e): EventRecord => ({
+        ...e,
+        level: e.level ?? "info",
+        id: ++id,
+        ts,
+      }));
+      const op = this.#kv.atomic().check(head);
+      for (const r of records) op.set(["events", r.id], r);
+      op.set(HEAD, id);
+      const res = await op.commit();
+      return res.ok ? records : undefined;
+    });
+  }
+
+  /** Id of the newest committed event, 0 when the log is empty. */
+  async head(): Promise<number> {
+    return (await this.#kv.get<number>(HEAD, { consistency: "strong" })).value ?? 0;
+  }
+
+  /**
+   * Reads a page of history, oldest first.
+   * @param opts `limit` 1..1000; `afterId` to page forward, else the newest `limit` events
+   */
+  async list(opts: { limit: number; afterId?: number }): Promise<EventRecord[]> {
+    const out: EventRecord[] = [];
+    if (opts.afterId !== undefined) {
+      const iter = this.#kv.list<EventRecord>(
+        { start: ["events", opts.afterId + 1], end: ["events", Number.MAX_SAFE_INTEGER] },
+        { limit: opts.limit },
+      );
+      for await (const e of iter) out.push(e.value);
+      return out;
+    }
+    const iter = this.#kv.list<EventRecord>({ prefix: ["events"] }, {
+      limit: opts.limit,
+      reverse: true,
+    });
+    for await (const e of iter) out.push(e.value);
+    return out.reverse();
+  }
+
+  /** Registers a callback run with the new head id after each local commit; returns an unsubscribe. */
+  subscribe(fn: (head: number) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Opening Deno KV and retrying contended writes (DESIGN §5).
+ * @module
+ */
+
+/**
+ * Opens the KV store at `path`: a file path (its folder is created) or a KV Connect URL,
+ * which goes to `Deno.openKv` unchanged.
+ *
+ * @param path e.g. `./data/bridge.kv` or `https://api.deno.com/databases/<id>/connect`
+ * @throws whatever `Deno.openKv` throws (unreadable file, bad URL)
+ */
+export async function openKv(path: string): Promise<Deno.Kv> {
+  if (!/^https?:\/\//.test(path) && path !== ":memory:") {
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
+    if (dir) await Deno.mkdir(dir, { recursive: true });
+  }
+  return await Deno.openKv(path);
+}
+
+/** Thrown when a read-modify-write kept conflicting after every attempt. */
+export class KvContentionError extends Error {
+  /** Stable code for callers. */
+  readonly code = "ERR_KV_CONTENTION";
+  constructor(what: string, attempts: number) {
+    super(`${what}: still conflicting after ${attempts} attempts`);
+    this.name = "KvContentionError";
+  }
+}
+
+/** True for the transient error a shared SQLite file throws under contention. */
+export function isLockedError(err: unknown): boolean {
+  return err instanceof Error && /database is locked|SQLITE_BUSY/i.test(err.message);
+}
+
+/**
+ * Runs `attempt` until it returns a value other than `undefined`. `undefined` means "my
+ * `.check()` failed, read again"; a `database is locked` error is retried too. Backoff grows
+ * from 1 ms to 50 ms with jitter.
+ *
+ * @param what names the operation in the error
+ * @param attempt one read-check-commit round; return `undefined` on a failed check
+ * @param maxAttempts bound on rounds (default 50)
+ * @throws {KvContentionError} when every round conflicted; other errors pass through
+ */
+export async function retryKv<T>(
+  what: string,
+  attempt: () => Promise<T | undefined>,
+  maxAttempts = 50,
+): Promise<T> {
+  for (let i = 0; i < maxAttempts; i++) {
+    try {
+      const out = await attempt();
+      if (out !== undefined) return out;
+    } catch (err) {
+      if (!isLockedError(err)) throw err;
+    }
+    const delay = Math.min(50, 2 ** Math.min(i, 6)) * (0.5 + Math.random());
+    await new Promise((r) => setTimeout(r, delay));
+  }
+  throw new KvContentionError(what, maxAttempts);
+}

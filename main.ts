@@ -1,0 +1,38 @@
+/**
+ * Composition root (DESIGN §2): settings → KV → app → `Deno.serve`.
+ * Exits with status 1 and a message naming the variable when the environment is invalid.
+ * @module
+ */
+import { createApp } from "./lib/app.ts";
+import { loadSettings, SettingsError } from "./lib/settings.ts";
+import { openKv } from "./lib/store/kv.ts";
+
+/** Starts the service from the environment; resolves with the running server. */
+export async function start(env: Record<string, string | undefined>): Promise<Deno.HttpServer> {
+  const settings = loadSettings(env);
+  const kv = await openKv(settings.kvPath);
+  const bridge = await createApp({ settings, kv });
+  if (settings.apiKeys.length === 0 && !settings.oidc && !settings.allowUnauthenticated) {
+    console.warn(
+      "WARNING: no API key and no OIDC issuer configured: every authenticated route answers 503.",
+    );
+  }
+  return Deno.serve({
+    port: settings.port,
+    hostname: settings.hostname,
+    onListen: ({ hostname, port }) =>
+      console.log(`scheduling bridge listening on http://${hostname}:${port}`),
+  }, bridge.fetch);
+}
+
+if (import.meta.main) {
+  try {
+    await start(Deno.env.toObject());
+  } catch (err) {
+    if (err instanceof SettingsError) {
+      console.error(err.message);
+      Deno.exit(1);
+    }
+    throw err;
+  }
+}

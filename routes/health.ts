@@ -1,0 +1,24 @@
+/**
+ * `GET /health` (SPEC §4): open, also when authentication is unconfigured.
+ * @module
+ */
+import { z } from "zod";
+import type { ServiceContext } from "../lib/context.ts";
+import { VERSION } from "../lib/version.ts";
+
+/** Registers the health probe. */
+export function registerHealth(ctx: ServiceContext): void {
+  ctx.routes.add({
+    method: "get",
+    path: "/health",
+    access: "open",
+    summary: "Health probe",
+    tags: ["health"],
+    responses: {
+      200: {
+        description: "the service answers",
+        schema: z.object({ status: z.literal("ok"), version: z.string() }),
+      },
+    },
+  }, (c) => c.json({ status: "ok", version: VERSION }));
+}

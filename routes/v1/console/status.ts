@@ -1,0 +1,80 @@
+/**
+ * `GET /v1/console/status` (SPEC §2.2, §4): orchestrator state, version, key configuration facts
+ * and security posture. Never a secret.
+ * @module
+ */
+import { z } from "zod";
+import type { ServiceContext } from "../../../lib/context.ts";
+import { readOrchestratorState } from "../../../lib/orchestrator/state.ts";
+import { VERSION } from "../../../lib/version.ts";
+
+/** Response body of the status endpoint. */
+export const StatusBody = z.object({
+  version: z.string(),
+  orchestrator: z.object({
+    state: z.enum(["running", "stopped"]),
+    changed_at: z.string().nullable(),
+    changed_by: z.string().nullable(),
+  }),
+  security: z.object({
+    credential_types: z.array(z.enum(["api_key", "bearer"])),
+    api_key_callers: z.object({ external: z.number().int(), process: z.number().int() }),
+    oidc: z.object({
+      issuer: z.string(),
+      audience: z.string(),
+      jwks_url: z.string(),
+      scope_external: z.string(),
+      scope_process: z.string(),
+    }).nullable(),
+    unauthenticated_mode: z.boolean(),
+    fail_closed: z.boolean(),
+    rate_limit: z.object({ per_minute: z.number().int(), burst: z.number().int() }),
+    max_request_bytes: z.number().int(),
+  }),
+  storage: z.object({ kv: z.enum(["local_file", "kv_connect", "memory"]) }),
+});
+
+/** Registers the status endpoint. */
+export function registerStatus(ctx: ServiceContext): void {
+  const s = ctx.settings;
+  const callers = ctx.keys.callersPerScope();
+  const credentialTypes: ("api_key" | "bearer")[] = [];
+  if (ctx.keys.size) credentialTypes.push("api_key");
+  if (s.oidc) credentialTypes.push("bearer");
+  const security: z.infer<typeof StatusBody>["security"] = {
+    credential_types: credentialTypes,
+    api_key_callers: callers,
+    oidc: s.oidc
+      ? {
+        issuer: s.oidc.issuer,
+        audience: s.oidc.audience,
+        jwks_url: s.oidc.jwksUrl,
+        scope_external: s.oidc.scopeExternal,
+        scope_process: s.oidc.scopeProcess,
+      }
+      : null,
+    unauthenticated_mode: s.allowUnauthenticated,
+    fail_closed: credentialTypes.length === 0 && !s.allowUnauthenticated,
+    rate_limit: { per_minute: s.rateLimitPerMinute, burst: s.rateLimitBurst },
+    max_request_bytes: s.maxRequestBytes,
+  };
+  const kvKind = /^https?:/.test(s.kvPath)
+    ? "kv_connect"
+    : s.kvPath === ":memory:"
+    ? "memory"
+    : "local_file";
+  ctx.routes.add({
+    method: "get",
+    path: "/v1/console/status",
+    access: "process",
+    summary: "Orchestrator state, version, configuration facts and security posture",
+    tags: ["console"],
+    responses: { 200: { description: "status", schema: StatusBody } },
+  }, async (c) =>
+    c.json({
+      version: VERSION,
+      orchestrator: await readOrchestratorState(ctx.kv, s.orchestratorAutostart),
+      security,
+      storage: { kv: kvKind },
+    }));
+}

@@ -1,0 +1,25 @@
+/**
+ * `POST /v1/console/stream-token` (SPEC §2.1, §4 rule 1, §5.6): exchanges a process credential
+ * (API key or bearer) for a five-minute token valid only on the live stream.
+ * @module
+ */
+import { z } from "zod";
+import type { ServiceContext } from "../../../lib/context.ts";
+
+/** Response body: open shape, SPEC §2.1. */
+export const StreamTokenBody = z.looseObject({
+  token: z.string(),
+  expires_in: z.number().int(),
+});
+
+/** Registers the stream-token exchange. */
+export function registerStreamToken(ctx: ServiceContext): void {
+  ctx.routes.add({
+    method: "post",
+    path: "/v1/console/stream-token",
+    access: "process",
+    summary: "Exchange a process credential for a stream token (300 s, stream endpoint only)",
+    tags: ["console"],
+    responses: { 200: { description: "the token", schema: StreamTokenBody } },
+  }, (c) => c.json(ctx.streamTokens.issue(), 200, { "cache-control": "no-store" }));
+}

@@ -1,0 +1,25 @@
+/**
+ * `GET /v1/openapi.json` (SPEC §9): the OpenAPI 3.1.0 document, any scope.
+ * @module
+ */
+import type { ServiceContext } from "../../lib/context.ts";
+import { openApiDocument } from "../../lib/http/route_table.ts";
+
+/** Registers the document route; call after every other route is registered. */
+export function registerOpenApi(ctx: ServiceContext): void {
+  let doc: Record<string, unknown> | undefined;
+  ctx.routes.add({
+    method: "get",
+    path: "/v1/openapi.json",
+    access: "external",
+    summary: "This OpenAPI 3.1.0 document",
+    tags: ["meta"],
+    responses: { 200: { description: "OpenAPI 3.1.0 document" } },
+  }, (c) => {
+    doc ??= openApiDocument(ctx.routes.specs, {
+      external: ctx.settings.oidc?.scopeExternal ?? "forecast:write",
+      process: ctx.settings.oidc?.scopeProcess ?? "process:run",
+    });
+    return c.json(doc);
+  });
+}
