@@ -15,6 +15,7 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { registerHealth } from "../routes/health.ts";
+import { registerOrchestratorControl } from "../routes/v1/console/orchestrator.ts";
 import { registerStatus } from "../routes/v1/console/status.ts";
 import { registerStreamToken } from "../routes/v1/console/stream_token.ts";
 import { registerOpenApi } from "../routes/v1/openapi.ts";
@@ -99,6 +100,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerHealth(ctx);
   registerStatus(ctx);
   registerStreamToken(ctx);
+  registerOrchestratorControl(ctx);
   registerOpenApi(ctx);
 
   if (settings.allowUnauthenticated) {

@@ -133,6 +133,7 @@ export const envSchema = z.object({
   OIDC_JWKS_URL: optionalUrl,
   OIDC_SCOPE_EXTERNAL: optionalText.transform((v) => v ?? "forecast:write"),
   OIDC_SCOPE_PROCESS: optionalText.transform((v) => v ?? "process:run"),
+  OIDC_JWKS_COOLDOWN_SECONDS: int(30, 0, 3600),
   ALLOW_UNAUTHENTICATED: bool,
   RATE_LIMIT_PER_MINUTE: int(120, 0, 1_000_000),
   RATE_LIMIT_BURST: int(60, 1, 1_000_000),
@@ -152,6 +153,8 @@ export interface OidcSettings {
   scopeExternal: string;
   /** Token scope that grants `process`. Default `process:run`. */
   scopeProcess: string;
+  /** Least time between two JWKS refetches caused by unknown `kid`s, seconds. Default 30. */
+  jwksCooldownSeconds: number;
 }
 
 /** Validated settings of one service instance. */
@@ -259,6 +262,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
         jwksUrl: e.OIDC_JWKS_URL ?? `${e.OIDC_ISSUER.replace(/\/$/, "")}/.well-known/jwks.json`,
         scopeExternal: e.OIDC_SCOPE_EXTERNAL,
         scopeProcess: e.OIDC_SCOPE_PROCESS,
+        jwksCooldownSeconds: e.OIDC_JWKS_COOLDOWN_SECONDS,
       };
     }
   }

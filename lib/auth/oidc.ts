@@ -34,7 +34,7 @@ export class OidcVerifier {
     this.#settings = settings;
     this.#clock = clock;
     this.#jwks = createRemoteJWKSet(new URL(settings.jwksUrl), {
-      cooldownDuration: 30_000,
+      cooldownDuration: settings.jwksCooldownSeconds * 1000,
       cacheMaxAge: 10 * 60_000,
       timeoutDuration: 5_000,
     });

@@ -28,7 +28,7 @@ export class StreamTokens {
   /**
    * Derives the key from the process secrets, or loads/creates the random KV secret when there
    * are none.
-   * @param processSecrets sorted secrets of the `process` keys
+   * @param processSecrets secrets of the `process` keys
    */
   static async create(
     processSecrets: string[],
@@ -37,7 +37,7 @@ export class StreamTokens {
   ): Promise<StreamTokens> {
     if (processSecrets.length) {
       const key = createHmac("sha256", "scheduling-bridge/stream-token/v1")
-        .update(processSecrets.join("\n"))
+        .update([...processSecrets].sort().join("\n"))
         .digest();
       return new StreamTokens(key, clock);
     }

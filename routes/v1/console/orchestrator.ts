@@ -1,0 +1,45 @@
+/**
+ * `POST /v1/console/start` and `/stop` (SPEC §3.1): persist `running` / `stopped` and record
+ * `orchestrator_started` / `orchestrator_stopped` with the caller. Body: the new state object.
+ * @module
+ */
+import { z } from "zod";
+import type { ServiceContext } from "../../../lib/context.ts";
+import {
+  type OrchestratorStateName,
+  writeOrchestratorState,
+} from "../../../lib/orchestrator/state.ts";
+
+/** The orchestrator state object (response of start and stop). */
+export const OrchestratorStateBody = z.object({
+  state: z.enum(["running", "stopped"]),
+  changed_at: z.string().nullable(),
+  changed_by: z.string().nullable(),
+});
+
+/** Registers start and stop. */
+export function registerOrchestratorControl(ctx: ServiceContext): void {
+  const toggle = (verb: "start" | "stop", state: OrchestratorStateName, summary: string) =>
+    ctx.routes.add({
+      method: "post",
+      path: `/v1/console/${verb}`,
+      access: "process",
+      summary,
+      tags: ["console"],
+      responses: { 200: { description: "the new state", schema: OrchestratorStateBody } },
+    }, async (c) => {
+      const caller = c.get("principal")?.caller ?? "unknown";
+      const value = await writeOrchestratorState(ctx.kv, state, caller, ctx.clock.now());
+      await ctx.events.append({
+        kind: state === "running" ? "orchestrator_started" : "orchestrator_stopped",
+        message: state === "running"
+          ? `${caller} started the orchestrator: scheduled runs happen.`
+          : `${caller} stopped the orchestrator: scheduled runs are skipped; manual steps stay available.`,
+        caller,
+        data: { state },
+      });
+      return c.json(value);
+    });
+  toggle("start", "running", "Start the orchestrator (scheduled runs resume)");
+  toggle("stop", "stopped", "Stop the orchestrator (scheduled runs become no-ops)");
+}
