@@ -15,6 +15,7 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { registerHealth } from "../routes/health.ts";
+import { registerEvents } from "../routes/v1/console/events.ts";
 import { registerOrchestratorControl } from "../routes/v1/console/orchestrator.ts";
 import { registerStatus } from "../routes/v1/console/status.ts";
 import { registerStreamToken } from "../routes/v1/console/stream_token.ts";
@@ -33,6 +34,7 @@ import { requireScope } from "./http/middleware/require_scope.ts";
 import { TokenBuckets } from "./http/rate_limiter.ts";
 import { RouteTable } from "./http/route_table.ts";
 import type { Settings } from "./settings.ts";
+import { EventHub } from "./store/event_hub.ts";
 import { EventLog } from "./store/events.ts";
 
 /** What the app is built from. */
@@ -101,6 +103,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerStatus(ctx);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx);
+  registerEvents(ctx, new EventHub(events));
   registerOpenApi(ctx);
 
   if (settings.allowUnauthenticated) {

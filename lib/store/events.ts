@@ -69,7 +69,7 @@ export class EventLog {
   #clock: Clock;
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
-  #listeners = new Set<(head: number) => void>();
+  #listeners = new Set<(records: EventRecord[]) => void>();
 
   /** @param kv the store; @param clock the time source for `ts` */
   constructor(kv: Deno.Kv, clock: Clock) {
@@ -108,8 +108,7 @@ export class EventLog {
         try {
           const records = await this.#commit(batch.map((p) => p.event));
           batch.forEach((p, i) => p.resolve(records[i]));
-          const head = records[records.length - 1].id;
-          for (const l of this.#listeners) l(head);
+          for (const l of this.#listeners) l(records);
         } catch (err) {
           batch.forEach((p) => p.reject(err));
         }
@@ -165,8 +164,11 @@ export class EventLog {
     return out.reverse();
   }
 
-  /** Registers a callback run with the new head id after each local commit; returns an unsubscribe. */
-  subscribe(fn: (head: number) => void): () => void {
+  /**
+   * Registers a callback run with the records of each local commit (ids contiguous within one
+   * call; other processes' events may lie between two calls). Returns an unsubscribe function.
+   */
+  subscribe(fn: (records: EventRecord[]) => void): () => void {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
   }
