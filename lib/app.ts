@@ -15,11 +15,13 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { registerHealth } from "../routes/health.ts";
+import { registerConfig } from "../routes/v1/console/config.ts";
 import { registerEvents } from "../routes/v1/console/events.ts";
 import { registerOrchestratorControl } from "../routes/v1/console/orchestrator.ts";
 import { registerStatus } from "../routes/v1/console/status.ts";
 import { registerStreamToken } from "../routes/v1/console/stream_token.ts";
 import { registerOpenApi } from "../routes/v1/openapi.ts";
+import { RuntimeConfig } from "./config/runtime_config.ts";
 import { KeyRing } from "./auth/api_keys.ts";
 import { OidcVerifier } from "./auth/oidc.ts";
 import { StreamTokens } from "./auth/stream_token.ts";
@@ -77,7 +79,17 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   });
   const limit = rateLimit(perCaller);
   const routes = new RouteTable(hono, (scope) => [authn, limit, requireScope(scope)]);
-  const ctx: ServiceContext = { settings, kv, clock, events, keys, streamTokens, routes };
+  const config = new RuntimeConfig(kv, settings.configEnv);
+  const ctx: ServiceContext = {
+    settings,
+    kv,
+    clock,
+    events,
+    keys,
+    streamTokens,
+    routes,
+    config,
+  };
 
   hono.use(requestId());
   hono.use(secureHeaders({
@@ -104,6 +116,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx);
   registerEvents(ctx, new EventHub(events));
+  registerConfig(ctx, config);
   registerOpenApi(ctx);
 
   if (settings.allowUnauthenticated) {

@@ -4,6 +4,7 @@
  */
 import type { KeyRing } from "./auth/api_keys.ts";
 import type { StreamTokens } from "./auth/stream_token.ts";
+import type { RuntimeConfig } from "./config/runtime_config.ts";
 import type { Clock } from "./clock.ts";
 import type { RouteTable } from "./http/route_table.ts";
 import type { Settings } from "./settings.ts";
@@ -18,4 +19,6 @@ export interface ServiceContext {
   keys: KeyRing;
   streamTokens: StreamTokens;
   routes: RouteTable;
+  /** Runtime configuration (environment + console overlay). */
+  config: RuntimeConfig;
 }

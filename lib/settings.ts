@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { type FieldName, parseConfigEnv } from "./config/fields.ts";
 
 /** An access scope (SPEC §5.2). `process` grants everything `external` grants. */
 export type Scope = "external" | "process";
@@ -179,6 +180,8 @@ export interface Settings {
   maxRequestBytes: number;
   /** Start the orchestrator as `running` when no state was persisted yet. */
   orchestratorAutostart: boolean;
+  /** Environment base of the runtime-configurable fields (SPEC §2.3), only those set. */
+  configEnv: Partial<Record<FieldName, unknown>>;
 }
 
 /** A bad environment; `message` lists each offending variable, never a secret value. */
@@ -206,18 +209,20 @@ export class SettingsError extends Error {
  */
 export function loadSettings(env: Record<string, string | undefined>): Settings {
   const parsed = envSchema.safeParse(env);
+  const configEnv = parseConfigEnv(env);
   if (!parsed.success) {
-    throw new SettingsError(
-      parsed.error.issues.map((i) => ({
+    throw new SettingsError([
+      ...parsed.error.issues.map((i) => ({
         variable: String(i.path[0] ?? "environment"),
         // zod's own messages may quote input; ours never quote a secret. Strip any "received"
         // clause zod adds for enum/type errors to be safe.
         message: i.message.replace(/,? ?received .*$/i, ""),
       })),
-    );
+      ...configEnv.problems,
+    ]);
   }
   const e = parsed.data;
-  const problems: { variable: string; message: string }[] = [];
+  const problems: { variable: string; message: string }[] = [...configEnv.problems];
   const apiKeys = [
     ...e.EXTERNAL_API_KEYS,
     ...e.EXTERNAL_API_KEY,
@@ -278,6 +283,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     rateLimitBurst: e.RATE_LIMIT_BURST,
     maxRequestBytes: e.MAX_REQUEST_BYTES,
     orchestratorAutostart: e.ORCHESTRATOR_AUTOSTART,
+    configEnv: configEnv.values,
   };
 }
 

@@ -1,0 +1,248 @@
+/**
+ * The runtime-configurable settings (SPEC §2.3): sFTP, market platform, control areas,
+ * balancing group, gate closure, holiday region, publish target, orchestrator horizon.
+ *
+ * Each field has an environment variable (the base), an optional default, and a zod schema
+ * that validates both the environment value and a console change. API keys and other
+ * authentication settings are deliberately not here: they cannot be changed through the console.
+ * @module
+ */
+import { z } from "zod";
+import { eicProblem } from "../domain/eic.ts";
+
+const eic = z.string().superRefine((v, ctx) => {
+  const problem = eicProblem(v);
+  if (problem) {
+    ctx.addIssue({
+      code: "custom",
+      message: `not a valid EIC: ${problem}`,
+      params: {
+        type: "value_error.eic",
+        ctx: { pattern: "16 characters, ENTSO-E check character" },
+      },
+    });
+  }
+});
+
+const hostname = z.string().min(1).max(253).regex(
+  /^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/,
+  "expected a host name or IP address",
+);
+
+const hhmm = z.string().regex(
+  /^([01]\d|2[0-3]):[0-5]\d$/,
+  "expected local time HH:MM (00:00–23:59)",
+);
+
+/** One configurable field. */
+export interface FieldDef {
+  /** Environment variable that is the base value. */
+  env: string;
+  /** Validates a value (from the console or the parsed environment). */
+  schema: z.ZodType;
+  /** Value when neither the environment nor the console sets it; `null` = unset. */
+  default: unknown;
+  /** Write-only: reads show `"********"` when set, `null` when not. */
+  secret?: boolean;
+  /** Environment value → candidate value (default: the string itself). */
+  fromEnv?: (raw: string) => unknown;
+  /** One line for the console and the OpenAPI document. */
+  description: string;
+}
+
+const list = (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean);
+const num = (raw: string) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw);
+
+/** Every runtime-configurable field, by its JSON name. */
+export const CONFIG_FIELDS = {
+  sftp_host: {
+    env: "SFTP_HOST",
+    schema: hostname,
+    default: null,
+    description: "sFTP server for the open-position CSV; unset = local outbox",
+  },
+  sftp_port: {
+    env: "SFTP_PORT",
+    schema: z.number().int().min(1).max(65535),
+    default: 22,
+    fromEnv: num,
+    description: "sFTP port",
+  },
+  sftp_username: {
+    env: "SFTP_USERNAME",
+    schema: z.string().min(1).max(128),
+    default: null,
+    description: "sFTP user",
+  },
+  sftp_password: {
+    env: "SFTP_PASSWORD",
+    schema: z.string().min(1).max(1024),
+    default: null,
+    secret: true,
+    description: "sFTP password (write-only)",
+  },
+  sftp_private_key: {
+    env: "SFTP_PRIVATE_KEY",
+    schema: z.string().regex(
+      /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+      "expected a PEM/OpenSSH private key",
+    )
+      .max(16_384),
+    default: null,
+    secret: true,
+    description: "sFTP private key, PEM or OpenSSH format (write-only)",
+  },
+  sftp_host_key_sha256: {
+    env: "SFTP_HOST_KEY_SHA256",
+    schema: z.string().regex(
+      /^SHA256:[A-Za-z0-9+/]{43}=?$/,
+      "expected an OpenSSH fingerprint like SHA256:<43 base64 characters>",
+    ),
+    default: null,
+    description: "pinned SHA-256 fingerprint of the sFTP server's host key",
+  },
+  sftp_remote_dir: {
+    env: "SFTP_REMOTE_DIR",
+    schema: z.string().min(1).max(512).regex(/^[^\0]+$/),
+    default: ".",
+    description: "remote directory for uploads",
+  },
+  market_platform_url: {
+    env: "MARKET_PLATFORM_URL",
+    schema: z.url({ protocol: /^https$/, error: "expected an https:// URL" }),
+    default: null,
+    description: "base URL of the market platform API (schedules go to {url}/schedules)",
+  },
+  market_platform_api_key: {
+    env: "MARKET_PLATFORM_API_KEY",
+    schema: z.string().min(8).max(4096).regex(/^[\x21-\x7e]+$/, "printable ASCII only"),
+    default: null,
+    secret: true,
+    description: "market platform key, sent raw in the authorization header (write-only)",
+  },
+  market_platform_timeout_seconds: {
+    env: "MARKET_PLATFORM_TIMEOUT_SECONDS",
+    schema: z.number().int().min(1).max(300),
+    default: 30,
+    fromEnv: num,
+    description: "overall time budget of one submission including retries, seconds",
+  },
+  home_control_area: {
+    env: "HOME_CONTROL_AREA",
+    schema: eic,
+    default: "10YDE-RWENET---I",
+    description: "EIC of the home control area",
+  },
+  active_control_areas: {
+    env: "ACTIVE_CONTROL_AREAS",
+    schema: z.array(eic).min(1).max(50),
+    default: ["10YDE-RWENET---I", "10YDE-EON------1", "10YDE-ENBW-----N", "10YDE-VE-------2"],
+    fromEnv: list,
+    description: "EICs of the control areas aggregated and submitted",
+  },
+  balancing_group: {
+    env: "BALANCING_GROUP",
+    schema: eic,
+    default: null,
+    description: "EIC of the balancing group the schedules are for",
+  },
+  sender_eic: {
+    env: "SENDER_EIC",
+    schema: eic,
+    default: null,
+    description: "EIC of the sending market participant",
+  },
+  gate_closure_local_time: {
+    env: "GATE_CLOSURE_LOCAL_TIME",
+    schema: hhmm,
+    default: "12:00",
+    description: "gate closure, Europe/Berlin local time on the day before delivery",
+  },
+  holiday_region: {
+    env: "HOLIDAY_REGION",
+    schema: z.string().regex(/^DE(-[A-Z]{2})?$/, "expected DE or DE-<state>, e.g. DE-BY"),
+    default: "DE",
+    description: "public-holiday calendar for standard load profiles",
+  },
+  publish_target: {
+    env: "PUBLISH_TARGET",
+    schema: z.enum(["auto", "sftp", "outbox"]),
+    default: "auto",
+    description: "where the CSV goes: auto = sFTP when a host is set, else the local outbox",
+  },
+  outbox_dir: {
+    env: "OUTBOX_DIR",
+    schema: z.string().min(1).max(512),
+    default: "./data/outbox",
+    description: "local outbox directory",
+  },
+  orchestrator_horizon_days: {
+    env: "ORCHESTRATOR_HORIZON_DAYS",
+    schema: z.number().int().min(1).max(31),
+    default: 7,
+    fromEnv: num,
+    description: "how many delivery days ahead the orchestrator works on",
+  },
+} satisfies Record<string, FieldDef>;
+
+/** Name of a configurable field. */
+export type FieldName = keyof typeof CONFIG_FIELDS;
+
+/** Effective configuration: every field with its value (`null` = unset). */
+export type EffectiveConfig = {
+  sftp_host: string | null;
+  sftp_port: number;
+  sftp_username: string | null;
+  sftp_password: string | null;
+  sftp_private_key: string | null;
+  sftp_host_key_sha256: string | null;
+  sftp_remote_dir: string;
+  market_platform_url: string | null;
+  market_platform_api_key: string | null;
+  market_platform_timeout_seconds: number;
+  home_control_area: string;
+  active_control_areas: string[];
+  balancing_group: string | null;
+  sender_eic: string | null;
+  gate_closure_local_time: string;
+  holiday_region: string;
+  publish_target: "auto" | "sftp" | "outbox";
+  outbox_dir: string;
+  orchestrator_horizon_days: number;
+};
+
+/** Field names, in display order. */
+export const FIELD_NAMES = Object.keys(CONFIG_FIELDS) as FieldName[];
+
+/** Names of the write-only fields. */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(
+  FIELD_NAMES.filter((n) => (CONFIG_FIELDS[n] as FieldDef).secret),
+);
+
+/**
+ * Parses the environment base of every field.
+ * @returns the values set in the environment, and one problem per bad variable (secret values
+ *   are never quoted)
+ */
+export function parseConfigEnv(
+  env: Record<string, string | undefined>,
+): {
+  values: Partial<Record<FieldName, unknown>>;
+  problems: { variable: string; message: string }[];
+} {
+  const values: Partial<Record<FieldName, unknown>> = {};
+  const problems: { variable: string; message: string }[] = [];
+  for (const name of FIELD_NAMES) {
+    const def: FieldDef = CONFIG_FIELDS[name];
+    const raw = env[def.env];
+    if (raw === undefined || raw.trim() === "") continue;
+    const candidate = def.fromEnv ? def.fromEnv(raw) : raw.trim();
+    const r = def.schema.safeParse(candidate);
+    if (r.success) values[name] = r.data;
+    else {problems.push({
+        variable: def.env,
+        message: r.error.issues.map((i) => i.message).join("; "),
+      });}
+  }
+  return { values, problems };
+}

@@ -1,0 +1,81 @@
+/**
+ * Runtime config routes (SPEC §2.3, §4 rule 3), process scope:
+ * `GET` the effective config with sources (secrets masked), `PUT` a partial update (validated;
+ * 422 as SPEC §7), `DELETE` the whole overlay (every field back to its environment value).
+ * A `config_changed` event names the changed fields, never a value.
+ * @module
+ */
+import { z } from "zod";
+import { ConfigChanges, type RuntimeConfig } from "../../../lib/config/runtime_config.ts";
+import type { ServiceContext } from "../../../lib/context.ts";
+import { readJson } from "../../../lib/http/validation.ts";
+
+const FieldViewSchema = z.object({
+  value: z.unknown(),
+  source: z.enum(["runtime", "env", "default"]),
+  secret: z.boolean(),
+  env: z.string(),
+  description: z.string(),
+});
+/** Body of config read, update and reset. */
+export const ConfigBody = z.object({
+  fields: z.record(z.string(), FieldViewSchema),
+  changed: z.array(z.string()).optional(),
+});
+
+/** Registers the config routes. */
+export function registerConfig(ctx: ServiceContext, config: RuntimeConfig): void {
+  ctx.routes.add({
+    method: "get",
+    path: "/v1/console/config",
+    access: "process",
+    summary: "Effective runtime config with sources; secrets masked",
+    tags: ["console"],
+    responses: { 200: { description: "every field", schema: ConfigBody } },
+  }, async (c) => c.json(await config.view()));
+
+  ctx.routes.add({
+    method: "put",
+    path: "/v1/console/config",
+    access: "process",
+    summary: "Change fields (partial update; null reverts a field to its environment value)",
+    tags: ["console"],
+    body: ConfigChanges,
+    responses: {
+      200: { description: "the new config and the changed fields", schema: ConfigBody },
+    },
+  }, async (c) => {
+    const caller = c.get("principal")?.caller ?? "unknown";
+    const { view, changed } = await config.update(await readJson(c.req.raw));
+    if (changed.length) {
+      await ctx.events.append({
+        kind: "config_changed",
+        message: `${caller} changed ${changed.join(", ")}`,
+        caller,
+        data: { fields: changed },
+      });
+    }
+    return c.json({ ...view, changed });
+  });
+
+  ctx.routes.add({
+    method: "delete",
+    path: "/v1/console/config",
+    access: "process",
+    summary: "Remove every runtime override (all fields back to environment values)",
+    tags: ["console"],
+    responses: { 200: { description: "the config after the reset", schema: ConfigBody } },
+  }, async (c) => {
+    const caller = c.get("principal")?.caller ?? "unknown";
+    const changed = await config.reset();
+    await ctx.events.append({
+      kind: "config_changed",
+      message: changed.length
+        ? `${caller} reverted every runtime override (${changed.join(", ")})`
+        : `${caller} reverted the runtime config; there were no overrides`,
+      caller,
+      data: { fields: changed, reset: true },
+    });
+    return c.json({ ...(await config.view()), changed });
+  });
+}
