@@ -14,6 +14,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
+import { registerConsole } from "../routes/console.tsx";
 import { registerHealth } from "../routes/health.ts";
 import { registerConfig } from "../routes/v1/console/config.ts";
 import { registerEvents } from "../routes/v1/console/events.ts";
@@ -112,6 +113,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   hono.notFound((c) => problem(404, `No route for ${c.req.method} ${c.req.path}.`));
 
   registerHealth(ctx);
+  registerConsole(ctx);
   registerStatus(ctx);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx);
