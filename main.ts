@@ -3,15 +3,32 @@
  * Exits with status 1 and a message naming the variable when the environment is invalid.
  * @module
  */
-import { createApp } from "./lib/app.ts";
+import { type BridgeApp, createApp } from "./lib/app.ts";
+import { tick } from "./lib/orchestrator/orchestrator.ts";
 import { loadSettings, SettingsError } from "./lib/settings.ts";
 import { openKv } from "./lib/store/kv.ts";
+
+/** The app this process serves; the cron below ticks it. */
+let current: BridgeApp | undefined;
+const replica = `${Deno.hostname?.() ?? "host"}:${Deno.pid}`;
+
+// Registered at module top level, as Deno Deploy requires (DESIGN §1). Every minute; a tick is a
+// no-op while the orchestrator is stopped or another replica holds this minute's lease.
+Deno.cron("orchestrator", "* * * * *", async () => {
+  if (!current) return;
+  try {
+    await tick(current.ctx, replica);
+  } catch (err) {
+    console.error("orchestrator tick failed:", err);
+  }
+});
 
 /** Starts the service from the environment; resolves with the running server. */
 export async function start(env: Record<string, string | undefined>): Promise<Deno.HttpServer> {
   const settings = loadSettings(env);
   const kv = await openKv(settings.kvPath);
   const bridge = await createApp({ settings, kv });
+  current = bridge;
   if (settings.apiKeys.length === 0 && !settings.oidc && !settings.allowUnauthenticated) {
     console.warn(
       "WARNING: no API key and no OIDC issuer configured: every authenticated route answers 503.",

@@ -15,6 +15,11 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { registerConsole } from "../routes/console.tsx";
+import { registerDeliveryDayOverview } from "../routes/v1/console/delivery_days.ts";
+import { registerDeliveryDays } from "../routes/v1/delivery_days.ts";
+import { registerForecasts } from "../routes/v1/forecasts.ts";
+import { registerMarketLocations } from "../routes/v1/market_locations.ts";
+import { registerOrchestrate } from "../routes/v1/orchestrate.ts";
 import { registerHealth } from "../routes/health.ts";
 import { registerConfig } from "../routes/v1/console/config.ts";
 import { registerEvents } from "../routes/v1/console/events.ts";
@@ -81,6 +86,9 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const limit = rateLimit(perCaller);
   const routes = new RouteTable(hono, (scope) => [authn, limit, requireScope(scope)]);
   const config = new RuntimeConfig(kv, settings.configEnv);
+  const platformClient = settings.platformCaFile
+    ? Deno.createHttpClient({ caCerts: [await Deno.readTextFile(settings.platformCaFile)] })
+    : undefined;
   const ctx: ServiceContext = {
     settings,
     kv,
@@ -90,6 +98,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     streamTokens,
     routes,
     config,
+    platformClient,
   };
 
   hono.use(requestId());
@@ -119,6 +128,11 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerOrchestratorControl(ctx);
   registerEvents(ctx, new EventHub(events));
   registerConfig(ctx, config);
+  registerDeliveryDayOverview(ctx);
+  registerMarketLocations(ctx);
+  registerForecasts(ctx);
+  registerDeliveryDays(ctx);
+  registerOrchestrate(ctx);
   registerOpenApi(ctx);
 
   if (settings.allowUnauthenticated) {
@@ -135,6 +149,9 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
       hono.fetch(req, info ? { remoteAddr: info.remoteAddr as Deno.NetAddr } : {}),
     hono,
     ctx,
-    close: () => events.drain(),
+    close: async () => {
+      await events.drain();
+      platformClient?.close();
+    },
   };
 }

@@ -21,4 +21,6 @@ export interface ServiceContext {
   routes: RouteTable;
   /** Runtime configuration (environment + console overlay). */
   config: RuntimeConfig;
+  /** TLS client for the market platform when `MARKET_PLATFORM_CA_FILE` is set. */
+  platformClient?: Deno.HttpClient;
 }

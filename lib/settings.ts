@@ -140,6 +140,8 @@ export const envSchema = z.object({
   RATE_LIMIT_BURST: int(60, 1, 1_000_000),
   MAX_REQUEST_BYTES: int(8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   ORCHESTRATOR_AUTOSTART: bool,
+  MARKET_PLATFORM_CA_FILE: optionalText,
+  MARKET_PLATFORM_BACKOFF_MS: int(500, 1, 60_000),
 });
 
 /** OIDC bearer-token settings (SPEC §5.4); absent when `OIDC_ISSUER` is unset. */
@@ -180,6 +182,10 @@ export interface Settings {
   maxRequestBytes: number;
   /** Start the orchestrator as `running` when no state was persisted yet. */
   orchestratorAutostart: boolean;
+  /** PEM file of extra CAs trusted for the market platform (self-signed test platforms). */
+  platformCaFile?: string;
+  /** First retry delay towards the market platform, ms (doubles per attempt). Default 500. */
+  platformBackoffMs: number;
   /** Environment base of the runtime-configurable fields (SPEC §2.3), only those set. */
   configEnv: Partial<Record<FieldName, unknown>>;
 }
@@ -284,6 +290,8 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     maxRequestBytes: e.MAX_REQUEST_BYTES,
     orchestratorAutostart: e.ORCHESTRATOR_AUTOSTART,
     configEnv: configEnv.values,
+    platformCaFile: e.MARKET_PLATFORM_CA_FILE,
+    platformBackoffMs: e.MARKET_PLATFORM_BACKOFF_MS,
   };
 }
 

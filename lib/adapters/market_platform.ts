@@ -1,0 +1,148 @@
+/**
+ * Client of the external market-platform API (SPEC §1; DESIGN §8): `POST {url}/schedules` over
+ * HTTPS with the platform key raw in the `authorization` header and an `idempotency-key`.
+ * 5xx answers and network errors are retried with exponential backoff inside the time budget;
+ * 4xx answers are final. The key is never part of an error message.
+ * @module
+ */
+
+/** A schedule submission as sent (JSON). */
+export interface SchedulePayload {
+  delivery_day: string;
+  aggregate_version: number;
+  sender_eic: string | null;
+  balancing_group: string | null;
+  /** ISO 8601 duration of one position. */
+  resolution: "PT15M";
+  unit: "MW";
+  time_interval: { start: string; end: string };
+  schedules: { control_area: string; quantities: number[] }[];
+}
+
+/** What the platform answered with 2xx. */
+export interface Receipt {
+  status: number;
+  body: unknown;
+  attempts: number;
+  idempotency_key: string;
+}
+
+/** The platform refused, or could not be reached within the budget. */
+export class MarketPlatformError extends Error {
+  readonly code = "ERR_MARKET_PLATFORM";
+  /** HTTP status of the last answer, or `null` for a network error/timeout. */
+  readonly status: number | null;
+  /** The platform's error body, as text (quote it as text, never as markup). */
+  readonly body: string;
+  readonly attempts: number;
+  readonly retriable: boolean;
+  constructor(
+    message: string,
+    status: number | null,
+    body: string,
+    attempts: number,
+    retriable: boolean,
+  ) {
+    super(message);
+    this.name = "MarketPlatformError";
+    this.status = status;
+    this.body = body;
+    this.attempts = attempts;
+    this.retriable = retriable;
+  }
+}
+
+/** How to reach the platform. */
+export interface PlatformTarget {
+  /** Base URL, https. */
+  url: string;
+  /** Sent raw in `authorization`. */
+  apiKey: string;
+  /** Overall budget including retries, seconds. */
+  timeoutSeconds: number;
+  /** TLS client trusting extra CAs (tests, the simulator). */
+  client?: Deno.HttpClient;
+  /** For tests: shorter backoff base (default 500 ms). */
+  backoffBaseMs?: number;
+}
+
+/**
+ * Sends one submission.
+ * @throws {MarketPlatformError} on a 4xx (not retried), or when 5xx/network errors outlast the
+ *   budget
+ */
+export async function sendSchedules(
+  target: PlatformTarget,
+  payload: SchedulePayload,
+  idempotencyKey: string,
+): Promise<Receipt> {
+  const deadline = Date.now() + target.timeoutSeconds * 1000;
+  const base = target.backoffBaseMs ?? 500;
+  const url = `${target.url.replace(/\/+$/, "")}/schedules`;
+  let attempts = 0;
+  let last: MarketPlatformError | undefined;
+  while (Date.now() < deadline) {
+    attempts++;
+    const remaining = deadline - Date.now();
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: {
+          "authorization": target.apiKey,
+          "idempotency-key": idempotencyKey,
+          "content-type": "application/json",
+          "accept": "application/json",
+        },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(Math.max(1, Math.min(remaining, 15_000))),
+        client: target.client,
+      });
+      const text = await res.text();
+      if (res.ok) {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch { /* keep text */ }
+        return { status: res.status, body, attempts, idempotency_key: idempotencyKey };
+      }
+      const quoted = text.slice(0, 2000);
+      if (res.status < 500) {
+        throw new MarketPlatformError(
+          `market platform refused the submission with ${res.status}: ${quoted}`,
+          res.status,
+          quoted,
+          attempts,
+          false,
+        );
+      }
+      last = new MarketPlatformError(
+        `market platform answered ${res.status}: ${quoted}`,
+        res.status,
+        quoted,
+        attempts,
+        true,
+      );
+    } catch (err) {
+      if (err instanceof MarketPlatformError) throw err;
+      last = new MarketPlatformError(
+        `market platform not reachable: ${(err as Error).message}`,
+        null,
+        (err as Error).message,
+        attempts,
+        true,
+      );
+    }
+    const wait = Math.min(base * 2 ** (attempts - 1), 8_000) * (0.75 + Math.random() / 2);
+    if (Date.now() + wait >= deadline) break;
+    await new Promise((r) => setTimeout(r, wait));
+  }
+  throw new MarketPlatformError(
+    `${last?.message ?? "market platform not reached"} (gave up after ${attempts} attempt${
+      attempts === 1 ? "" : "s"
+    } within ${target.timeoutSeconds} s)`,
+    last?.status ?? null,
+    last?.body ?? "",
+    attempts,
+    true,
+  );
+}

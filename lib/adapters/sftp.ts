@@ -1,0 +1,98 @@
+/**
+ * Upload over sFTP with `npm:ssh2-sftp-client` (DESIGN §8): the file is written under a
+ * temporary name and then renamed (OpenSSH `posix-rename`), so a reader never sees half a file.
+ * The server's host key is pinned by its SHA-256 fingerprint when one is configured.
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import SftpClient from "ssh2-sftp-client";
+
+/** Connection and target of an upload. */
+export interface SftpTarget {
+  host: string;
+  port: number;
+  username: string;
+  /** Password login (write-only secret). */
+  password?: string | null;
+  /** Private-key login, PEM or OpenSSH format (write-only secret). */
+  privateKey?: string | null;
+  /** `SHA256:<base64>` as `ssh-keygen -lf` prints it; unset = any host key is accepted. */
+  hostKeySha256?: string | null;
+  /** Remote directory. */
+  remoteDir: string;
+  /** Connect timeout in ms (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** The upload was refused; `message` says why and never contains a secret. */
+export class SftpUploadError extends Error {
+  readonly code: "ERR_SFTP_HOST_KEY" | "ERR_SFTP";
+  constructor(code: "ERR_SFTP_HOST_KEY" | "ERR_SFTP", message: string) {
+    super(message);
+    this.name = "SftpUploadError";
+    this.code = code;
+  }
+}
+
+/** OpenSSH-style fingerprint of a raw public-key blob: `SHA256:` + unpadded base64. */
+export function sshFingerprint(keyBlob: Uint8Array): string {
+  return "SHA256:" + createHash("sha256").update(keyBlob).digest("base64").replace(/=+$/, "");
+}
+
+/**
+ * Uploads `content` as `<remoteDir>/<fileName>`.
+ * @returns the final remote path
+ * @throws {SftpUploadError} `ERR_SFTP_HOST_KEY` on a fingerprint mismatch (nothing is sent),
+ *   `ERR_SFTP` for any other failure (login, permissions, network)
+ */
+export async function uploadViaSftp(
+  target: SftpTarget,
+  fileName: string,
+  content: string,
+): Promise<string> {
+  const client = new SftpClient("scheduling-bridge");
+  let seen: string | undefined;
+  const dir = target.remoteDir.replace(/\/+$/, "") || ".";
+  const finalPath = `${dir}/${fileName}`;
+  const tempPath = `${dir}/.${fileName}.${crypto.randomUUID()}.part`;
+  try {
+    await client.connect({
+      host: target.host,
+      port: target.port,
+      username: target.username,
+      password: target.password ?? undefined,
+      privateKey: target.privateKey ?? undefined,
+      readyTimeout: target.timeoutMs ?? 10_000,
+      hostVerifier: (key: Buffer) => {
+        seen = sshFingerprint(key);
+        return !target.hostKeySha256 || seen === target.hostKeySha256.replace(/=+$/, "");
+      },
+    });
+  } catch (err) {
+    await client.end().catch(() => {});
+    if (target.hostKeySha256 && seen && seen !== target.hostKeySha256.replace(/=+$/, "")) {
+      throw new SftpUploadError(
+        "ERR_SFTP_HOST_KEY",
+        `sFTP host key of ${target.host}:${target.port} is ${seen}, not the pinned ${target.hostKeySha256}; upload refused.`,
+      );
+    }
+    throw new SftpUploadError(
+      "ERR_SFTP",
+      `sFTP connection to ${target.host}:${target.port} failed: ${(err as Error).message}`,
+    );
+  }
+  try {
+    await client.put(Buffer.from(content, "utf8"), tempPath);
+    await client.posixRename(tempPath, finalPath);
+    return finalPath;
+  } catch (err) {
+    await client.delete(tempPath, true).catch(() => {});
+    throw new SftpUploadError(
+      "ERR_SFTP",
+      `sFTP upload to ${target.host}:${finalPath} failed: ${(err as Error).message}`,
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

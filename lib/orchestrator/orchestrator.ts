@@ -1,0 +1,126 @@
+/**
+ * The orchestrator (SPEC §1, §3.1; DESIGN §8). A tick (from `Deno.cron`, every minute) is a no-op
+ * while the state is `stopped`; while `running` it takes the lease of that minute in KV
+ * (`["leases", "orchestrator", <minute>]`, created with a null-versionstamp check) so that exactly
+ * one replica runs a pass per minute, then runs a pass.
+ *
+ * A pass looks at every delivery day from tomorrow up to the horizon whose gate closure is still
+ * ahead and that has market locations or forecasts, and runs what is missing or stale, in order:
+ * forecast → aggregate → publish → submit. A failing step ends that day's pass (the error is an
+ * `orchestration_error` event) and is retried on the next tick.
+ * @module
+ */
+import type { ServiceContext } from "../context.ts";
+import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
+import { readDay } from "../pipeline/day_state.ts";
+import { masterDataVersion } from "../pipeline/market_locations.ts";
+import { type RunnableStep, runStep } from "../pipeline/steps.ts";
+import { readOrchestratorState } from "./state.ts";
+
+/** What one pass did, per day. */
+export interface PassReport {
+  started_at: string;
+  days: {
+    delivery_day: string;
+    ran: RunnableStep[];
+    failed?: { step: RunnableStep; error: string };
+  }[];
+}
+
+/** Outcome of a tick. */
+export type TickOutcome =
+  | { ran: false; reason: "stopped" | "not_leader" | "busy" }
+  | { ran: true; report: PassReport };
+
+let running = false;
+
+/** Which steps a day needs now, in order. */
+async function neededSteps(
+  ctx: ServiceContext,
+  day: string,
+  master: number,
+): Promise<RunnableStep[]> {
+  const state = (await readDay(ctx.kv, day)).value;
+  const v = state?.input_version ?? 0;
+  const s = state?.steps ?? {};
+  const steps: RunnableStep[] = [];
+  const forecastCurrent = s.forecast && s.forecast.version >= v &&
+    s.forecast.detail.master_version === master;
+  if (!forecastCurrent) steps.push("forecast");
+  // Whatever the forecast step changes bumps the version; later steps are re-checked after it.
+  steps.push("aggregate", "publish", "submit");
+  return steps;
+}
+
+/** True when the step must run given the state read just before it. */
+async function stillNeeded(ctx: ServiceContext, day: string, step: RunnableStep): Promise<boolean> {
+  const state = (await readDay(ctx.kv, day)).value;
+  const v = state?.input_version ?? 0;
+  const s = state?.steps ?? {};
+  const aggVersion = s.aggregated?.version;
+  switch (step) {
+    case "forecast":
+      return true;
+    case "aggregate":
+      return !s.aggregated || s.aggregated.version < v;
+    case "publish":
+      return aggVersion !== undefined && (!s.published || s.published.version < aggVersion);
+    case "submit":
+      return aggVersion !== undefined && (!s.submitted || s.submitted.version < aggVersion);
+  }
+}
+
+/**
+ * Runs one pass now (also while stopped: the manual override of `POST /v1/orchestrate`).
+ * @param by `orchestrator` for scheduled passes, else the caller's name
+ */
+export async function runPass(ctx: ServiceContext, by: string): Promise<PassReport> {
+  const now = ctx.clock.now();
+  const cfg = await ctx.config.effective();
+  const report: PassReport = { started_at: new Date(now).toISOString(), days: [] };
+  const master = await masterDataVersion(ctx.kv);
+  const today = localDayOf(now);
+  for (let i = 1; i <= cfg.orchestrator_horizon_days; i++) {
+    const day = addDays(today, i);
+    if (deliveryDay(day, cfg.gate_closure_local_time).gateClosure.epochMilliseconds <= now) {
+      continue;
+    }
+    const state = (await readDay(ctx.kv, day)).value;
+    if (master === 0 && !state) continue; // no market locations, no forecasts
+    const entry: PassReport["days"][number] = { delivery_day: day, ran: [] };
+    for (const step of await neededSteps(ctx, day, master)) {
+      if (!(await stillNeeded(ctx, day, step))) continue;
+      try {
+        await runStep(ctx, day, step, by);
+        entry.ran.push(step);
+      } catch (err) {
+        entry.failed = { step, error: (err as Error).message };
+        break;
+      }
+    }
+    if (entry.ran.length || entry.failed) report.days.push(entry);
+  }
+  return report;
+}
+
+/**
+ * One scheduled tick: no-op when stopped; otherwise the minute's lease, then a pass.
+ * @param holder a name for this replica (stored in the lease)
+ */
+export async function tick(ctx: ServiceContext, holder: string): Promise<TickOutcome> {
+  const state = await readOrchestratorState(ctx.kv, ctx.settings.orchestratorAutostart);
+  if (state.state !== "running") return { ran: false, reason: "stopped" };
+  if (running) return { ran: false, reason: "busy" };
+  const minute = Math.floor(ctx.clock.now() / 60_000);
+  const key: Deno.KvKey = ["leases", "orchestrator", minute];
+  const lease = await ctx.kv.atomic().check({ key, versionstamp: null })
+    .set(key, { holder, at: new Date(ctx.clock.now()).toISOString() }, { expireIn: 10 * 60_000 })
+    .commit();
+  if (!lease.ok) return { ran: false, reason: "not_leader" };
+  running = true;
+  try {
+    return { ran: true, report: await runPass(ctx, "orchestrator") };
+  } finally {
+    running = false;
+  }
+}

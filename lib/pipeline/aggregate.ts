@@ -1,0 +1,116 @@
+/**
+ * Aggregation (DESIGN §8, process step "aggregate"): the open position per active control area,
+ * MW per quarter-hour, consumption positive and generation negative, from the latest forecast of
+ * every market location of that area. Stored under `["aggregates", <day>]` with the input version
+ * it reflects.
+ * @module
+ */
+import { deliveryDay } from "../domain/delivery_day.ts";
+import { type DayState, updateDay } from "./day_state.ts";
+import { forecastsOfDay } from "./forecasts.ts";
+import { listMarketLocations } from "./market_locations.ts";
+
+/** A stored aggregate: the open position of one delivery day. */
+export interface Aggregate {
+  delivery_day: string;
+  /** Input version of the day this aggregate reflects (its "aggregate version"). */
+  version: number;
+  computed_at: string;
+  unit: "MW";
+  /** Start of every quarter-hour, ISO-8601 UTC. */
+  quarter_hours: string[];
+  /** Active control area EIC → MW per quarter-hour (consumption +, generation −). */
+  areas: Record<string, number[]>;
+  counts: {
+    /** Market locations summed. */
+    market_locations: number;
+    /** Market locations of inactive control areas, ignored. */
+    inactive_area: number;
+    /** Market locations of active areas without a forecast for the day. */
+    missing_forecast: number;
+    /** Forecasts of market locations that no longer exist, ignored. */
+    unknown_location: number;
+  };
+}
+
+/** KV key of a day's aggregate. */
+export const aggregateKey = (day: string): Deno.KvKey => ["aggregates", day];
+
+/** Reads the latest aggregate of a day. */
+export async function readAggregate(kv: Deno.Kv, day: string): Promise<Aggregate | null> {
+  return (await kv.get<Aggregate>(aggregateKey(day))).value;
+}
+
+/**
+ * Aggregates a day and records the `aggregated` step in the same atomic.
+ * @param activeAreas EICs of the active control areas
+ */
+export async function aggregateDay(
+  kv: Deno.Kv,
+  day: string,
+  opts: { by: string; nowMs: number; activeAreas: string[] },
+): Promise<Aggregate> {
+  const d = deliveryDay(day);
+  const n = d.quarterHours.length;
+  const result = await updateDay(kv, day, async (state: DayState) => {
+    const version = state.input_version;
+    const [locations, forecasts] = await Promise.all([
+      listMarketLocations(kv),
+      forecastsOfDay(kv, day),
+    ]);
+    const active = new Set(opts.activeAreas);
+    const sums: Record<string, Float64Array> = {};
+    for (const a of opts.activeAreas) sums[a] = new Float64Array(n);
+    const counts = {
+      market_locations: 0,
+      inactive_area: 0,
+      missing_forecast: 0,
+      unknown_location: 0,
+    };
+    const known = new Set<string>();
+    for (const loc of locations) {
+      known.add(loc.malo_id);
+      if (!active.has(loc.control_area)) {
+        counts.inactive_area++;
+        continue;
+      }
+      const f = forecasts.get(loc.malo_id)?.value;
+      if (!f || f.values.length !== n) {
+        counts.missing_forecast++;
+        continue;
+      }
+      const sign = loc.direction === "generation" ? -1 : 1;
+      const acc = sums[loc.control_area];
+      for (let i = 0; i < n; i++) acc[i] += sign * f.values[i];
+      counts.market_locations++;
+    }
+    for (const malo of forecasts.keys()) if (!known.has(malo)) counts.unknown_location++;
+    const areas: Record<string, number[]> = {};
+    for (const [a, acc] of Object.entries(sums)) {
+      areas[a] = Array.from(acc, (kw) => Math.round(kw * 1000) / 1e6); // kW → MW, 1 W steps
+    }
+    const aggregate: Aggregate = {
+      delivery_day: day,
+      version,
+      computed_at: new Date(opts.nowMs).toISOString(),
+      unit: "MW",
+      quarter_hours: d.quarterHours.map((q) => q.toString()),
+      areas,
+      counts,
+    };
+    state.steps.aggregated = {
+      version,
+      at: aggregate.computed_at,
+      by: opts.by,
+      detail: { ...counts, areas: opts.activeAreas.length },
+    };
+    return {
+      state,
+      extra: (op: Deno.AtomicOperation) => op.set(aggregateKey(day), aggregate),
+      result: aggregate,
+    };
+  });
+  return result ?? (() => {
+    throw new Error(`aggregation of ${day} wrote nothing`);
+  })();
+}

@@ -1,0 +1,262 @@
+/**
+ * Validation of forecast uploads (DESIGN §8) into {@link ForecastItem}s, with SPEC §7 422 items
+ * that name the item and the field.
+ *
+ * JSON: one forecast `{market_location_id, delivery_day, unit: "kW", values: [...]}` or a batch
+ * `{forecasts: [...]}`; `values` has one average kW per quarter-hour of the day (92/96/100).
+ * CSV (`text/csv`): long format with header `market_location_id,start,kw`, `start` ISO-8601 with
+ * offset (e.g. `2026-11-23T00:00:00+01:00`); rows are grouped by market location and local day,
+ * and each group must cover every quarter-hour of that day exactly once.
+ * @module
+ */
+import { parse } from "csv-parse/sync";
+import { z } from "zod";
+import { deliveryDay, localDayOf } from "../domain/delivery_day.ts";
+import { ValidationFailed, type ValidationItem } from "../http/errors.ts";
+import { zodIssuesToItems } from "../http/validation.ts";
+import { type ForecastItem, MAX_BATCH } from "./forecasts.ts";
+import { MaloId } from "./market_locations.ts";
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a date YYYY-MM-DD").refine(
+  (d) => {
+    try {
+      deliveryDay(d);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  "not a calendar date",
+);
+
+/** One forecast in JSON. */
+export const ForecastJson = z.strictObject({
+  market_location_id: MaloId,
+  delivery_day: Day,
+  unit: z.literal("kW", { error: 'unit must be "kW" (average power per quarter-hour)' }),
+  values: z.array(z.number({ error: "each value must be a finite number (kW)" })),
+});
+
+/** A batch in JSON. */
+export const ForecastBatchJson = z.strictObject({
+  forecasts: z.array(z.unknown()).min(1, "send at least one forecast").max(
+    MAX_BATCH,
+    `at most ${MAX_BATCH} forecasts per request`,
+  ),
+});
+
+/** Request body schema (for the OpenAPI document). */
+export const ForecastBody = z.union([ForecastJson, z.object({ forecasts: z.array(ForecastJson) })]);
+
+const QH_MS = 15 * 60 * 1000;
+
+/**
+ * Validates a JSON body.
+ * @param known returns true for a registered MaLo-ID
+ * @throws {ValidationFailed} with every problem found
+ */
+export async function forecastsFromJson(
+  body: unknown,
+  known: (ids: string[]) => Promise<Set<string>>,
+): Promise<ForecastItem[]> {
+  const isBatch = typeof body === "object" && body !== null && "forecasts" in body;
+  let raw: unknown[];
+  let base: (string | number)[];
+  if (isBatch) {
+    const b = ForecastBatchJson.safeParse(body);
+    if (!b.success) throw new ValidationFailed(zodIssuesToItems("body", b.error.issues, body));
+    raw = b.data.forecasts;
+    base = ["body", "forecasts"];
+  } else {
+    raw = [body];
+    base = ["body"];
+  }
+  const items: ValidationItem[] = [];
+  const parsed: ForecastItem[] = [];
+  raw.forEach((f, i) => {
+    const r = ForecastJson.safeParse(f);
+    const prefix = isBatch ? [...base, i] : base;
+    if (!r.success) {
+      for (const it of zodIssuesToItems("body", r.error.issues, f)) {
+        items.push({ ...it, loc: [...prefix, ...it.loc.slice(1)] });
+      }
+      return;
+    }
+    parsed.push({
+      malo_id: r.data.market_location_id,
+      delivery_day: r.data.delivery_day,
+      values: r.data.values,
+    });
+  });
+  if (items.length) throw new ValidationFailed(items);
+  await checkSemantics(parsed, (i) => (isBatch ? [...base, i] : base), known);
+  return parsed;
+}
+
+/** Unknown location, wrong count, duplicates: 422 items. */
+async function checkSemantics(
+  parsed: ForecastItem[],
+  locOf: (i: number) => (string | number)[],
+  known: (ids: string[]) => Promise<Set<string>>,
+): Promise<void> {
+  const items: ValidationItem[] = [];
+  const registered = await known([...new Set(parsed.map((p) => p.malo_id))]);
+  const seen = new Set<string>();
+  parsed.forEach((p, i) => {
+    if (!registered.has(p.malo_id)) {
+      items.push({
+        loc: [...locOf(i), "market_location_id"],
+        msg:
+          `market location ${p.malo_id} is not registered (PUT /v1/market-locations/${p.malo_id} first)`,
+        type: "value_error.unknown_market_location",
+        input: p.malo_id,
+        ctx: {},
+      });
+    }
+    const expected = deliveryDay(p.delivery_day).quarterHours.length;
+    if (p.values.length !== expected) {
+      items.push({
+        loc: [...locOf(i), "values"],
+        msg:
+          `delivery day ${p.delivery_day} has ${expected} quarter-hours; got ${p.values.length} values`,
+        type: "value_error.quarter_hour_count",
+        input: p.values.length,
+        ctx: { expected, actual: p.values.length },
+      });
+    }
+    const key = `${p.malo_id}/${p.delivery_day}`;
+    if (seen.has(key)) {
+      items.push({
+        loc: [...locOf(i)],
+        msg: `market location ${p.malo_id} appears twice for ${p.delivery_day} in this request`,
+        type: "value_error.duplicate",
+        input: key,
+        ctx: {},
+      });
+    }
+    seen.add(key);
+  });
+  if (items.length) throw new ValidationFailed(items);
+}
+
+/**
+ * Validates a long-format CSV body.
+ * @throws {ValidationFailed} naming the row (1-based data row) and column
+ */
+export async function forecastsFromCsv(
+  text: string,
+  known: (ids: string[]) => Promise<Set<string>>,
+): Promise<ForecastItem[]> {
+  let rows: Record<string, string>[];
+  try {
+    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true });
+  } catch (err) {
+    throw new ValidationFailed([{
+      loc: ["body"],
+      msg: `not valid CSV: ${(err as Error).message}`,
+      type: "csv_invalid",
+      input: text.slice(0, 200),
+      ctx: {},
+    }]);
+  }
+  const header = rows.length ? Object.keys(rows[0]) : [];
+  const want = ["market_location_id", "start", "kw"];
+  if (want.some((h) => !header.includes(h))) {
+    throw new ValidationFailed([{
+      loc: ["body", "header"],
+      msg: "expected the header market_location_id,start,kw and at least one row",
+      type: "value_error.csv_header",
+      input: header.join(","),
+      ctx: { expected: want.join(",") },
+    }]);
+  }
+  const items: ValidationItem[] = [];
+  const groups = new Map<string, { malo: string; day: string; points: [number, number][] }>();
+  rows.forEach((row, idx) => {
+    const loc = (col: string) => ["body", "row", idx + 1, col];
+    const malo = MaloId.safeParse(row.market_location_id);
+    if (!malo.success) {
+      items.push({
+        loc: loc("market_location_id"),
+        msg: malo.error.issues[0].message,
+        type: "value_error.malo_id",
+        input: row.market_location_id,
+        ctx: {},
+      });
+      return;
+    }
+    let ms: number;
+    try {
+      if (!/(Z|[+-]\d{2}:\d{2})$/.test(row.start)) throw new Error();
+      ms = Temporal.Instant.from(row.start).epochMilliseconds;
+    } catch {
+      items.push({
+        loc: loc("start"),
+        msg: "expected ISO-8601 with offset, e.g. 2026-11-23T00:00:00+01:00",
+        type: "value_error.datetime",
+        input: row.start,
+        ctx: {},
+      });
+      return;
+    }
+    if (ms % QH_MS !== 0) {
+      items.push({
+        loc: loc("start"),
+        msg: "start is not on a quarter-hour boundary",
+        type: "value_error.misaligned",
+        input: row.start,
+        ctx: {},
+      });
+      return;
+    }
+    const kw = Number(row.kw);
+    if (row.kw === "" || !Number.isFinite(kw)) {
+      items.push({
+        loc: loc("kw"),
+        msg: "expected a finite number (kW, . as decimal separator)",
+        type: "value_error.number",
+        input: row.kw,
+        ctx: {},
+      });
+      return;
+    }
+    const day = localDayOf(ms);
+    const key = `${malo.data}/${day}`;
+    const g = groups.get(key) ?? { malo: malo.data, day, points: [] };
+    g.points.push([ms, kw]);
+    groups.set(key, g);
+  });
+  if (items.length) throw new ValidationFailed(items);
+  if (groups.size > MAX_BATCH) {
+    throw new ValidationFailed([{
+      loc: ["body"],
+      msg: `at most ${MAX_BATCH} forecasts (market location × day) per request`,
+      type: "value_error.too_big",
+      input: groups.size,
+      ctx: { maximum: MAX_BATCH },
+    }]);
+  }
+  const out: ForecastItem[] = [];
+  for (const g of groups.values()) {
+    const qhs = deliveryDay(g.day).quarterHours.map((q) => q.epochMilliseconds);
+    const byStart = new Map(g.points);
+    const missing = qhs.filter((q) => !byStart.has(q)).length;
+    if (missing || g.points.length !== qhs.length) {
+      items.push({
+        loc: ["body", "market_location_id", g.malo, g.day],
+        msg:
+          `delivery day ${g.day} has ${qhs.length} quarter-hours; got ${g.points.length} rows (${missing} missing${
+            g.points.length - (qhs.length - missing) ? ", duplicates present" : ""
+          })`,
+        type: "value_error.quarter_hour_count",
+        input: g.points.length,
+        ctx: { expected: qhs.length, actual: g.points.length },
+      });
+      continue;
+    }
+    out.push({ malo_id: g.malo, delivery_day: g.day, values: qhs.map((q) => byStart.get(q)!) });
+  }
+  if (items.length) throw new ValidationFailed(items);
+  await checkSemantics(out, (i) => ["body", "market_location_id", out[i].malo_id], known);
+  return out;
+}

@@ -1,0 +1,95 @@
+/**
+ * Publish (DESIGN §8, process step "publish"): the day's latest aggregate as CSV to the sFTP
+ * server, or to the local outbox when no sFTP host is configured (`publish_target`).
+ * @module
+ */
+import { writeToOutbox } from "../adapters/outbox.ts";
+import { uploadViaSftp } from "../adapters/sftp.ts";
+import type { EffectiveConfig } from "../config/fields.ts";
+import { HttpProblem } from "../http/errors.ts";
+import { readAggregate } from "./aggregate.ts";
+import { recordStep } from "./day_state.ts";
+import { openPositionCsv, openPositionFileName } from "./open_position_csv.ts";
+
+/** Where a file went. */
+export interface PublishResult {
+  delivery_day: string;
+  /** Aggregate version published. */
+  version: number;
+  target: "sftp" | "outbox";
+  /** Final path (remote path for sFTP). */
+  location: string;
+  file: string;
+  rows: number;
+}
+
+/** Resolves `publish_target` to where the next file goes. */
+export function publishTarget(cfg: EffectiveConfig): "sftp" | "outbox" {
+  if (cfg.publish_target === "auto") return cfg.sftp_host ? "sftp" : "outbox";
+  return cfg.publish_target;
+}
+
+/**
+ * Publishes the latest aggregate of `day` and records the `published` step.
+ * @throws {HttpProblem} 409 when the day has not been aggregated; 502 with the adapter's
+ *   message when the upload fails (nothing is recorded then)
+ */
+export async function publishDay(
+  kv: Deno.Kv,
+  day: string,
+  cfg: EffectiveConfig,
+  opts: { by: string; nowMs: number },
+): Promise<PublishResult> {
+  const agg = await readAggregate(kv, day);
+  if (!agg) {
+    throw new HttpProblem(
+      409,
+      `Delivery day ${day} has not been aggregated yet; nothing to publish.`,
+    );
+  }
+  const file = openPositionFileName(agg);
+  const csv = openPositionCsv(agg);
+  const target = publishTarget(cfg);
+  let location: string;
+  try {
+    if (target === "sftp") {
+      if (!cfg.sftp_host || !cfg.sftp_username || (!cfg.sftp_password && !cfg.sftp_private_key)) {
+        throw new Error(
+          "publish_target is sftp but sftp_host, sftp_username and a password or private key are not all configured",
+        );
+      }
+      location = await uploadViaSftp(
+        {
+          host: cfg.sftp_host,
+          port: cfg.sftp_port,
+          username: cfg.sftp_username,
+          password: cfg.sftp_password,
+          privateKey: cfg.sftp_private_key,
+          hostKeySha256: cfg.sftp_host_key_sha256,
+          remoteDir: cfg.sftp_remote_dir,
+        },
+        file,
+        csv,
+      );
+    } else {
+      location = await writeToOutbox(cfg.outbox_dir, file, csv);
+    }
+  } catch (err) {
+    throw new HttpProblem(502, `Publishing ${file} failed: ${(err as Error).message}`);
+  }
+  const result: PublishResult = {
+    delivery_day: day,
+    version: agg.version,
+    target,
+    location,
+    file,
+    rows: agg.quarter_hours.length,
+  };
+  await recordStep(kv, day, "published", {
+    version: agg.version,
+    at: new Date(opts.nowMs).toISOString(),
+    by: opts.by,
+    detail: { target, location, file, rows: result.rows },
+  });
+  return result;
+}

@@ -1,0 +1,125 @@
+/**
+ * Runs one pipeline step for one delivery day and records its event (SPEC §6): used by the
+ * manual step routes and by the orchestrator, so both behave and report the same way.
+ * A failure becomes an `orchestration_error` event (the platform's error body quoted as text)
+ * and is rethrown.
+ * @module
+ */
+import type { ServiceContext } from "../context.ts";
+import { HttpProblem } from "../http/errors.ts";
+import { aggregateDay } from "./aggregate.ts";
+import { generateForecasts } from "./generate.ts";
+import { publishDay } from "./publish.ts";
+import { submitDay, SubmitFailed } from "./submit.ts";
+
+/** A step that can be run by name. */
+export type RunnableStep = "forecast" | "aggregate" | "publish" | "submit";
+
+/**
+ * Runs `step` for `day` as `by` (a caller name or `orchestrator`).
+ * @returns the step's result object (JSON-serialisable)
+ * @throws {HttpProblem} 409/502 from the step; other errors as they are
+ */
+export async function runStep(
+  ctx: ServiceContext,
+  day: string,
+  step: RunnableStep,
+  by: string,
+): Promise<Record<string, unknown>> {
+  const cfg = await ctx.config.effective();
+  const nowMs = ctx.clock.now();
+  try {
+    switch (step) {
+      case "forecast": {
+        const r = await generateForecasts(ctx.kv, day, { by, nowMs, region: cfg.holiday_region });
+        await ctx.events.append({
+          kind: "forecasts_generated",
+          message:
+            `Generated profile forecasts for ${day}: ${r.generated} written, ${r.unchanged} unchanged, ${r.customer} with customer forecast, ${r.without_profile} without profile`,
+          caller: by,
+          delivery_day: day,
+          data: { ...r },
+        });
+        return { ...r };
+      }
+      case "aggregate": {
+        const agg = await aggregateDay(ctx.kv, day, {
+          by,
+          nowMs,
+          activeAreas: cfg.active_control_areas,
+        });
+        await ctx.events.append({
+          kind: "positions_aggregated",
+          message:
+            `Aggregated ${day} (version ${agg.version}): ${agg.counts.market_locations} market locations in ${
+              Object.keys(agg.areas).length
+            } control areas; ${agg.counts.inactive_area} in inactive areas ignored, ${agg.counts.missing_forecast} without forecast`,
+          caller: by,
+          delivery_day: day,
+          data: { version: agg.version, counts: agg.counts },
+        });
+        return { delivery_day: day, version: agg.version, counts: agg.counts };
+      }
+      case "publish": {
+        const r = await publishDay(ctx.kv, day, cfg, { by, nowMs });
+        await ctx.events.append({
+          kind: "csv_published",
+          message: `Published ${r.file} (${r.rows} quarter-hours) to ${
+            r.target === "sftp" ? "sFTP" : "the local outbox"
+          }: ${r.location}`,
+          caller: by,
+          delivery_day: day,
+          data: { ...r },
+        });
+        return { ...r };
+      }
+      case "submit": {
+        const r = await submitDay(ctx.kv, day, cfg, {
+          by,
+          now: () => ctx.clock.now(),
+          client: ctx.platformClient,
+          backoffBaseMs: ctx.settings.platformBackoffMs,
+        });
+        if (r.sent) {
+          await ctx.events.append({
+            kind: "schedules_submitted",
+            message:
+              `Submitted schedules of ${day} (version ${r.version}, ${r.idempotency_key}) to the market platform: ${r.receipt.status} after ${r.receipt.attempts} attempt${
+                r.receipt.attempts === 1 ? "" : "s"
+              }`,
+            caller: by,
+            delivery_day: day,
+            data: {
+              version: r.version,
+              idempotency_key: r.idempotency_key,
+              status: r.receipt.status,
+              receipt: r.receipt.body,
+            },
+          });
+        }
+        return { ...r };
+      }
+    }
+  } catch (err) {
+    const platform = err instanceof SubmitFailed ? err.platform : undefined;
+    await ctx.events.append({
+      kind: "orchestration_error",
+      level: err instanceof HttpProblem && err.status === 409 ? "warning" : "error",
+      message: `${step} of ${day} failed: ${(err as Error).message}`,
+      caller: by,
+      delivery_day: day,
+      data: {
+        step,
+        ...(err instanceof HttpProblem ? { status: err.status } : {}),
+        ...(platform
+          ? {
+            platform_status: platform.status,
+            platform_body: platform.body,
+            attempts: platform.attempts,
+          }
+          : {}),
+      },
+    });
+    throw err;
+  }
+}

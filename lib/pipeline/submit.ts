@@ -1,0 +1,187 @@
+/**
+ * Submit (DESIGN §8, process step "submit"): the day's latest aggregate as schedules per control
+ * area (PT15M, MW) to the market platform, before gate closure only.
+ *
+ * Exactly once per aggregate version: a claim `["submissions", <day>, <version>]` is created
+ * with a versionstamp check before anything is sent, so of two concurrent submitters (the
+ * orchestrator and an operator, or two replicas) only one sends; the other gets the stored
+ * receipt or a 409. A claim whose holder died expires after its lease and is taken over; the
+ * resend carries the same `idempotency-key`, which the platform deduplicates.
+ * @module
+ */
+import {
+  type MarketPlatformError,
+  type Receipt,
+  sendSchedules,
+} from "../adapters/market_platform.ts";
+import type { EffectiveConfig } from "../config/fields.ts";
+import { deliveryDay } from "../domain/delivery_day.ts";
+import { HttpProblem } from "../http/errors.ts";
+import { type Aggregate, readAggregate } from "./aggregate.ts";
+import { recordStep } from "./day_state.ts";
+
+/** A stored claim / receipt of one aggregate version. */
+export interface Submission {
+  state: "in_flight" | "done";
+  version: number;
+  claimed_by: string;
+  claimed_at: string;
+  /** Epoch ms after which an `in_flight` claim may be taken over. */
+  lease_until: number;
+  receipt?: Receipt;
+}
+
+/** Result of a submit call. */
+export interface SubmitResult {
+  delivery_day: string;
+  version: number;
+  idempotency_key: string;
+  /** False when this version had already been submitted (the stored receipt is returned). */
+  sent: boolean;
+  receipt: Receipt;
+}
+
+/** Thrown when the platform refused or was unreachable; carries the platform error. */
+export class SubmitFailed extends HttpProblem {
+  readonly platform: MarketPlatformError;
+  constructor(day: string, err: MarketPlatformError) {
+    super(502, `Submission of ${day} failed: ${err.message}`);
+    this.platform = err;
+  }
+}
+
+const subKey = (day: string, version: number): Deno.KvKey => ["submissions", day, version];
+
+/** The idempotency key of one aggregate version. */
+export const idempotencyKey = (day: string, version: number) => `${day}-v${version}`;
+
+/** Builds the JSON payload from an aggregate. */
+export function schedulePayload(agg: Aggregate, cfg: EffectiveConfig) {
+  const d = deliveryDay(agg.delivery_day);
+  return {
+    delivery_day: agg.delivery_day,
+    aggregate_version: agg.version,
+    sender_eic: cfg.sender_eic,
+    balancing_group: cfg.balancing_group,
+    resolution: "PT15M" as const,
+    unit: "MW" as const,
+    time_interval: { start: d.start.toString(), end: d.end.toString() },
+    schedules: Object.entries(agg.areas).map(([control_area, quantities]) => ({
+      control_area,
+      quantities,
+    })),
+  };
+}
+
+/**
+ * Submits the latest aggregate of `day` once and records the `submitted` step with the receipt.
+ * @throws {HttpProblem} 409 after gate closure (nothing is sent), when the day is not
+ *   aggregated, when the platform is not configured, or while another submission of the same
+ *   version is in flight; {@link SubmitFailed} (502) when the platform refused or was unreachable
+ */
+export async function submitDay(
+  kv: Deno.Kv,
+  day: string,
+  cfg: EffectiveConfig,
+  opts: { by: string; now: () => number; client?: Deno.HttpClient; backoffBaseMs?: number },
+): Promise<SubmitResult> {
+  const gc = deliveryDay(day, cfg.gate_closure_local_time).gateClosure;
+  if (gc.epochMilliseconds <= opts.now()) {
+    throw new HttpProblem(
+      409,
+      `Gate closure for delivery day ${day} was ${gc.toString()} (${cfg.gate_closure_local_time} Europe/Berlin on the day before); nothing was submitted.`,
+    );
+  }
+  if (!cfg.market_platform_url || !cfg.market_platform_api_key) {
+    throw new HttpProblem(
+      409,
+      "The market platform is not configured (market_platform_url and market_platform_api_key); nothing was submitted.",
+    );
+  }
+  const agg = await readAggregate(kv, day);
+  if (!agg) {
+    throw new HttpProblem(
+      409,
+      `Delivery day ${day} has not been aggregated yet; nothing to submit.`,
+    );
+  }
+  const key = idempotencyKey(day, agg.version);
+  const budgetMs = cfg.market_platform_timeout_seconds * 1000;
+
+  // Claim the version (or find it done / in flight).
+  const existing = await kv.get<Submission>(subKey(day, agg.version));
+  const now = opts.now();
+  if (existing.value?.state === "done") {
+    return {
+      delivery_day: day,
+      version: agg.version,
+      idempotency_key: key,
+      sent: false,
+      receipt: existing.value.receipt!,
+    };
+  }
+  if (existing.value?.state === "in_flight" && existing.value.lease_until > now) {
+    throw new HttpProblem(
+      409,
+      `Version ${agg.version} of ${day} is being submitted by ${existing.value.claimed_by} since ${existing.value.claimed_at}; not sent twice.`,
+    );
+  }
+  const claim: Submission = {
+    state: "in_flight",
+    version: agg.version,
+    claimed_by: opts.by,
+    claimed_at: new Date(now).toISOString(),
+    lease_until: now + budgetMs + 30_000,
+  };
+  const claimed = await kv.atomic().check(existing).set(subKey(day, agg.version), claim).commit();
+  if (!claimed.ok) {
+    const other = (await kv.get<Submission>(subKey(day, agg.version))).value;
+    if (other?.state === "done") {
+      return {
+        delivery_day: day,
+        version: agg.version,
+        idempotency_key: key,
+        sent: false,
+        receipt: other.receipt!,
+      };
+    }
+    throw new HttpProblem(
+      409,
+      `Version ${agg.version} of ${day} is being submitted by ${
+        other?.claimed_by ?? "another caller"
+      }; not sent twice.`,
+    );
+  }
+
+  let receipt: Receipt;
+  try {
+    receipt = await sendSchedules(
+      {
+        url: cfg.market_platform_url,
+        apiKey: cfg.market_platform_api_key,
+        timeoutSeconds: cfg.market_platform_timeout_seconds,
+        client: opts.client,
+        backoffBaseMs: opts.backoffBaseMs,
+      },
+      schedulePayload(agg, cfg),
+      key,
+    );
+  } catch (err) {
+    // Release the claim so the next attempt (next tick, or the operator) may try again.
+    await kv.delete(subKey(day, agg.version));
+    throw new SubmitFailed(day, err as MarketPlatformError);
+  }
+  await kv.set(subKey(day, agg.version), { ...claim, state: "done", receipt } satisfies Submission);
+  await recordStep(kv, day, "submitted", {
+    version: agg.version,
+    at: new Date(opts.now()).toISOString(),
+    by: opts.by,
+    detail: {
+      idempotency_key: key,
+      status: receipt.status,
+      attempts: receipt.attempts,
+      receipt: receipt.body,
+    },
+  });
+  return { delivery_day: day, version: agg.version, idempotency_key: key, sent: true, receipt };
+}

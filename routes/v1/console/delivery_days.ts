@@ -1,0 +1,57 @@
+/**
+ * `GET /v1/console/delivery-days` (SPEC §2.5, process): one entry per delivery day with the
+ * state of each step, staleness with its reason, and gate closure.
+ * @module
+ */
+import { z } from "zod";
+import type { ServiceContext } from "../../../lib/context.ts";
+import { listDays, overview } from "../../../lib/pipeline/day_state.ts";
+
+const Step = z.object({
+  version: z.number().int(),
+  at: z.string(),
+  by: z.string(),
+  stale: z.boolean(),
+  stale_reason: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()),
+}).nullable();
+
+/** One overview entry (fixed shape, SPEC §2.5). */
+export const DayOverviewSchema = z.object({
+  delivery_day: z.string(),
+  quarter_hours: z.number().int(),
+  gate_closure: z.string(),
+  gate_closure_passed: z.boolean(),
+  input_version: z.number().int(),
+  last_input: z.object({
+    at: z.string(),
+    by: z.string(),
+    market_locations: z.number().int(),
+    source: z.enum(["customer", "generated"]),
+  }).nullable(),
+  steps: z.object({ forecast: Step, aggregated: Step, published: Step, submitted: Step }),
+});
+
+/** Registers the overview. */
+export function registerDeliveryDayOverview(ctx: ServiceContext): void {
+  ctx.routes.add({
+    method: "get",
+    path: "/v1/console/delivery-days",
+    access: "process",
+    summary: "Pipeline state per delivery day (aggregated, published, submitted, stale)",
+    tags: ["console"],
+    responses: {
+      200: {
+        description: "the newest 60 delivery days, oldest first",
+        schema: z.object({ delivery_days: z.array(DayOverviewSchema) }),
+      },
+    },
+  }, async (c) => {
+    const cfg = await ctx.config.effective();
+    const now = ctx.clock.now();
+    const days = (await listDays(ctx.kv)).slice(-60);
+    return c.json({
+      delivery_days: days.map((d) => overview(d, now, cfg.gate_closure_local_time)),
+    });
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * Delivery-day steps and data delivery (DESIGN §8):
+ * `POST /v1/delivery-days/{day}/forecast|aggregate|publish|submit` (process) run a step now;
+ * `GET /v1/delivery-days/{day}/open-position` (external) returns the latest aggregate as JSON,
+ * or as CSV with `Accept: text/csv`.
+ * @module
+ */
+import { z } from "zod";
+import type { ServiceContext } from "../../lib/context.ts";
+import { deliveryDay } from "../../lib/domain/delivery_day.ts";
+import { problem, ValidationFailed } from "../../lib/http/errors.ts";
+import type { ResponseSpec } from "../../lib/http/route_table.ts";
+import { readAggregate } from "../../lib/pipeline/aggregate.ts";
+import { readDay } from "../../lib/pipeline/day_state.ts";
+import { type RunnableStep, runStep } from "../../lib/pipeline/steps.ts";
+import { localIso, openPositionCsv } from "../../lib/pipeline/open_position_csv.ts";
+
+/** Validates the `{day}` path parameter. @throws {ValidationFailed} */
+export function dayParam(raw: string | undefined): string {
+  raw ??= "";
+  try {
+    deliveryDay(raw);
+    return raw;
+  } catch (err) {
+    throw new ValidationFailed([{
+      loc: ["path", "day"],
+      msg: (err as Error).message,
+      type: "value_error.date",
+      input: raw,
+      ctx: {},
+    }]);
+  }
+}
+
+const OpenPosition = z.object({
+  delivery_day: z.string(),
+  version: z.number().int(),
+  stale: z.boolean(),
+  computed_at: z.string(),
+  unit: z.literal("MW"),
+  quarter_hours: z.array(z.object({ start: z.string(), local: z.string(), local_iso: z.string() })),
+  areas: z.record(z.string(), z.array(z.number())),
+});
+
+const STEP_ROUTES: { path: RunnableStep; summary: string; conflict: string }[] = [
+  {
+    path: "forecast",
+    summary: "Generate profile forecasts for market locations without a customer forecast",
+    conflict: "",
+  },
+  {
+    path: "aggregate",
+    summary: "Aggregate the open position per active control area",
+    conflict: "",
+  },
+  {
+    path: "publish",
+    summary: "Publish the open position as CSV (sFTP, or the local outbox when no host is set)",
+    conflict: "not aggregated yet",
+  },
+  {
+    path: "submit",
+    summary:
+      "Submit schedules to the market platform (once per aggregate version, before gate closure)",
+    conflict: "gate closure passed, not aggregated, platform not configured, or in flight",
+  },
+];
+
+function stepResponses(step: (typeof STEP_ROUTES)[number]): Record<number, ResponseSpec> {
+  const out: Record<number, ResponseSpec> = { 200: { description: "the step's result" } };
+  if (step.conflict) out[409] = { description: step.conflict };
+  if (step.path === "publish" || step.path === "submit") {
+    out[502] = { description: "the sFTP server or market platform failed; see the event" };
+  }
+  return out;
+}
+
+/** Registers the delivery-day step routes and the open-position data delivery. */
+export function registerDeliveryDays(ctx: ServiceContext): void {
+  for (const step of STEP_ROUTES) {
+    ctx.routes.add({
+      method: "post",
+      path: `/v1/delivery-days/{day}/${step.path}`,
+      access: "process",
+      summary: step.summary,
+      tags: ["pipeline"],
+      responses: stepResponses(step),
+    }, async (c) => {
+      const day = dayParam(c.req.param("day"));
+      const caller = c.get("principal")?.caller ?? "unknown";
+      return c.json(await runStep(ctx, day, step.path, caller));
+    });
+  }
+
+  ctx.routes.add({
+    method: "get",
+    path: "/v1/delivery-days/{day}/open-position",
+    access: "external",
+    summary: "The open position (MW per quarter-hour and control area); CSV with Accept: text/csv",
+    tags: ["data delivery"],
+    responses: {
+      200: { description: "the latest aggregate", schema: OpenPosition },
+      404: { description: "not aggregated yet" },
+    },
+  }, async (c) => {
+    const day = dayParam(c.req.param("day"));
+    const agg = await readAggregate(ctx.kv, day);
+    if (!agg) return problem(404, `Delivery day ${day} has not been aggregated yet.`);
+    if ((c.req.header("accept") ?? "").includes("text/csv")) {
+      return c.body(openPositionCsv(agg), 200, {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="open_position_${day}_v${agg.version}.csv"`,
+      });
+    }
+    const state = (await readDay(ctx.kv, day)).value;
+    return c.json({
+      delivery_day: day,
+      version: agg.version,
+      stale: (state?.input_version ?? 0) > agg.version,
+      computed_at: agg.computed_at,
+      unit: "MW",
+      quarter_hours: agg.quarter_hours.map((q) => {
+        const local_iso = localIso(q);
+        return { start: q, local: local_iso.slice(11, 16), local_iso };
+      }),
+      areas: agg.areas,
+    });
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * `POST /v1/forecasts` (scope `external`): one forecast or a batch as JSON, or long-format CSV
+ * with `Content-Type: text/csv` (see `lib/pipeline/forecast_input.ts`). All or nothing; re-posting
+ * the same forecast is idempotent; one `forecast_received` event per accepted request.
+ * @module
+ */
+import { z } from "zod";
+import type { ServiceContext } from "../../lib/context.ts";
+import { readJson } from "../../lib/http/validation.ts";
+import {
+  ForecastBody,
+  forecastsFromCsv,
+  forecastsFromJson,
+} from "../../lib/pipeline/forecast_input.ts";
+import { ingestForecasts } from "../../lib/pipeline/forecasts.ts";
+
+const Result = z.object({
+  results: z.array(z.object({
+    delivery_day: z.string(),
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    input_version: z.number().int(),
+  })),
+});
+
+/** Registers forecast ingestion. */
+export function registerForecasts(ctx: ServiceContext): void {
+  const known = async (ids: string[]) => {
+    const out = new Set<string>();
+    for (let i = 0; i < ids.length; i += 10) {
+      const entries = await ctx.kv.getMany(
+        ids.slice(i, i + 10).map((id) => ["market_locations", id]),
+      );
+      for (const e of entries) if (e.value !== null) out.add(e.key[1] as string);
+    }
+    return out;
+  };
+  ctx.routes.add({
+    method: "post",
+    path: "/v1/forecasts",
+    access: "external",
+    summary: "Send forecasts (JSON single or batch, or text/csv long format)",
+    tags: ["forecasts"],
+    body: ForecastBody,
+    responses: {
+      200: { description: "accepted; per delivery day what changed", schema: Result },
+      409: { description: "gate closure of a delivery day has passed" },
+    },
+  }, async (c) => {
+    const caller = c.get("principal")?.caller ?? "unknown";
+    const isCsv = (c.req.header("content-type") ?? "").toLowerCase().startsWith("text/csv");
+    const items = isCsv
+      ? await forecastsFromCsv(await c.req.text(), known)
+      : await forecastsFromJson(await readJson(c.req.raw), known);
+    const cfg = await ctx.config.effective();
+    const results = await ingestForecasts(
+      ctx.kv,
+      items,
+      caller,
+      ctx.clock.now(),
+      cfg.gate_closure_local_time,
+    );
+    const locations = new Set(items.map((i) => i.malo_id)).size;
+    const days = results.map((r) =>
+      `${r.delivery_day}: ${r.changed} changed, ${r.unchanged} unchanged`
+    );
+    await ctx.events.append({
+      kind: "forecast_received",
+      message: `${caller} sent forecasts for ${locations} market location${
+        locations === 1 ? "" : "s"
+      } (${days.join("; ")})`,
+      caller,
+      delivery_day: results.length === 1 ? results[0].delivery_day : undefined,
+      data: { market_locations: locations, results, format: isCsv ? "csv" : "json" },
+    });
+    return c.json({ results });
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * Market-location master data (DESIGN §8), scope `external`:
+ * `PUT/GET/DELETE /v1/market-locations/{malo_id}` and `GET /v1/market-locations`.
+ * @module
+ */
+import { z } from "zod";
+import type { ServiceContext } from "../../lib/context.ts";
+import { problem } from "../../lib/http/errors.ts";
+import { parseOr422, readJson } from "../../lib/http/validation.ts";
+import {
+  deleteMarketLocation,
+  getMarketLocation,
+  listMarketLocations,
+  MaloId,
+  MarketLocationInput,
+  MarketLocationSchema,
+  putMarketLocation,
+} from "../../lib/pipeline/market_locations.ts";
+
+const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  after: z.string().regex(/^\d{11}$/, "expected a MaLo-ID").optional(),
+});
+
+/** Registers the market-location routes. */
+export function registerMarketLocations(ctx: ServiceContext): void {
+  const path = "/v1/market-locations/{malo_id}";
+  const idOf = (raw: string | undefined) => parseOr422(MaloId, raw ?? "", "path") as string;
+  ctx.routes.add({
+    method: "put",
+    path,
+    access: "external",
+    summary: "Create or replace a market location",
+    tags: ["market data"],
+    body: MarketLocationInput,
+    responses: {
+      200: { description: "replaced", schema: MarketLocationSchema },
+      201: { description: "created", schema: MarketLocationSchema },
+    },
+  }, async (c) => {
+    const id = idOf(c.req.param("malo_id"));
+    const input = parseOr422(MarketLocationInput, await readJson(c.req.raw), "body");
+    const { location, created } = await putMarketLocation(ctx.kv, id, input, ctx.clock.now());
+    return c.json(location, created ? 201 : 200);
+  });
+  ctx.routes.add({
+    method: "get",
+    path,
+    access: "external",
+    summary: "Read a market location",
+    tags: ["market data"],
+    responses: { 200: { description: "the market location", schema: MarketLocationSchema } },
+  }, async (c) => {
+    const id = idOf(c.req.param("malo_id"));
+    const loc = await getMarketLocation(ctx.kv, id);
+    return loc ? c.json(loc) : problem(404, `Market location ${id} is not registered.`);
+  });
+  ctx.routes.add({
+    method: "delete",
+    path,
+    access: "external",
+    summary: "Remove a market location",
+    tags: ["market data"],
+    responses: { 204: { description: "removed" } },
+  }, async (c) => {
+    const id = idOf(c.req.param("malo_id"));
+    return (await deleteMarketLocation(ctx.kv, id))
+      ? c.body(null, 204)
+      : problem(404, `Market location ${id} is not registered.`);
+  });
+  ctx.routes.add({
+    method: "get",
+    path: "/v1/market-locations",
+    access: "external",
+    summary: "List market locations in MaLo-ID order (page with after=<last malo_id>)",
+    tags: ["market data"],
+    query: ListQuery,
+    responses: {
+      200: {
+        description: "a page",
+        schema: z.object({
+          market_locations: z.array(MarketLocationSchema),
+          next_after: z.string().nullable(),
+        }),
+      },
+    },
+  }, async (c) => {
+    const q = parseOr422(ListQuery, c.req.query(), "query");
+    const page = await listMarketLocations(ctx.kv, { limit: q.limit, after: q.after });
+    return c.json({
+      market_locations: page,
+      next_after: page.length === q.limit ? page[page.length - 1].malo_id : null,
+    });
+  });
+}

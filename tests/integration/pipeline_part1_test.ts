@@ -1,0 +1,410 @@
+/**
+ * Day-ahead pipeline part 1 through the HTTP API: market locations, forecast ingestion (JSON and
+ * CSV), 422/409 refusals, idempotency, staleness, aggregation, open position, clock-change days.
+ */
+import assert from "node:assert/strict";
+import { FakeClock } from "../../lib/clock.ts";
+import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
+import { AREAS, maloId } from "../support/portfolio.ts";
+
+const PROC = "proc-secret-0001-aaaaaaaa";
+const EXT = "ext-secret-0001-cccccccccc";
+const env = {
+  PROCESS_API_KEYS: `ops:${PROC}`,
+  EXTERNAL_API_KEYS: `acme:${EXT}`,
+  RATE_LIMIT_PER_MINUTE: "0",
+  ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
+};
+const ext = { "x-api-key": EXT, "content-type": "application/json" };
+const proc = { "x-api-key": PROC, "content-type": "application/json" };
+type Item = {
+  loc: unknown[];
+  msg: string;
+  type: string;
+  input: unknown;
+  ctx: Record<string, unknown>;
+};
+
+/** A clock two days before the given day, 08:00 UTC (before gate closure). */
+const clockFor = (day: string) => new FakeClock(Date.parse(`${day}T08:00:00Z`) - 2 * 86_400_000);
+
+async function register(
+  s: TestServer,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<void> {
+  const r = await call(`${s.url}/v1/market-locations/${id}`, {
+    method: "PUT",
+    headers: ext,
+    body: JSON.stringify(body),
+  });
+  assert.ok(r.status === 201 || r.status === 200, JSON.stringify(r.body));
+}
+
+const post = (s: TestServer, body: unknown, headers: Record<string, string> = ext) =>
+  call(`${s.url}/v1/forecasts`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+
+const flat = (n: number, kw: number) => Array.from({ length: n }, () => kw);
+
+Deno.test("market locations: CRUD and 422 field by field", async () => {
+  const s = await startServer(env);
+  try {
+    const id = maloId(1);
+    const created = await call(`${s.url}/v1/market-locations/${id}`, {
+      method: "PUT",
+      headers: ext,
+      body: JSON.stringify({
+        control_area: AREAS.amprion,
+        direction: "consumption",
+        standard_load_profile: "H0",
+        annual_kwh: 3500,
+        name: "Bäckerei",
+      }),
+    });
+    assert.equal(created.status, 201);
+    const again = await call(`${s.url}/v1/market-locations/${id}`, {
+      method: "PUT",
+      headers: ext,
+      body: JSON.stringify({ control_area: AREAS.amprion, direction: "consumption" }),
+    });
+    assert.equal(again.status, 200);
+    const list = await call(`${s.url}/v1/market-locations`, { headers: ext });
+    assert.equal((list.body as { market_locations: unknown[] }).market_locations.length, 1);
+    const cases: [string, unknown, unknown[], string][] = [
+      [
+        "41373559240",
+        { control_area: AREAS.amprion, direction: "consumption" },
+        ["path"],
+        "value_error.malo_id",
+      ],
+      [
+        id,
+        { control_area: "10YDE-RWENET---J", direction: "consumption" },
+        ["body", "control_area"],
+        "value_error.eic",
+      ],
+      [
+        id,
+        { control_area: AREAS.amprion, direction: "sideways" },
+        ["body", "direction"],
+        "value_error.enum",
+      ],
+      [id, { control_area: AREAS.amprion, direction: "consumption", standard_load_profile: "H0" }, [
+        "body",
+        "annual_kwh",
+      ], "missing"],
+      [id, { control_area: AREAS.amprion, direction: "consumption", colour: "red" }, [
+        "body",
+        "colour",
+      ], "extra_forbidden"],
+    ];
+    for (const [mid, body, loc, type] of cases) {
+      const r = await call(`${s.url}/v1/market-locations/${mid}`, {
+        method: "PUT",
+        headers: ext,
+        body: JSON.stringify(body),
+      });
+      assert.equal(r.status, 422, JSON.stringify(body));
+      const item = (r.body as { detail: Item[] }).detail[0];
+      assert.deepEqual(item.loc, loc);
+      assert.equal(item.type, type);
+    }
+    assert.equal(
+      (await call(`${s.url}/v1/market-locations/${id}`, { method: "DELETE", headers: ext })).status,
+      204,
+    );
+    assert.equal((await call(`${s.url}/v1/market-locations/${id}`, { headers: ext })).status, 404);
+  } finally {
+    await s.close();
+  }
+});
+
+for (
+  const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100], ["2026-01-15", 96], [
+    "2026-07-01",
+    96,
+  ]] as const
+) {
+  Deno.test(`ingest and aggregate ${day} (${n} quarter-hours)`, async () => {
+    const s = await startServer(env, { clock: clockFor(day) });
+    try {
+      await register(s, maloId(1), { control_area: AREAS.amprion, direction: "consumption" });
+      await register(s, maloId(2), { control_area: AREAS.amprion, direction: "generation" });
+      await register(s, maloId(3), { control_area: AREAS.tennet, direction: "consumption" });
+      await register(s, maloId(4), { control_area: AREAS.hertz, direction: "consumption" }); // inactive
+      const ramp = Array.from({ length: n }, (_, i) => 1000 + i); // kW
+      const r = await post(s, {
+        forecasts: [
+          { market_location_id: maloId(1), delivery_day: day, unit: "kW", values: ramp },
+          { market_location_id: maloId(2), delivery_day: day, unit: "kW", values: flat(n, 250) },
+          { market_location_id: maloId(3), delivery_day: day, unit: "kW", values: flat(n, 2000) },
+          { market_location_id: maloId(4), delivery_day: day, unit: "kW", values: flat(n, 5) },
+        ],
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual((r.body as { results: unknown[] }).results, [{
+        delivery_day: day,
+        changed: 4,
+        unchanged: 0,
+        input_version: 1,
+      }]);
+      const agg = await call(`${s.url}/v1/delivery-days/${day}/aggregate`, {
+        method: "POST",
+        headers: proc,
+      });
+      assert.equal(agg.status, 200);
+      const counts = (agg.body as { counts: Record<string, number> }).counts;
+      assert.equal(counts.market_locations, 3);
+      assert.equal(counts.inactive_area, 1);
+      const op = await call(`${s.url}/v1/delivery-days/${day}/open-position`, { headers: ext });
+      const body = op.body as {
+        areas: Record<string, number[]>;
+        quarter_hours: { start: string; local: string }[];
+        version: number;
+        stale: boolean;
+      };
+      assert.equal(body.quarter_hours.length, n);
+      assert.deepEqual(Object.keys(body.areas), [AREAS.amprion, AREAS.tennet]);
+      assert.equal(body.areas[AREAS.amprion][0], 0.75); // (1000 − 250) kW = 0.75 MW
+      assert.equal(body.areas[AREAS.amprion][n - 1], (1000 + n - 1 - 250) / 1000);
+      assert.equal(body.areas[AREAS.tennet][5], 2);
+      assert.equal(body.version, 1);
+      assert.equal(body.stale, false);
+      assert.equal(body.quarter_hours[0].local, "00:00");
+      const csv = await call(`${s.url}/v1/delivery-days/${day}/open-position`, {
+        headers: { ...ext, accept: "text/csv" },
+      });
+      assert.equal(csv.status, 200);
+      const lines = (csv.body as string).trim().split("\r\n");
+      assert.equal(lines.length, n + 1);
+      assert.equal(
+        lines[0],
+        `quarter_hour_start_utc,quarter_hour_start_local,${AREAS.amprion},${AREAS.tennet}`,
+      );
+      assert.match(
+        lines[1],
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00Z,\d{4}-\d{2}-\d{2}T00:00:00\+0[12]:00,0\.750000,2\.000000$/,
+      );
+      if (n === 100) {
+        const locals = lines.slice(1).map((l) => l.split(",")[1]);
+        assert.ok(
+          locals.includes("2026-10-25T02:00:00+02:00") &&
+            locals.includes("2026-10-25T02:00:00+01:00"),
+        );
+      }
+      const kinds = (await storedEvents(s.kv)).map((e) => e.kind).filter((k) => k !== "api_call");
+      assert.deepEqual(kinds, ["forecast_received", "positions_aggregated"]);
+    } finally {
+      await s.close();
+    }
+  });
+}
+
+Deno.test("forecast ingestion: every 422 case names the item and field; a batch is all or nothing", async () => {
+  const day = "2026-11-23";
+  const s = await startServer(env, { clock: clockFor(day) });
+  try {
+    await register(s, maloId(1), { control_area: AREAS.amprion, direction: "consumption" });
+    const ok = {
+      market_location_id: maloId(1),
+      delivery_day: day,
+      unit: "kW",
+      values: flat(96, 1),
+    };
+    const cases: {
+      body: unknown;
+      loc: unknown[];
+      type: string;
+      headers?: Record<string, string>;
+    }[] = [
+      {
+        body: { forecasts: [ok, { ...ok, market_location_id: maloId(9) }] },
+        loc: ["body", "forecasts", 1, "market_location_id"],
+        type: "value_error.unknown_market_location",
+      },
+      {
+        body: { forecasts: [{ ...ok, values: flat(95, 1) }] },
+        loc: ["body", "forecasts", 0, "values"],
+        type: "value_error.quarter_hour_count",
+      },
+      {
+        body: `{"market_location_id":"${
+          maloId(1)
+        }","delivery_day":"${day}","unit":"kW","values":[1e400${",1".repeat(95)}]}`,
+        loc: ["body", "values", 0],
+        type: "type_error",
+      },
+      {
+        body: { ...ok, values: [null, ...flat(95, 1)] },
+        loc: ["body", "values", 0],
+        type: "type_error",
+      },
+      { body: { ...ok, unit: "MW" }, loc: ["body", "unit"], type: "value_error.enum" },
+      {
+        body: { ...ok, delivery_day: "2026-02-30" },
+        loc: ["body", "delivery_day"],
+        type: "value_error",
+      },
+      {
+        body: { ...ok, market_location_id: "41373559240" },
+        loc: ["body", "market_location_id"],
+        type: "value_error.malo_id",
+      },
+      {
+        body: { forecasts: [ok, ok] },
+        loc: ["body", "forecasts", 1],
+        type: "value_error.duplicate",
+      },
+      {
+        body: `market_location_id,start,kw\n${maloId(1)},2026-11-23T00:07:00+01:00,5\n`,
+        loc: ["body", "row", 1, "start"],
+        type: "value_error.misaligned",
+        headers: { ...ext, "content-type": "text/csv" },
+      },
+      {
+        body: `market_location_id,start,kw\n${maloId(1)},2026-11-23T00:00:00+01:00,abc\n`,
+        loc: ["body", "row", 1, "kw"],
+        type: "value_error.number",
+        headers: { ...ext, "content-type": "text/csv" },
+      },
+      {
+        body: `market_location_id,start,kw\n${maloId(1)},2026-11-23T00:00:00+01:00,5\n`,
+        loc: ["body", "market_location_id", maloId(1), day],
+        type: "value_error.quarter_hour_count",
+        headers: { ...ext, "content-type": "text/csv" },
+      },
+    ];
+    for (const c of cases) {
+      const r = await post(s, c.body, c.headers);
+      assert.equal(r.status, 422, JSON.stringify(c.body).slice(0, 120));
+      const items = (r.body as { detail: Item[] }).detail;
+      const hit = items.find((i) => JSON.stringify(i.loc) === JSON.stringify(c.loc));
+      assert.ok(hit, `expected loc ${JSON.stringify(c.loc)} in ${JSON.stringify(items)}`);
+      assert.equal(hit.type, c.type);
+      assert.equal(typeof hit.msg, "string");
+      assert.ok("input" in hit && typeof hit.ctx === "object");
+    }
+    // Nothing was stored by any refused request, not even the valid first item of a batch.
+    const state = await s.kv.get(["days", day]);
+    assert.equal(state.value, null);
+    assert.equal((await s.kv.get(["forecasts", day, maloId(1)])).value, null);
+    assert.equal(
+      (await storedEvents(s.kv)).filter((e) => e.kind === "forecast_received").length,
+      0,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("forecast ingestion: CSV long format on the 100-quarter-hour day", async () => {
+  const day = "2026-10-25";
+  const s = await startServer(env, { clock: clockFor(day) });
+  try {
+    await register(s, maloId(1), { control_area: AREAS.amprion, direction: "consumption" });
+    const start = Temporal.Instant.from("2026-10-24T22:00:00Z");
+    const rows = Array.from({ length: 100 }, (_, i) => {
+      const t = start.add({ minutes: 15 * i }).toZonedDateTimeISO("Europe/Berlin");
+      return `${maloId(1)},${t.toString({ timeZoneName: "never" })},${i}.5`;
+    });
+    const r = await post(s, `market_location_id,start,kw\n${rows.join("\n")}\n`, {
+      ...ext,
+      "content-type": "text/csv",
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const stored = (await s.kv.get<{ values: number[] }>(["forecasts", day, maloId(1)])).value!;
+    assert.equal(stored.values.length, 100);
+    assert.equal(stored.values[99], 99.5);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("gate closure: 409 with the instant; idempotent re-post; newer forecast makes steps stale", async () => {
+  const day = "2026-11-23";
+  const clock = clockFor(day);
+  const s = await startServer(env, { clock });
+  try {
+    await register(s, maloId(1), { control_area: AREAS.amprion, direction: "consumption" });
+    const f = {
+      market_location_id: maloId(1),
+      delivery_day: day,
+      unit: "kW",
+      values: flat(96, 10),
+    };
+    assert.equal((await post(s, f)).status, 200);
+    const same = await post(s, f);
+    assert.deepEqual((same.body as { results: unknown[] }).results, [{
+      delivery_day: day,
+      changed: 0,
+      unchanged: 1,
+      input_version: 1,
+    }]);
+    await call(`${s.url}/v1/delivery-days/${day}/aggregate`, { method: "POST", headers: proc });
+    clock.advance(3_600_000);
+    const newer = await post(s, { ...f, values: flat(96, 11) });
+    assert.equal(
+      (newer.body as { results: { input_version: number }[] }).results[0].input_version,
+      2,
+    );
+    const ov = await call(`${s.url}/v1/console/delivery-days`, { headers: proc });
+    const entry = (ov.body as {
+      delivery_days: { steps: { aggregated: { stale: boolean; stale_reason: string } } }[];
+    }).delivery_days[0];
+    assert.equal(entry.steps.aggregated.stale, true);
+    assert.match(
+      entry.steps.aggregated.stale_reason,
+      /^newer forecast for 1 market location at \d{2}:\d{2}/,
+    );
+    clock.set(Date.parse("2026-11-22T11:00:00Z")); // 12:00 Berlin, gate closure
+    const late = await post(s, { ...f, values: flat(96, 12) });
+    assert.equal(late.status, 409);
+    assert.match(
+      (late.body as { detail: string }).detail,
+      /Gate closure for delivery day 2026-11-23 was 2026-11-22T11:00:00Z/,
+    );
+    assert.equal(
+      (await s.kv.get<{ values: number[] }>(["forecasts", day, maloId(1)])).value!.values[0],
+      11,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("200 concurrent forecast posts for one day → input version 200, aggregate = sum", async () => {
+  const day = "2026-11-23";
+  const s = await startServer(env, { clock: clockFor(day) });
+  try {
+    for (let i = 1; i <= 200; i++) {
+      await s.bridge.ctx.kv.set(["market_locations", maloId(i)], {
+        malo_id: maloId(i),
+        control_area: AREAS.amprion,
+        direction: "consumption",
+        updated_at: "",
+      });
+    }
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        post(s, {
+          market_location_id: maloId(i + 1),
+          delivery_day: day,
+          unit: "kW",
+          values: flat(96, i + 1),
+        })),
+    );
+    assert.ok(results.every((r) => r.status === 200));
+    const state = (await s.kv.get<{ input_version: number }>(["days", day])).value!;
+    assert.equal(state.input_version, 200);
+    await call(`${s.url}/v1/delivery-days/${day}/aggregate`, { method: "POST", headers: proc });
+    const op = await call(`${s.url}/v1/delivery-days/${day}/open-position`, { headers: ext });
+    const mw = (op.body as { areas: Record<string, number[]> }).areas[AREAS.amprion];
+    assert.ok(mw.every((v) => v === (200 * 201) / 2 / 1000)); // Σ 1..200 kW = 20.1 MW
+  } finally {
+    await s.close();
+  }
+});
