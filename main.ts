@@ -10,7 +10,7 @@ import { openKv } from "./lib/store/kv.ts";
 
 /** The app this process serves; the cron below ticks it. */
 let current: BridgeApp | undefined;
-const replica = `${Deno.hostname?.() ?? "host"}:${Deno.pid}`;
+const replica = `replica-${crypto.randomUUID().slice(0, 8)}`;
 
 // Registered at module top level, as Deno Deploy requires (DESIGN §1). Every minute; a tick is a
 // no-op while the orchestrator is stopped or another replica holds this minute's lease.

@@ -1,23 +1,191 @@
 /**
- * `deno task demo`: starts the service on an embedded KV under `./data` with a freshly generated
- * process key, printed once. (The full day-ahead job joins this demo when the pipeline lands.)
+ * `deno task demo` — the main job end to end on embedded defaults:
+ *
+ * 1. starts the market-platform simulator (HTTPS, self-signed certificate made now);
+ * 2. starts the service on a fresh embedded KV under `./data/demo-<time>/`, with freshly
+ *    generated process and external keys (printed once);
+ * 3. registers a portfolio of market locations across the four German control areas with BDEW
+ *    profiles, plus PV parks whose customer forecast arrives as CSV;
+ * 4. starts the orchestrator and runs its first pass at once (the cron keeps ticking every
+ *    minute), driving the next delivery day whose gate closure is still ahead through
+ *    aggregated → published (local outbox) → submitted (simulator);
+ * 5. prints the console URL, the keys and where the CSV landed, and keeps serving.
+ *
+ * Environment: `PORT` (default 8000; 0 = any free port), `DEMO_LOCATIONS` (default 400),
+ * `DEMO_DATA_DIR` (default `./data`),
+ * `DEMO_EXIT=1` exits after the first full pass (used by the test).
  * @module
  */
-import { encodeBase64Url } from "./base64url.ts";
 import { start } from "../main.ts";
+import { nextOpenDay } from "../lib/domain/delivery_day.ts";
+import { maloCheckDigit } from "../lib/domain/malo.ts";
+import { startSimulator } from "./market_platform_simulator.ts";
+import { encodeBase64Url } from "./base64url.ts";
 
-const key = encodeBase64Url(crypto.getRandomValues(new Uint8Array(24)));
-const env = {
-  ...Deno.env.toObject(),
-  PROCESS_API_KEYS: `operator:${key}`,
-  KV_PATH: Deno.env.get("KV_PATH") ?? "./data/demo.kv",
-  HOSTNAME: Deno.env.get("HOSTNAME") ?? "127.0.0.1",
+const AREAS = ["10YDE-RWENET---I", "10YDE-EON------1", "10YDE-ENBW-----N", "10YDE-VE-------2"];
+const PROFILES: [string, number, number][] = [
+  // profile, share of the portfolio, typical annual kWh
+  ["H0", 0.35, 3_500],
+  ["H25", 0.15, 3_200],
+  ["P25", 0.08, 4_500],
+  ["S25", 0.04, 5_000],
+  ["G0", 0.12, 40_000],
+  ["G25", 0.06, 60_000],
+  ["G1", 0.05, 25_000],
+  ["G4", 0.05, 30_000],
+  ["L0", 0.05, 80_000],
+  ["L25", 0.05, 90_000],
+];
+
+const key = () => encodeBase64Url(crypto.getRandomValues(new Uint8Array(24)));
+const malo = (n: number) => {
+  const first10 = `4${String(n).padStart(9, "0")}`;
+  return `${first10}${maloCheckDigit(first10)}`;
 };
-const server = await start(env);
-const { hostname, port } = server.addr as Deno.NetAddr;
+/** Deterministic pseudo-random numbers (mulberry32) so every demo has the same portfolio. */
+function rng(seed: number) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const t0 = Date.now();
+const locations = Number(Deno.env.get("DEMO_LOCATIONS") ?? 400);
+const stamp = new Date().toISOString().replace(/[-:]/g, "").slice(0, 15);
+const dir = `${Deno.env.get("DEMO_DATA_DIR") ?? "./data"}/demo-${stamp}`;
+await Deno.mkdir(dir, { recursive: true });
+const sim = await startSimulator();
+await Deno.writeTextFile(`${dir}/simulator-ca.pem`, sim.caCert);
+const processKey = key();
+const externalKey = key();
+const server = await start({
+  ...Deno.env.toObject(),
+  PORT: Deno.env.get("PORT") ?? "8000",
+  HOSTNAME: Deno.env.get("HOSTNAME") ?? "127.0.0.1",
+  KV_PATH: `${dir}/bridge.kv`,
+  OUTBOX_DIR: `${dir}/outbox`,
+  PROCESS_API_KEYS: `operator:${processKey}`,
+  EXTERNAL_API_KEYS: `customer:${externalKey}`,
+  MARKET_PLATFORM_URL: sim.url,
+  MARKET_PLATFORM_API_KEY: sim.apiKey,
+  MARKET_PLATFORM_CA_FILE: `${dir}/simulator-ca.pem`,
+  BALANCING_GROUP: "11XDE-EXAMPLE--H",
+  SENDER_EIC: "11XDE-EXAMPLE--H",
+});
+const { port } = server.addr as Deno.NetAddr;
+const base = `http://127.0.0.1:${port}`;
+
+async function api(
+  path: string,
+  method = "GET",
+  body?: unknown,
+  apiKey = processKey,
+  type = "application/json",
+) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { "x-api-key": apiKey, "content-type": type },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+// Portfolio: profile locations, then PV parks (generation) with a customer forecast as CSV.
+const random = rng(42);
+const day = nextOpenDay(Date.now());
+const parks = Math.max(4, Math.round(locations * 0.05));
+const portfolio: Record<string, unknown>[] = [];
+for (let i = 0; i < locations - parks; i++) {
+  let pick = random(), p = PROFILES[0];
+  for (const cand of PROFILES) {
+    if ((pick -= cand[1]) <= 0) {
+      p = cand;
+      break;
+    }
+  }
+  portfolio.push({
+    malo_id: malo(i + 1),
+    control_area: AREAS[i % 4],
+    direction: "consumption",
+    standard_load_profile: p[0],
+    annual_kwh: Math.round(p[2] * (0.5 + random())),
+    name: `${p[0]} customer ${i + 1}`,
+  });
+}
+const csv = ["market_location_id,start,kw"];
+const dayStart = Temporal.PlainDate.from(day).toZonedDateTime({ timeZone: "Europe/Berlin" });
+const dayEnd = dayStart.add({ days: 1 });
+for (let j = 0; j < parks; j++) {
+  const id = malo(locations - parks + j + 1);
+  const peakKw = Math.round(500 + 1500 * random());
+  portfolio.push({
+    malo_id: id,
+    control_area: AREAS[j % 4],
+    direction: "generation",
+    name: `PV park ${j + 1} (${peakKw} kWp)`,
+  });
+  for (
+    let t = dayStart;
+    Temporal.ZonedDateTime.compare(t, dayEnd) < 0;
+    t = t.add({ minutes: 15 })
+  ) {
+    const hour = t.hour + t.minute / 60;
+    const sun = Math.max(0, Math.sin(((hour - 8) / 8.5) * Math.PI)); // late-autumn day, 08:00–16:30
+    csv.push(`${id},${t.toString({ timeZoneName: "never" })},${(peakKw * 0.35 * sun).toFixed(3)}`);
+  }
+}
+for (let i = 0; i < portfolio.length; i += 500) {
+  await api(
+    "/v1/market-locations",
+    "PUT",
+    { market_locations: portfolio.slice(i, i + 500) },
+    externalKey,
+  );
+}
+await api("/v1/forecasts", "POST", csv.join("\n") + "\n", externalKey, "text/csv");
+await api("/v1/console/start", "POST");
+const pass = await api("/v1/orchestrate", "POST");
+const overview = await api("/v1/console/delivery-days");
+const entry = overview.delivery_days.find((d: { delivery_day: string }) => d.delivery_day === day);
+const published = entry?.steps.published;
+const submitted = entry?.steps.submitted;
+const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+const summary = {
+  delivery_day: day,
+  console: `${base}/console`,
+  process_key: processKey,
+  external_key: externalKey,
+  csv: published?.detail.location ?? null,
+  aggregate_version: entry?.steps.aggregated?.version ?? null,
+  submitted: submitted ? { version: submitted.version, receipt: submitted.detail.receipt } : null,
+  simulator: { url: sim.url, key: sim.apiKey, ca: `${dir}/simulator-ca.pem` },
+  days_in_first_pass: pass.days.length,
+  seconds: Number(seconds),
+};
 console.log(`
-Scheduling bridge demo
-  status:      curl -H 'X-API-Key: ${key}' http://${hostname}:${port}/v1/console/status
-  process key: ${key}   (caller "operator"; shown only now)
-  KV:          ${env.KV_PATH}
-Stop with Ctrl-C.`);
+Scheduling bridge demo — first pass done in ${seconds} s
+  delivery day:  ${day} (${entry?.quarter_hours} quarter-hours, gate closure ${entry?.gate_closure})
+  portfolio:     ${locations - parks} profile customers + ${parks} PV parks in 4 control areas
+  state:         aggregated v${summary.aggregate_version} → published → ${
+  submitted
+    ? `submitted (receipt ${submitted.detail.receipt?.submission_id})`
+    : "NOT submitted (see the console's event log)"
+}
+  CSV:           ${summary.csv}
+  console:       ${summary.console}
+  process key:   ${processKey}   (caller "operator"; shown only now)
+  external key:  ${externalKey}   (caller "customer")
+  KV:            ${dir}/bridge.kv
+The orchestrator keeps running every minute. Stop with Ctrl-C.`);
+console.log(`DEMO_SUMMARY ${JSON.stringify(summary)}`);
+if (Deno.env.get("DEMO_EXIT") === "1") {
+  await server.shutdown();
+  await sim.close();
+  Deno.exit(submitted ? 0 : 1);
+}

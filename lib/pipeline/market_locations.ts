@@ -103,6 +103,39 @@ export async function putMarketLocation(
   return { location, created: prev.value === null };
 }
 
+/** Largest batch of `PUT /v1/market-locations` (one KV atomic). */
+export const MAX_LOCATION_BATCH = 500;
+
+/** Body of the batch upsert: `{market_locations: [{malo_id, ...fields}]}`. */
+export const MarketLocationBatch = z.strictObject({
+  market_locations: z.array(
+    z.object({ malo_id: MaloId }).passthrough(),
+  ).min(1).max(MAX_LOCATION_BATCH, `at most ${MAX_LOCATION_BATCH} market locations per request`),
+});
+
+/**
+ * Creates or replaces several market locations in one atomic (all or nothing).
+ * @returns how many were new and how many replaced
+ */
+export async function putMarketLocations(
+  kv: Deno.Kv,
+  items: (z.infer<typeof MarketLocationInput> & { malo_id: string })[],
+  atMs: number,
+): Promise<{ created: number; replaced: number }> {
+  let existing = 0;
+  for (let i = 0; i < items.length; i += 10) {
+    const entries = await kv.getMany(items.slice(i, i + 10).map((it) => key(it.malo_id)));
+    existing += entries.filter((e) => e.value !== null).length;
+  }
+  const op = kv.atomic();
+  const at = new Date(atMs).toISOString();
+  for (const { malo_id, ...input } of items) {
+    op.set(key(malo_id), { malo_id, ...input, updated_at: at } satisfies MarketLocation);
+  }
+  await op.sum(MASTER_VERSION, 1n).commit();
+  return { created: items.length - existing, replaced: existing };
+}
+
 /** Deletes a market location; true when it existed. */
 export async function deleteMarketLocation(kv: Deno.Kv, id: string): Promise<boolean> {
   const prev = await kv.get(key(id));

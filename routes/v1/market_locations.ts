@@ -6,15 +6,18 @@
 import { z } from "zod";
 import type { ServiceContext } from "../../lib/context.ts";
 import { problem } from "../../lib/http/errors.ts";
-import { parseOr422, readJson } from "../../lib/http/validation.ts";
+import { ValidationFailed } from "../../lib/http/errors.ts";
+import { parseOr422, readJson, zodIssuesToItems } from "../../lib/http/validation.ts";
 import {
   deleteMarketLocation,
   getMarketLocation,
   listMarketLocations,
   MaloId,
+  MarketLocationBatch,
   MarketLocationInput,
   MarketLocationSchema,
   putMarketLocation,
+  putMarketLocations,
 } from "../../lib/pipeline/market_locations.ts";
 
 const ListQuery = z.strictObject({
@@ -68,6 +71,51 @@ export function registerMarketLocations(ctx: ServiceContext): void {
       ? c.body(null, 204)
       : problem(404, `Market location ${id} is not registered.`);
   });
+  ctx.routes.add({
+    method: "put",
+    path: "/v1/market-locations",
+    access: "external",
+    summary: "Create or replace up to 500 market locations at once (all or nothing)",
+    tags: ["market data"],
+    body: MarketLocationBatch,
+    responses: {
+      200: {
+        description: "how many were created and replaced",
+        schema: z.object({ created: z.number().int(), replaced: z.number().int() }),
+      },
+    },
+  }, async (c) => {
+    const body = await readJson(c.req.raw);
+    const batch = parseOr422(MarketLocationBatch, body, "body");
+    const items = batch.market_locations.map((raw, i) => {
+      const { malo_id, ...fields } = raw;
+      const r = MarketLocationInput.safeParse(fields);
+      if (!r.success) {
+        throw new ValidationFailed(
+          zodIssuesToItems("body", r.error.issues, fields).map((it) => ({
+            ...it,
+            loc: ["body", "market_locations", i, ...it.loc.slice(1)],
+          })),
+        );
+      }
+      return { malo_id, ...r.data };
+    });
+    const ids = new Set<string>();
+    items.forEach((it, i) => {
+      if (ids.has(it.malo_id)) {
+        throw new ValidationFailed([{
+          loc: ["body", "market_locations", i, "malo_id"],
+          msg: `market location ${it.malo_id} appears twice in this request`,
+          type: "value_error.duplicate",
+          input: it.malo_id,
+          ctx: {},
+        }]);
+      }
+      ids.add(it.malo_id);
+    });
+    return c.json(await putMarketLocations(ctx.kv, items, ctx.clock.now()));
+  });
+
   ctx.routes.add({
     method: "get",
     path: "/v1/market-locations",
