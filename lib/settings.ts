@@ -166,7 +166,10 @@ export interface Settings {
   port: number;
   /** Address to listen on. Default `0.0.0.0`. */
   hostname: string;
-  /** Deno KV location: a file path (default `./data/bridge.kv`) or a KV Connect URL. */
+  /**
+   * Deno KV location: a file path (default `./data/bridge.kv`), a KV Connect URL, or `""` for
+   * Deno Deploy's managed KV (the default there).
+   */
   kvPath: string;
   /** Every configured API key, both scopes, named and single-key forms (SPEC §5.3). */
   apiKeys: ApiKeyEntry[];
@@ -281,7 +284,8 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
   return {
     port: e.PORT,
     hostname: e.HOSTNAME,
-    kvPath: e.KV_PATH,
+    // On Deno Deploy (DENO_DEPLOYMENT_ID set) an unset KV_PATH means the project's managed KV.
+    kvPath: env.KV_PATH?.trim() ? e.KV_PATH : env.DENO_DEPLOYMENT_ID ? "" : e.KV_PATH,
     apiKeys,
     oidc,
     allowUnauthenticated: e.ALLOW_UNAUTHENTICATED,

@@ -7,10 +7,12 @@
  * Opens the KV store at `path`: a file path (its folder is created) or a KV Connect URL,
  * which goes to `Deno.openKv` unchanged.
  *
- * @param path e.g. `./data/bridge.kv` or `https://api.deno.com/databases/<id>/connect`
+ * @param path e.g. `./data/bridge.kv`, `https://api.deno.com/databases/<id>/connect`, or `""`
+ *   for the managed KV of Deno Deploy
  * @throws whatever `Deno.openKv` throws (unreadable file, bad URL)
  */
 export async function openKv(path: string): Promise<Deno.Kv> {
+  if (path === "") return await Deno.openKv(); // Deno Deploy's managed KV
   if (!/^https?:\/\//.test(path) && path !== ":memory:") {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
     if (dir) await Deno.mkdir(dir, { recursive: true });

@@ -268,3 +268,28 @@ Deno.test("start-up refuses a bad config environment value, naming the variable"
       !err.message.includes("pw-never-shown"),
   );
 });
+
+Deno.test("status says where published files go: sFTP with a host, else the local outbox", async () => {
+  const s = await startServer(env); // SFTP_HOST is set in env
+  try {
+    const first = await call(`${s.url}/v1/console/status`, { headers: auth });
+    assert.deepEqual((first.body as { storage: unknown }).storage, {
+      kv: "local_file",
+      publish_target: "sftp",
+      outbox_dir: null,
+    });
+    const noHost = await startServer({ ...env, SFTP_HOST: "" });
+    try {
+      const st = await call(`${noHost.url}/v1/console/status`, { headers: auth });
+      assert.deepEqual((st.body as { storage: unknown }).storage, {
+        kv: "local_file",
+        publish_target: "outbox",
+        outbox_dir: "./data/outbox",
+      });
+    } finally {
+      await noHost.close();
+    }
+  } finally {
+    await s.close();
+  }
+});

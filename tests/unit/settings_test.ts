@@ -63,3 +63,8 @@ Deno.test("settings: OIDC defaults (JWKS URL, scope names)", () => {
   assert.equal(s.oidc?.scopeExternal, "forecast:write");
   assert.equal(s.oidc?.scopeProcess, "process:run");
 });
+
+Deno.test("settings: on Deno Deploy an unset KV_PATH means the managed KV", () => {
+  assert.equal(loadSettings({ DENO_DEPLOYMENT_ID: "abc" }).kvPath, "");
+  assert.equal(loadSettings({ DENO_DEPLOYMENT_ID: "abc", KV_PATH: "/x.kv" }).kvPath, "/x.kv");
+});

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { ServiceContext } from "../../../lib/context.ts";
 import { readOrchestratorState } from "../../../lib/orchestrator/state.ts";
+import { publishTarget } from "../../../lib/pipeline/publish.ts";
 import { VERSION } from "../../../lib/version.ts";
 
 /** Response body of the status endpoint. */
@@ -31,7 +32,12 @@ export const StatusBody = z.object({
     rate_limit: z.object({ per_minute: z.number().int(), burst: z.number().int() }),
     max_request_bytes: z.number().int(),
   }),
-  storage: z.object({ kv: z.enum(["local_file", "kv_connect", "memory"]) }),
+  storage: z.object({
+    kv: z.enum(["local_file", "kv_connect", "memory", "deploy_managed"]),
+    /** Where published files go when no sFTP host is configured. */
+    publish_target: z.enum(["sftp", "outbox"]),
+    outbox_dir: z.string().nullable(),
+  }),
 });
 
 /** Registers the status endpoint. */
@@ -60,6 +66,8 @@ export function registerStatus(ctx: ServiceContext): void {
   };
   const kvKind = /^https?:/.test(s.kvPath)
     ? "kv_connect"
+    : s.kvPath === ""
+    ? "deploy_managed"
     : s.kvPath === ":memory:"
     ? "memory"
     : "local_file";
@@ -70,11 +78,18 @@ export function registerStatus(ctx: ServiceContext): void {
     summary: "Orchestrator state, version, configuration facts and security posture",
     tags: ["console"],
     responses: { 200: { description: "status", schema: StatusBody } },
-  }, async (c) =>
-    c.json({
+  }, async (c) => {
+    const cfg = await ctx.config.effective();
+    const target = publishTarget(cfg);
+    return c.json({
       version: VERSION,
       orchestrator: await readOrchestratorState(ctx.kv, s.orchestratorAutostart),
       security,
-      storage: { kv: kvKind },
-    }));
+      storage: {
+        kv: kvKind,
+        publish_target: target,
+        outbox_dir: target === "outbox" ? cfg.outbox_dir : null,
+      },
+    });
+  });
 }
