@@ -96,17 +96,18 @@ export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
       afterId = await ctx.events.head();
     }
     let sub: { close(): void } | undefined;
+    let cancelled = false;
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
-        const send = (s: string) => {
+        const send = (text: string) => {
           try {
-            controller.enqueue(encoder.encode(s));
+            controller.enqueue(encoder.encode(text));
           } catch {
             sub?.close();
           }
         };
         send("retry: 3000\n\n");
-        sub = await hub.subscribe(afterId, {
+        const subscription = await hub.subscribe(afterId, {
           onEvents(records) {
             let chunk = "";
             for (const r of records) {
@@ -122,8 +123,12 @@ export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
             } catch { /* already closed */ }
           },
         });
+        // The client may have gone while we subscribed: release at once.
+        if (cancelled) subscription.close();
+        else sub = subscription;
       },
       cancel() {
+        cancelled = true;
         sub?.close();
       },
     });
