@@ -53,7 +53,8 @@ export async function uploadViaSftp(
 ): Promise<string> {
   const client = new SftpClient("scheduling-bridge");
   let seen: string | undefined;
-  const dir = target.remoteDir.replace(/\/+$/, "") || ".";
+  const trimmed = target.remoteDir.replace(/\/+$/, "");
+  const dir = trimmed || (target.remoteDir.startsWith("/") ? "" : ".");
   const finalPath = `${dir}/${fileName}`;
   const tempPath = `${dir}/.${fileName}.${crypto.randomUUID()}.part`;
   try {
@@ -64,6 +65,9 @@ export async function uploadViaSftp(
       password: target.password ?? undefined,
       privateKey: target.privateKey ?? undefined,
       readyTimeout: target.timeoutMs ?? 10_000,
+      // A server that stalls mid-upload is dropped after ~15 s instead of hanging the publish.
+      keepaliveInterval: 5_000,
+      keepaliveCountMax: 3,
       hostVerifier: (key: Buffer) => {
         seen = sshFingerprint(key);
         return !target.hostKeySha256 || seen === target.hostKeySha256.replace(/=+$/, "");
