@@ -42,29 +42,13 @@ import {
   type Profile1999,
   type Profile2025,
   PROFILES_1999,
+  PROFILES_2025,
   tableDay1999,
   tableDay2025,
 } from "./tables.ts";
 
 /** All supported profile codes: 1999 (H0, G0..G6, L0..L2) and 2025 (H25, G25, L25, P25, S25). */
-export const PROFILE_CODES = [
-  "H0",
-  "G0",
-  "G1",
-  "G2",
-  "G3",
-  "G4",
-  "G5",
-  "G6",
-  "L0",
-  "L1",
-  "L2",
-  "H25",
-  "G25",
-  "L25",
-  "P25",
-  "S25",
-] as const;
+export const PROFILE_CODES = [...PROFILES_1999, ...PROFILES_2025] as const;
 /** A BDEW standard load profile code. */
 export type ProfileCode = typeof PROFILE_CODES[number];
 
