@@ -1,9 +1,78 @@
 /**
- * `/console` and its static files (SPEC §1, §5.7; DESIGN §7). Filled in by the console issue.
+ * `/console` and its static files (SPEC §1, §4, §5.7; DESIGN §7).
+ *
+ * - `GET /console` (open): the server-rendered page with {@link CONSOLE_CSP}; it holds no data.
+ * - `GET /static/{file}` (open): stylesheet and icon, ETag-revalidated.
+ * - `GET /static/build/{file}` (open): the hashed client bundle, cached as immutable.
+ *
+ * The bundle is built by `deno task build` (and by `start`, `dev` and `demo` when missing or
+ * stale); the page names the file the last build's manifest records.
  * @module
  */
 import type { ServiceContext } from "../lib/context.ts";
+import { readManifest } from "../lib/console/bundle.ts";
+import { fieldMeta } from "../lib/console/field_meta.ts";
+import { CONSOLE_CSP, renderConsolePage } from "../lib/console/page.tsx";
+import { serveStatic } from "../lib/console/static.ts";
+
+/** Event kinds the filter offers before any has been seen (DESIGN §6). */
+export const EVENT_KINDS = [
+  "api_call",
+  "access_denied",
+  "auth_disabled",
+  "forecast_received",
+  "forecasts_generated",
+  "positions_aggregated",
+  "csv_published",
+  "schedules_submitted",
+  "orchestration_error",
+  "config_changed",
+  "orchestrator_started",
+  "orchestrator_stopped",
+];
 
 /** Registers the console page and the static files it needs. */
-export function registerConsole(_ctx: ServiceContext): void {
+export function registerConsole(ctx: ServiceContext): void {
+  const fields = fieldMeta();
+  const csp = { "content-security-policy": CONSOLE_CSP };
+
+  ctx.routes.add({
+    method: "get",
+    path: "/console",
+    access: "open",
+    summary: "The operator console (HTML page; the key is entered in the page)",
+    tags: ["console"],
+    responses: { 200: { description: "the page", contentType: "text/html" } },
+  }, async (c) => {
+    const manifest = await readManifest();
+    const html = renderConsolePage({
+      script: manifest ? `/static/build/${manifest.script}` : null,
+      stylesheets: ["/static/theme.css", "/static/styles.css", "/static/panels.css"],
+      fields,
+      kinds: EVENT_KINDS,
+    });
+    return c.body(html, 200, {
+      ...csp,
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-cache",
+    });
+  });
+
+  ctx.routes.add({
+    method: "get",
+    path: "/static/{file}",
+    access: "open",
+    summary: "Console stylesheet and icon",
+    tags: ["console"],
+    responses: { 200: { description: "the file", contentType: "text/css" } },
+  }, (c) => serveStatic("", c.req.param("file") ?? "", c.req.header("if-none-match"), csp));
+
+  ctx.routes.add({
+    method: "get",
+    path: "/static/build/{file}",
+    access: "open",
+    summary: "Console client bundle (content-hashed name, immutable)",
+    tags: ["console"],
+    responses: { 200: { description: "the bundle", contentType: "text/javascript" } },
+  }, (c) => serveStatic("build/", c.req.param("file") ?? "", c.req.header("if-none-match"), csp));
 }

@@ -1,0 +1,122 @@
+/**
+ * One delivery day in the overview table: the day (a button that selects it for the chart),
+ * gate-closure countdown, input version and last input, the four steps, and the manual-step
+ * buttons the service offers.
+ * @module
+ */
+import type { DayOverview } from "../lib/console/types.ts";
+import { Badge } from "./Badge.tsx";
+import { ConfirmButton } from "./ConfirmButton.tsx";
+import { Countdown } from "./Countdown.tsx";
+import { LocalTime } from "./LocalTime.tsx";
+import { StepCell } from "./StepCell.tsx";
+
+/** A manual pipeline step (`POST /v1/delivery-days/{day}/<step>`). */
+export interface StepAction {
+  step: "forecast" | "aggregate" | "publish" | "submit";
+  label: string;
+  /** Ask before running (submission cannot be taken back after gate closure). */
+  confirm?: boolean;
+}
+
+/** Props of {@link DayRow}. */
+export interface DayRowProps {
+  day: DayOverview;
+  selected: boolean;
+  onSelect: () => void;
+  actions: StepAction[];
+  busy: boolean;
+  onAction: (a: StepAction) => void;
+  /** Time zone (default: the browser's); for tests. */
+  timeZone?: string;
+}
+
+/** A table row. */
+export function DayRow(p: DayRowProps) {
+  const d = p.day;
+  const li = d.last_input;
+  const tz = p.timeZone;
+  return (
+    <tr class={p.selected ? "selected" : undefined} data-day={d.delivery_day}>
+      <th scope="row">
+        <button
+          type="button"
+          class="linklike mono"
+          aria-pressed={p.selected ? "true" : "false"}
+          title="show the open position of this day"
+          onClick={p.onSelect}
+        >
+          {d.delivery_day}
+        </button>
+        {d.quarter_hours !== 96 && (
+          <Badge tone="info" title="daylight-saving change">{d.quarter_hours} QH</Badge>
+        )}
+      </th>
+      <td>
+        <Countdown iso={d.gate_closure} timeZone={tz} />
+      </td>
+      <td>
+        <span class="step-line">
+          <span class="step-ver">v{d.input_version}</span>
+          {li && (
+            <>
+              {" "}
+              <LocalTime iso={li.at} timeZone={tz} />
+            </>
+          )}
+        </span>
+        {li && (
+          <span class="step-line sub">
+            {li.market_locations} market location{li.market_locations === 1 ? "" : "s"} ·{" "}
+            {li.source} · {li.by}
+          </span>
+        )}
+      </td>
+      <td>
+        <StepCell step={d.steps.forecast} timeZone={tz} />
+      </td>
+      <td>
+        <StepCell step={d.steps.aggregated} timeZone={tz} />
+      </td>
+      <td>
+        <StepCell step={d.steps.published} timeZone={tz} />
+      </td>
+      <td>
+        <StepCell step={d.steps.submitted} timeZone={tz} />
+      </td>
+      {p.actions.length > 0 && (
+        <td class="actions">
+          {p.actions.map((a) => {
+            const closed = a.step === "submit" && d.gate_closure_passed;
+            const name = `${a.label} ${d.delivery_day}`;
+            return a.confirm
+              ? (
+                <ConfirmButton
+                  key={a.step}
+                  class="btn btn-small"
+                  label={`${a.label}…`}
+                  ariaLabel={name}
+                  disabled={p.busy || closed}
+                  question={`Submit the schedules for ${d.delivery_day} to the market platform now?`}
+                  confirmLabel={`Yes, submit ${d.delivery_day}`}
+                  onConfirm={() => p.onAction(a)}
+                />
+              )
+              : (
+                <button
+                  key={a.step}
+                  type="button"
+                  class="btn btn-small"
+                  aria-label={name}
+                  disabled={p.busy}
+                  onClick={() => p.onAction(a)}
+                >
+                  {a.label}
+                </button>
+              );
+          })}
+        </td>
+      )}
+    </tr>
+  );
+}

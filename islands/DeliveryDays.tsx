@@ -1,0 +1,213 @@
+/**
+ * Island: the delivery-day overview (SPEC §2.5, §3.2; DESIGN §8). One row per day with the
+ * forecast, aggregated, published and submitted steps (time, caller, stale marker with its
+ * reason), a countdown to gate closure, the open-position chart of the selected day, and the
+ * manual pipeline steps — offered only when the service's OpenAPI document lists their routes.
+ * Reloads every 60 s and shortly after every pipeline event.
+ * @module
+ */
+import { untracked, useSignal, useSignalEffect } from "@preact/signals";
+import { useEffect } from "preact/hooks";
+import { ConfirmButton } from "../components/ConfirmButton.tsx";
+import { DayRow, type StepAction } from "../components/DayRow.tsx";
+import { PositionChart } from "../components/PositionChart.tsx";
+import { ApiError } from "../lib/console/api.ts";
+import { api, apiKey, apiPaths, authProblem, feed, isRefusal } from "../lib/console/session.ts";
+import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
+
+const PIPELINE_KINDS = new Set([
+  "forecast_received",
+  "forecasts_generated",
+  "positions_aggregated",
+  "csv_published",
+  "schedules_submitted",
+  "orchestration_error",
+]);
+
+/** The manual steps, in pipeline order: path suffix, label, and whether it asks first. */
+export const STEP_ACTIONS: StepAction[] = [
+  { step: "forecast", label: "Forecast" },
+  { step: "aggregate", label: "Aggregate" },
+  { step: "publish", label: "Publish" },
+  { step: "submit", label: "Submit", confirm: true },
+];
+
+/** The day to chart when none is chosen: the first whose gate closure is ahead, else the last. */
+export function defaultDay(days: DayOverview[]): string | null {
+  return (days.find((d) => !d.gate_closure_passed) ?? days[days.length - 1])?.delivery_day ??
+    null;
+}
+
+/** The overview. */
+export function DeliveryDays() {
+  const days = useSignal<DayOverview[] | null>(null);
+  const unavailable = useSignal(false);
+  const error = useSignal<string | null>(null);
+  const selected = useSignal<string | null>(null);
+  const position = useSignal<OpenPosition | "missing" | null>(null);
+  const busy = useSignal<string | null>(null);
+  const note = useSignal<{ ok: boolean; text: string } | null>(null);
+
+  const loadPosition = async (day: string | null) => {
+    if (!day) return void (position.value = null);
+    try {
+      const p = await api<OpenPosition>("GET", `/v1/delivery-days/${day}/open-position`);
+      if (selected.peek() === day) position.value = p;
+    } catch (err) {
+      if (selected.peek() === day) {
+        position.value = err instanceof ApiError && err.status === 404 ? "missing" : null;
+      }
+    }
+  };
+  const load = async () => {
+    try {
+      const r = await api<{ delivery_days: DayOverview[] }>("GET", "/v1/console/delivery-days");
+      days.value = r.delivery_days;
+      unavailable.value = false;
+      error.value = null;
+      if (!r.delivery_days.some((d) => d.delivery_day === selected.peek())) {
+        selected.value = defaultDay(r.delivery_days);
+      }
+      await loadPosition(selected.peek());
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        days.value = [];
+        unavailable.value = true;
+      } else if (isRefusal(err)) days.value = null;
+      else error.value = err instanceof ApiError ? err.detail : String(err);
+    }
+  };
+
+  useSignalEffect(() => {
+    const key = apiKey.value;
+    untracked(() => {
+      error.value = null;
+      note.value = null;
+    });
+    if (!key) {
+      days.value = null;
+      position.value = null;
+      return;
+    }
+    void load();
+    const timer = setInterval(load, 60_000);
+    return () => clearInterval(timer);
+  });
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = feed.subscribe((batch) => {
+      if (!batch.some((e) => PIPELINE_KINDS.has(e.kind))) return;
+      clearTimeout(timer);
+      timer = setTimeout(load, 800);
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, []);
+
+  const paths = apiPaths.value;
+  const actions = STEP_ACTIONS.filter((a) => paths?.has(`/v1/delivery-days/{day}/${a.step}`));
+  const canOrchestrate = paths?.has("/v1/orchestrate") ?? false;
+
+  const run = async (label: string, path: string) => {
+    busy.value = label;
+    note.value = null;
+    try {
+      await api("POST", path);
+      note.value = { ok: true, text: `${label}: done.` };
+    } catch (err) {
+      const why = err instanceof ApiError
+        ? `${err.status ? `(${err.status}) ` : ""}${err.detail}`
+        : String(err);
+      note.value = { ok: false, text: `${label}: refused ${why}` };
+    } finally {
+      busy.value = null;
+      await load();
+    }
+  };
+  const select = (day: string) => {
+    selected.value = day;
+    position.value = null;
+    void loadPosition(day);
+  };
+
+  const list = days.value;
+  const pos = position.value;
+  return (
+    <div class="days">
+      <div class="toolbar">
+        {canOrchestrate && (
+          <ConfirmButton
+            label="Run orchestrator now…"
+            disabled={!!busy.value}
+            question="Run the orchestrator once now? It runs the missing or stale steps for the coming delivery days, also while scheduled runs are stopped."
+            confirmLabel="Yes, run it now"
+            onConfirm={() => run("Orchestrate", "/v1/orchestrate")}
+          />
+        )}
+        {busy.value && <span class="muted" role="status">{busy.value}: running…</span>}
+        {note.value && (
+          <span class={note.value.ok ? "ok" : "error"} role="status">{note.value.text}</span>
+        )}
+      </div>
+      {error.value && <p class="error" role="alert">{error.value}</p>}
+      {!apiKey.value && <p class="placeholder">Enter the process key to see the delivery days.</p>}
+      {apiKey.value && !list && authProblem.value && (
+        <p class="placeholder">Refused: see the message at the top.</p>
+      )}
+      {list && list.length === 0 && (
+        <p class="placeholder">
+          {unavailable.value
+            ? "This service does not offer the delivery-day overview yet."
+            : "No delivery days yet: they appear when forecasts arrive."}
+        </p>
+      )}
+      {list && list.length > 0 && (
+        <div class="table-wrap">
+          <table class="days-table">
+            <thead>
+              <tr>
+                <th scope="col">Delivery day</th>
+                <th scope="col">Gate closure</th>
+                <th scope="col">Input</th>
+                <th scope="col">Forecast</th>
+                <th scope="col">Aggregated</th>
+                <th scope="col">Published</th>
+                <th scope="col">Submitted</th>
+                {actions.length > 0 && <th scope="col">Manual steps</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((d) => (
+                <DayRow
+                  key={d.delivery_day}
+                  day={d}
+                  selected={d.delivery_day === selected.value}
+                  onSelect={() => select(d.delivery_day)}
+                  actions={actions}
+                  busy={!!busy.value}
+                  onAction={(a) =>
+                    run(
+                      `${a.label} ${d.delivery_day}`,
+                      `/v1/delivery-days/${d.delivery_day}/${a.step}`,
+                    )}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {selected.value && list && list.length > 0 && (
+        <div class="chart-box">
+          <h3>
+            Open position {selected.value}
+            {pos && pos !== "missing" && <span class="muted">· version {pos.version} · MW</span>}
+          </h3>
+          {pos === "missing" && <p class="placeholder">Not aggregated yet for this day.</p>}
+          {pos && pos !== "missing" && <PositionChart position={pos} />}
+        </div>
+      )}
+    </div>
+  );
+}

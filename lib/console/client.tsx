@@ -1,0 +1,25 @@
+/**
+ * The browser entry of the console (DESIGN §7), bundled by `deno task build` into
+ * `static/build/client-<hash>.js`: reads the props data block, hydrates every island marker
+ * with Preact, then starts the session (stored key, clock, live feed). Sets
+ * `<html data-ready="true">` when done.
+ * @module
+ */
+import { hydrate } from "preact";
+import { ISLAND_DATA_ID } from "./island.tsx";
+import { type IslandName, ISLANDS } from "./registry.ts";
+import { startSession } from "./session.ts";
+
+const block = document.getElementById(ISLAND_DATA_ID);
+const props = JSON.parse(block?.textContent || "[]") as unknown[];
+for (const el of document.querySelectorAll<HTMLElement>("[data-island]")) {
+  const name = el.dataset.island as IslandName;
+  const Component = ISLANDS[name] as ((p: unknown) => preact.JSX.Element) | undefined;
+  if (!Component) {
+    console.warn(`console: no island named ${name}`);
+    continue;
+  }
+  hydrate(<Component {...(props[Number(el.dataset.islandId)] as object)} />, el);
+}
+startSession();
+document.documentElement.dataset.ready = "true";

@@ -1,0 +1,223 @@
+/**
+ * The live operations log as the console sees it (SPEC §6; DESIGN §6): the newest history page
+ * first, then the live stream through the stream-token exchange (SPEC §5.6).
+ *
+ * Every (re)connection gets a fresh stream token and resumes with `after_id` = the last id this
+ * feed holds, and records at or below that id are dropped, so a token expiry, a network drop or
+ * a service restart leaves no gap and no duplicate. A stream that stays silent for longer than
+ * three heartbeats counts as dead and is replaced.
+ *
+ * @example
+ * const feed = new EventFeed({ request: (m, p) => apiRequest(key, m, p) });
+ * feed.subscribe((batch) => console.log(batch.length, "new events"));
+ * await feed.start();
+ * @module
+ */
+import { batch, signal } from "@preact/signals";
+import { ApiError } from "./api.ts";
+import { SseParser } from "./sse.ts";
+import type { EventRecord, EventsPage } from "./types.ts";
+
+/** Where the feed is. `refused`: the key was refused (the session shows why); no retries. */
+export type FeedState = "idle" | "loading" | "connecting" | "live" | "reconnecting" | "refused";
+
+/** What the feed needs from its surroundings. */
+export interface FeedDeps {
+  /** An authenticated JSON request; throws {@link ApiError}. */
+  request<T>(method: string, path: string): Promise<T>;
+  /** Opens the stream (default: `fetch`). */
+  fetchStream?: (url: string, signal: AbortSignal) => Promise<Response>;
+  /** Events loaded as history (default 200, at most 1000). */
+  historyLimit?: number;
+  /** Events kept in memory (default 2000); the oldest are dropped. */
+  maxKept?: number;
+  /** Silence after which the stream is replaced (default 45 s; the heartbeat is 15 s). */
+  idleTimeoutMs?: number;
+  /** Delay of the first reconnect (default 250 ms); later ones back off from the server's `retry:`. */
+  firstRetryMs?: number;
+}
+
+const REFUSALS = new Set([401, 403, 503]);
+
+/** History plus live events, without gap or duplicate. */
+export class EventFeed {
+  /** Events held, oldest first. */
+  readonly events = signal<EventRecord[]>([]);
+  /** Connection state. */
+  readonly state = signal<FeedState>("idle");
+  /** Why the feed is not live, in words (null when fine). */
+  readonly problem = signal<string | null>(null);
+  /** Highest event id held (the resume point). */
+  lastId = 0;
+  /** Number of stream connections opened (for diagnostics and tests). */
+  connections = 0;
+  #deps: FeedDeps;
+  #listeners = new Set<(records: EventRecord[]) => void>();
+  #run = 0;
+  #abort: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #attempt = 0;
+  #retryMs = 3000;
+
+  constructor(deps: FeedDeps) {
+    this.#deps = deps;
+  }
+
+  /** Calls `fn` with every batch of new events; returns the unsubscribe function. */
+  subscribe(fn: (records: EventRecord[]) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** (Re)starts: clears what is held and loads history (resolves then), then goes live. */
+  async start(): Promise<void> {
+    this.stop();
+    const run = ++this.#run;
+    batch(() => {
+      this.events.value = [];
+      this.state.value = "loading";
+      this.problem.value = null;
+    });
+    this.lastId = 0;
+    await this.#loadHistory(run);
+  }
+
+  /** Closes the stream and cancels pending reconnects. */
+  stop(): void {
+    this.#run++;
+    this.#abort?.abort();
+    this.#abort = undefined;
+    clearTimeout(this.#timer);
+    this.#attempt = 0;
+    this.state.value = "idle";
+  }
+
+  async #loadHistory(run: number): Promise<void> {
+    const limit = Math.min(this.#deps.historyLimit ?? 200, 1000);
+    let page: EventsPage;
+    try {
+      page = await this.#deps.request<EventsPage>("GET", `/v1/console/events?limit=${limit}`);
+    } catch (err) {
+      if (run === this.#run) this.#failed(err, run, () => this.#loadHistory(run));
+      return;
+    }
+    if (run !== this.#run) return;
+    this.#accept(page.events);
+    this.lastId = Math.max(this.lastId, page.next_after_id);
+    void this.#connect(run); // runs for the life of the stream
+  }
+
+  async #connect(run: number): Promise<void> {
+    this.state.value = this.#attempt ? "reconnecting" : "connecting";
+    let token: string;
+    try {
+      token = (await this.#deps.request<{ token: string }>("POST", "/v1/console/stream-token"))
+        .token;
+    } catch (err) {
+      if (run === this.#run) this.#failed(err, run, () => this.#connect(run));
+      return;
+    }
+    if (run !== this.#run) return;
+    const ac = new AbortController();
+    this.#abort = ac;
+    const url = `/v1/console/events/stream?token=${
+      encodeURIComponent(token)
+    }&after_id=${this.lastId}`;
+    const open = this.#deps.fetchStream ??
+      ((u: string, signal: AbortSignal) => fetch(u, { signal, cache: "no-store" }));
+    let res: Response;
+    try {
+      this.connections++;
+      res = await open(url, ac.signal);
+    } catch {
+      if (run === this.#run) this.#retry(run, "The live stream could not be opened.");
+      return;
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => {});
+      // 401: the token expired between issue and use; the next attempt gets a new one.
+      if (run === this.#run) this.#retry(run, `The live stream was refused (${res.status}).`);
+      return;
+    }
+    batch(() => {
+      this.state.value = "live";
+      this.problem.value = null;
+    });
+    this.#attempt = 0;
+    await this.#read(res.body, ac, run);
+    if (run === this.#run) this.#retry(run, "The live stream ended; reconnecting.");
+  }
+
+  async #read(body: ReadableStream<Uint8Array>, ac: AbortController, run: number) {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    const parser = new SseParser();
+    const idle = this.#deps.idleTimeoutMs ?? 45_000;
+    let watchdog = setTimeout(() => ac.abort(), idle);
+    try {
+      while (run === this.#run) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => ac.abort(), idle);
+        const fresh: EventRecord[] = [];
+        for (const m of parser.push(decoder.decode(value, { stream: true }))) {
+          if (m.retry !== undefined) this.#retryMs = m.retry;
+          if (!m.data) continue;
+          try {
+            fresh.push(JSON.parse(m.data) as EventRecord);
+          } catch { /* not a record; ignore */ }
+        }
+        if (fresh.length) this.#accept(fresh);
+      }
+    } catch {
+      /* aborted or dropped: the caller reconnects */
+    } finally {
+      clearTimeout(watchdog);
+      reader.cancel().catch(() => {});
+    }
+  }
+
+  #failed(err: unknown, run: number, again: () => Promise<void>): void {
+    if (err instanceof ApiError && REFUSALS.has(err.status)) {
+      batch(() => {
+        this.state.value = "refused";
+        this.problem.value = err.detail;
+      });
+      return;
+    }
+    const why = err instanceof ApiError ? err.detail : String(err);
+    this.#retry(run, why, again);
+  }
+
+  #retry(run: number, why: string, again = () => this.#connect(run)): void {
+    const first = this.#deps.firstRetryMs ?? 250;
+    const delay = this.#attempt === 0
+      ? first
+      : Math.min(this.#retryMs * 2 ** (this.#attempt - 1), 30_000);
+    this.#attempt++;
+    batch(() => {
+      this.state.value = "reconnecting";
+      this.problem.value = why;
+    });
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      if (run === this.#run) void again();
+    }, delay);
+  }
+
+  #accept(records: EventRecord[]): void {
+    const fresh: EventRecord[] = [];
+    for (const r of [...records].sort((a, b) => a.id - b.id)) {
+      if (r.id > this.lastId) {
+        fresh.push(r);
+        this.lastId = r.id;
+      }
+    }
+    if (!fresh.length) return;
+    const max = this.#deps.maxKept ?? 2000;
+    const all = this.events.value.concat(fresh);
+    this.events.value = all.length > max ? all.slice(all.length - max) : all;
+    for (const fn of this.#listeners) fn(fresh);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The server half of the islands mechanism (DESIGN §7), after Fresh: {@link Island} renders a
+ * component inside `<div data-island="Name" data-island-id="n">` and records its props;
+ * {@link IslandData} then writes every island's props into one
+ * `<script type="application/json" id="island-props">` data block. A data block is never
+ * executed, so the CSP (`script-src 'self'`) allows it; {@link serializeProps} escapes `<`, `>`
+ * and `&` so no prop value can close the block.
+ *
+ * @example
+ * const islands = new IslandCollector();
+ * renderToString(<body><Island collector={islands} name="KeyGate" props={{}} /><IslandData collector={islands} /></body>);
+ * @module
+ */
+import { type IslandName, type IslandProps, ISLANDS } from "./registry.ts";
+
+/** Id of the props data block. */
+export const ISLAND_DATA_ID = "island-props";
+
+/** The props of every island rendered into one page, in marker-id order. */
+export class IslandCollector {
+  /** Props by marker id. */
+  readonly props: unknown[] = [];
+  /** Records `props`; returns the marker id. */
+  add(props: unknown): number {
+    this.props.push(props);
+    return this.props.length - 1;
+  }
+}
+
+/**
+ * JSON that is safe inside an HTML `<script>` data block: `<`, `>`, `&`, U+2028 and U+2029 are
+ * written as `\uXXXX` escapes, which `JSON.parse` reads back unchanged.
+ */
+export function serializeProps(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** Renders island `name` with `props` inside its marker. */
+export function Island<N extends IslandName>(
+  { collector, name, props }: { collector: IslandCollector; name: N; props: IslandProps<N> },
+) {
+  const Component = ISLANDS[name] as (p: object) => preact.JSX.Element;
+  const id = collector.add(props);
+  return (
+    <div class="island" data-island={name} data-island-id={String(id)}>
+      <Component {...(props as object)} />
+    </div>
+  );
+}
+
+/** The props data block; render it after every {@link Island} of the page. */
+export function IslandData({ collector }: { collector: IslandCollector }) {
+  return (
+    <script
+      type="application/json"
+      id={ISLAND_DATA_ID}
+      dangerouslySetInnerHTML={{ __html: serializeProps(collector.props) }}
+    />
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * The `/console` document (SPEC §1, §5.7; DESIGN §7): server-rendered HTML with five islands
+ * (key gate, orchestrator with status pill, delivery days, event stream, config editor), one
+ * stylesheet, one module script and the islands' props as a JSON data block. No inline script,
+ * no `style` attribute: the page works under {@link CONSOLE_CSP}. It holds no service data;
+ * the islands fetch everything with the operator's key.
+ * @module
+ */
+import { renderToString } from "preact-render-to-string";
+import { Island, IslandCollector, IslandData } from "./island.tsx";
+import type { FieldMeta } from "./types.ts";
+
+/** The Content-Security-Policy of the console page, exactly as DESIGN §7. */
+export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
+  "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
+  "frame-ancestors 'none'";
+
+/** What the page is rendered from. */
+export interface ConsolePageInput {
+  /** URL of the client bundle; `null` when it has not been built (the page says so). */
+  script: string | null;
+  /** URLs of the stylesheets. */
+  stylesheets: string[];
+  /** Config field metadata for the editor. */
+  fields: FieldMeta[];
+  /** Event kinds offered by the filter. */
+  kinds: string[];
+}
+
+function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
+  const c = p.islands;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>Scheduling bridge · console</title>
+        <link rel="icon" type="image/svg+xml" href="/static/favicon.svg" />
+        {p.stylesheets.map((href) => <link key={href} rel="stylesheet" href={href} />)}
+        {p.script && <script type="module" src={p.script} />}
+      </head>
+      <body>
+        <header class="topbar">
+          <div class="brand">
+            <span class="brand-name">Scheduling bridge</span>
+            <span class="muted">operator console</span>
+          </div>
+          <nav class="sections" aria-label="Sections">
+            <a href="#days">Delivery days</a>
+            <a href="#events">Events</a>
+            <a href="#config">Configuration</a>
+          </nav>
+          <Island collector={c} name="KeyGate" props={{}} />
+        </header>
+        <div class="statusbar">
+          <Island collector={c} name="OrchestratorPanel" props={{}} />
+        </div>
+        {!p.script && (
+          <p class="banner banner-error" role="alert">
+            The console's script has not been built: run <code>deno task build</code> (done by{" "}
+            <code>deno task start</code> and <code>deno task demo</code>).
+          </p>
+        )}
+        <noscript>
+          <p class="banner banner-error">The console needs JavaScript.</p>
+        </noscript>
+        <main>
+          <section id="days" class="panel" aria-labelledby="days-h">
+            <h2 id="days-h">Delivery days</h2>
+            <Island collector={c} name="DeliveryDays" props={{}} />
+          </section>
+          <div class="cols">
+            <section id="events" class="panel" aria-labelledby="events-h">
+              <h2 id="events-h">Events</h2>
+              <Island collector={c} name="EventStream" props={{ kinds: p.kinds }} />
+            </section>
+            <section id="config" class="panel" aria-labelledby="config-h">
+              <h2 id="config-h">Configuration</h2>
+              <Island collector={c} name="ConfigEditor" props={{ fields: p.fields }} />
+            </section>
+          </div>
+        </main>
+        <IslandData collector={c} />
+      </body>
+    </html>
+  );
+}
+
+/** Renders the whole document, `<!doctype html>` included. */
+export function renderConsolePage(input: ConsolePageInput): string {
+  const islands = new IslandCollector();
+  return `<!doctype html>${renderToString(<ConsolePage {...input} islands={islands} />)}`;
+}

@@ -1,0 +1,130 @@
+/**
+ * Shapes of the API bodies the console page reads (SPEC §2, §4; DESIGN §6–§8). Plain types, so
+ * the browser bundle carries no schema library; the routes' zod schemas are the source of truth.
+ * @module
+ */
+
+/** Severity of an event. */
+export type Level = "info" | "warning" | "error";
+
+/** One record of the operations log (DESIGN §6). */
+export interface EventRecord {
+  id: number;
+  /** ISO-8601 UTC. */
+  ts: string;
+  kind: string;
+  level: Level;
+  /** May quote request paths and foreign error bodies: render as text only. */
+  message: string;
+  caller?: string;
+  credential_type?: string;
+  path?: string;
+  status?: number;
+  delivery_day?: string;
+  data?: Record<string, unknown>;
+}
+
+/** `GET /v1/console/events`. */
+export interface EventsPage {
+  events: EventRecord[];
+  next_after_id: number;
+}
+
+/** Orchestrator state object (SPEC §3.1). */
+export interface OrchestratorState {
+  state: "running" | "stopped";
+  changed_at: string | null;
+  changed_by: string | null;
+}
+
+/** `GET /v1/console/status` (SPEC §2.2). */
+export interface StatusBody {
+  version: string;
+  orchestrator: OrchestratorState;
+  security: {
+    credential_types: string[];
+    api_key_callers: { external: number; process: number };
+    oidc: { issuer: string; audience: string } | null;
+    unauthenticated_mode: boolean;
+    fail_closed: boolean;
+    rate_limit: { per_minute: number; burst: number };
+    max_request_bytes: number;
+  };
+  storage: { kv: string };
+}
+
+/** One field of `GET /v1/console/config` (SPEC §2.3). */
+export interface ConfigFieldView {
+  value: unknown;
+  source: "env" | "runtime" | "default";
+  secret: boolean;
+  env: string;
+  description: string;
+}
+
+/** `GET/PUT/DELETE /v1/console/config`. */
+export interface ConfigBody {
+  fields: Record<string, ConfigFieldView>;
+  changed?: string[];
+}
+
+/** How the editor presents a field; derived on the server from the field's schema. */
+export interface FieldMeta {
+  name: string;
+  kind: "text" | "number" | "list" | "enum" | "secret";
+  /** Choices of an `enum` field. */
+  options?: string[];
+  /** A secret that spans lines (a private key): edited in a text area. */
+  multiline?: boolean;
+  env: string;
+  description: string;
+}
+
+/** One 422 item (SPEC §7). */
+export interface ValidationItem {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/** State of one pipeline step of a day (DESIGN §8). */
+export interface Step {
+  version: number;
+  at: string;
+  by: string;
+  stale: boolean;
+  stale_reason: string | null;
+  detail: Record<string, unknown>;
+}
+
+/** One entry of `GET /v1/console/delivery-days` (SPEC §2.5). */
+export interface DayOverview {
+  delivery_day: string;
+  quarter_hours: number;
+  gate_closure: string;
+  gate_closure_passed: boolean;
+  input_version: number;
+  last_input: {
+    at: string;
+    by: string;
+    market_locations: number;
+    source: "customer" | "generated";
+  } | null;
+  steps: {
+    forecast: Step | null;
+    aggregated: Step | null;
+    published: Step | null;
+    submitted: Step | null;
+  };
+}
+
+/** `GET /v1/delivery-days/{day}/open-position`. */
+export interface OpenPosition {
+  delivery_day: string;
+  version: number;
+  unit: "MW";
+  quarter_hours: { start: string; local: string }[];
+  areas: Record<string, number[]>;
+}
