@@ -1,0 +1,123 @@
+/**
+ * Issue 3b — history page: `EventLog.list({limit: 100, afterId})` for random ids out of
+ * `BENCH_HISTORY_EVENTS` (1,000,000) stored events, versus a bare `kv.list` of the same page
+ * (same selector and limit, values collected), interleaved sample by sample, p50/p99. Also the
+ * newest page (`list({limit: 100})`, reverse scan) against its bare `kv.list`.
+ *
+ * The store is filled directly with 999-event atomics (`["events", id]` plus `["events_head"]`);
+ * the fill is bounded by 2 minutes (fewer events are then used, and said so).
+ *
+ * Env: `BENCH_HISTORY_EVENTS` (1000000), `BENCH_SAMPLES` (2000).
+ * Run alone: `deno run -A bench/event_history.ts`
+ * @module
+ */
+import { systemClock } from "../lib/clock.ts";
+import { EventLog, type EventRecord } from "../lib/store/events.ts";
+import { report, type Row, stats, tempDir } from "./common.ts";
+
+const PART = "3b event history";
+const TARGET = Number(Deno.env.get("BENCH_HISTORY_EVENTS") ?? 1_000_000);
+const SAMPLES = Number(Deno.env.get("BENCH_SAMPLES") ?? 2_000);
+const FILL_LIMIT_MS = 120_000;
+const PAGE = 100;
+
+async function fill(kv: Deno.Kv): Promise<{ n: number; ms: number }> {
+  const t0 = performance.now();
+  const ts = new Date().toISOString();
+  let n = 0;
+  while (n < TARGET && performance.now() - t0 < FILL_LIMIT_MS) {
+    const op = kv.atomic();
+    const end = Math.min(TARGET, n + 999); // + the head: 1,000 mutations
+    for (let id = n + 1; id <= end; id++) {
+      op.set(
+        ["events", id],
+        {
+          kind: "api_call",
+          message: `bench-caller called POST /v1/forecasts (200) #${id}`,
+          caller: "bench-caller",
+          credential_type: "api_key",
+          path: "/v1/forecasts",
+          status: 200,
+          level: "info",
+          id,
+          ts,
+        } satisfies EventRecord,
+      );
+    }
+    op.set(["events_head"], end);
+    if (!(await op.commit()).ok) throw new Error("fill commit failed");
+    n = end;
+  }
+  return { n, ms: performance.now() - t0 };
+}
+
+async function bareList(kv: Deno.Kv, afterId?: number): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const iter = afterId === undefined
+    ? kv.list({ prefix: ["events"] }, { limit: PAGE, reverse: true })
+    : kv.list(
+      { start: ["events", afterId + 1], end: ["events", Number.MAX_SAFE_INTEGER] },
+      { limit: PAGE },
+    );
+  for await (const e of iter) out.push(e.value);
+  return out;
+}
+
+export async function main(): Promise<Row[]> {
+  const dir = await tempDir("bench-history-");
+  const kv = await Deno.openKv(`${dir.path}/events.kv`);
+  try {
+    const filled = await fill(kv);
+    console.log(`filled ${filled.n} events in ${(filled.ms / 1000).toFixed(1)} s`);
+    const log = new EventLog(kv, systemClock);
+    const logT: number[] = [], bareT: number[] = [], logNew: number[] = [], bareNew: number[] = [];
+    const time = async (into: number[], fn: () => Promise<unknown[]>) => {
+      const t = performance.now();
+      const page = await fn();
+      into.push(performance.now() - t);
+      if (page.length !== PAGE) throw new Error(`page of ${page.length}`);
+    };
+    for (let i = 0; i < SAMPLES; i++) {
+      const after = Math.floor(Math.random() * (filled.n - PAGE));
+      const a = () => time(logT, () => log.list({ limit: PAGE, afterId: after }));
+      const b = () => time(bareT, () => bareList(kv, after));
+      if (i % 2) await a().then(b);
+      else await b().then(a);
+      if (i % 10 === 0) {
+        await time(logNew, () => log.list({ limit: PAGE }));
+        await time(bareNew, () => bareList(kv));
+      }
+    }
+    const row = (metric: string, l: number[], b: number[]): Row => {
+      const sl = stats(l), sb = stats(b);
+      return {
+        part: PART,
+        metric: `${metric}: p99 (p50 ${sl.p50.toFixed(2)} vs ${sb.p50.toFixed(2)} ms, n=${sl.n})`,
+        value: sl.p99,
+        unit: "ms",
+        baseline: "bare kv.list",
+        baselineValue: sb.p99,
+        ratio: sl.p99 / sb.p99,
+        goal: "p99 ≤ 2× bare",
+        met: sl.p99 <= 2 * sb.p99,
+      };
+    };
+    return [
+      {
+        part: PART,
+        metric: `fill ${filled.n} events (999 per atomic)`,
+        value: filled.ms / 1000,
+        unit: "s",
+        goal: "bounded < 120 s",
+        met: filled.n === TARGET,
+      },
+      row(`EventLog.list 100 after random id of ${filled.n}`, logT, bareT),
+      row("EventLog.list newest 100", logNew, bareNew),
+    ];
+  } finally {
+    kv.close();
+    await dir.remove();
+  }
+}
+
+if (import.meta.main) report(await main());

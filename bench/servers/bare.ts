@@ -1,0 +1,119 @@
+/**
+ * Baseline servers for the benchmarks, plain `Deno.serve` on 127.0.0.1 port 0 (prints
+ * `LISTENING <url>`); `BARE_MODE` selects one handler so the baseline carries no routing cost:
+ *
+ * - `json` (default): `new Response(JSON.stringify({ ok: true }))` for every request.
+ * - `headers`: the same body with the 13 response headers the app sends on every JSON answer
+ *   (request id, the security headers, content type), copied statically: the cost of headers.
+ * - `parse`: reads the body with `req.json()` and answers `{ok, n}` (n = `forecasts.length`).
+ * - `sse`: `GET` opens an event stream; `POST /__bench/append?rate=&seconds=` sends, at `rate`
+ *   per second, one message shaped like the app's stream (`id:`, `event: config_changed`,
+ *   `data:` an event record of the same fields, `data.sent` and `data.seq`) to every open
+ *   stream, encoded once; answers when done.
+ * @module
+ */
+
+const mode = Deno.env.get("BARE_MODE") ?? "json";
+const encoder = new TextEncoder();
+const wallMs = () => performance.timeOrigin + performance.now();
+const streams = new Set<ReadableStreamDefaultController<Uint8Array>>();
+
+function openStream(): Response {
+  let ctl: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      ctl = c;
+      streams.add(c);
+      c.enqueue(encoder.encode("retry: 3000\n\n"));
+    },
+    cancel() {
+      streams.delete(ctl);
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" },
+  });
+}
+
+async function fanOut(rate: number, seconds: number): Promise<Response> {
+  const total = Math.min(Math.round(rate * seconds), 100_000);
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const record = {
+      kind: "config_changed",
+      message: "benchmark fan-out event",
+      data: { sent: wallMs(), seq: i },
+      level: "info",
+      id: i + 1,
+      ts: new Date().toISOString(),
+    };
+    const bytes = encoder.encode(
+      `id: ${record.id}\nevent: ${record.kind}\ndata: ${JSON.stringify(record)}\n\n`,
+    );
+    for (const c of streams) {
+      try {
+        c.enqueue(bytes);
+      } catch {
+        streams.delete(c);
+      }
+    }
+  }
+  return Response.json({ appended: total, failed: 0 });
+}
+
+const APP_HEADERS: Record<string, string> = {
+  "content-type": "application/json",
+  "x-request-id": "bd71f722-5bf8-4cae-b697-5c07cef692fd",
+  "cross-origin-resource-policy": "same-origin",
+  "cross-origin-opener-policy": "same-origin",
+  "origin-agent-cluster": "?1",
+  "referrer-policy": "no-referrer",
+  "strict-transport-security": "max-age=15552000; includeSubDomains",
+  "x-content-type-options": "nosniff",
+  "x-dns-prefetch-control": "off",
+  "x-download-options": "noopen",
+  "x-frame-options": "DENY",
+  "x-permitted-cross-domain-policies": "none",
+  "x-xss-protection": "0",
+};
+
+const handlers: Record<string, Deno.ServeHandler> = {
+  json: () => new Response(JSON.stringify({ ok: true })),
+  headers: () => new Response(JSON.stringify({ ok: true }), { headers: APP_HEADERS }),
+  parse: async (req) => {
+    const body = await req.json();
+    const n = Array.isArray(body?.forecasts) ? body.forecasts.length : 1;
+    return new Response(JSON.stringify({ ok: true, n }));
+  },
+  sse: (req) => {
+    if (req.method === "GET") return openStream();
+    const q = new URL(req.url).searchParams;
+    return fanOut(Number(q.get("rate") ?? 100), Number(q.get("seconds") ?? 10));
+  },
+};
+if (!handlers[mode]) throw new Error(`BARE_MODE must be one of ${Object.keys(handlers)}`);
+
+const ac = new AbortController();
+const server = Deno.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  signal: ac.signal,
+  onListen: ({ port }) => console.log(`LISTENING http://127.0.0.1:${port}`),
+}, handlers[mode]);
+
+const onTerm = async () => {
+  Deno.removeSignalListener("SIGTERM", onTerm);
+  for (const c of streams) {
+    try {
+      c.close();
+    } catch { /* gone */ }
+  }
+  ac.abort();
+  const timer = setTimeout(() => Deno.exit(0), 3000);
+  await server.finished;
+  clearTimeout(timer);
+};
+Deno.addSignalListener("SIGTERM", onTerm);
