@@ -89,36 +89,11 @@ export interface ValidationItem {
   ctx?: Record<string, unknown>;
 }
 
-/** State of one pipeline step of a day (DESIGN §8). */
-export interface Step {
-  version: number;
-  at: string;
-  by: string;
-  stale: boolean;
-  stale_reason: string | null;
-  detail: Record<string, unknown>;
-}
-
-/** One entry of `GET /v1/console/delivery-days` (SPEC §2.5). */
-export interface DayOverview {
-  delivery_day: string;
-  quarter_hours: number;
-  gate_closure: string;
-  gate_closure_passed: boolean;
-  input_version: number;
-  last_input: {
-    at: string;
-    by: string;
-    market_locations: number;
-    source: "customer" | "generated";
-  } | null;
-  steps: {
-    forecast: Step | null;
-    aggregated: Step | null;
-    published: Step | null;
-    submitted: Step | null;
-  };
-}
+/**
+ * A pipeline step of a day and one entry of `GET /v1/console/delivery-days` (SPEC §2.5): the
+ * server's own types, imported as types only, so nothing of the server enters the bundle.
+ */
+export type { DayOverview, StepView as Step } from "../pipeline/day_state.ts";
 
 /** `GET /v1/delivery-days/{day}/open-position`. */
 export interface OpenPosition {
