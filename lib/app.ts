@@ -39,11 +39,13 @@ import { audit } from "./http/middleware/audit.ts";
 import { authenticate } from "./http/middleware/authenticate.ts";
 import { rateLimit } from "./http/middleware/rate_limit.ts";
 import { requireScope } from "./http/middleware/require_scope.ts";
+import { streamAuth } from "./http/middleware/stream_auth.ts";
 import { TokenBuckets } from "./http/rate_limiter.ts";
 import { RouteTable } from "./http/route_table.ts";
 import type { Settings } from "./settings.ts";
 import { EventHub } from "./store/event_hub.ts";
 import { EventLog } from "./store/events.ts";
+import { Redactor } from "./store/redactor.ts";
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -71,7 +73,8 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const { settings, kv } = deps;
   const clock = deps.clock ?? systemClock;
   const hono = new Hono<AppEnv>();
-  const events = new EventLog(kv, clock);
+  // Every configured secret is masked in every stored event (SPEC §1, §6).
+  const events = new EventLog(kv, clock, new Redactor(settings.apiKeys.map((k) => k.secret)));
   const keys = new KeyRing(settings.apiKeys);
   const oidc = settings.oidc ? new OidcVerifier(settings.oidc, clock) : undefined;
   const streamTokens = await StreamTokens.create(keys.processSecrets(), kv, clock);
@@ -84,8 +87,17 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     failures,
   });
   const limit = rateLimit(perCaller);
-  const routes = new RouteTable(hono, (scope) => [authn, limit, requireScope(scope)]);
-  const config = new RuntimeConfig(kv, settings.configEnv);
+  const stream = streamAuth({
+    tokens: streamTokens,
+    configured: keys.size > 0 || oidc !== undefined,
+    allowUnauthenticated: settings.allowUnauthenticated,
+    failures,
+  });
+  const routes = new RouteTable(
+    hono,
+    (access) => access === "stream" ? [stream] : [authn, limit, requireScope(access)],
+  );
+  const config = new RuntimeConfig(kv, settings.configEnv, events.redactor);
   const platformClient = settings.platformCaFile
     ? Deno.createHttpClient({ caCerts: [await Deno.readTextFile(settings.platformCaFile)] })
     : undefined;

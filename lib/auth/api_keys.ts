@@ -38,6 +38,12 @@ export class KeyRing {
     return { external: count("external"), process: count("process") };
   }
 
+  /** Configured keys (secrets) per scope; a caller in rotation holds two (no secrets). */
+  keysPerScope(): Record<Scope, number> {
+    const count = (s: Scope) => this.#keys.filter((k) => k.entry.scope === s).length;
+    return { external: count("external"), process: count("process") };
+  }
+
   /** Secrets of the `process` keys, sorted; input of the stream-token key (SPEC §5.6). */
   processSecrets(): string[] {
     return this.#keys.filter((k) => k.entry.scope === "process").map((k) => k.entry.secret)

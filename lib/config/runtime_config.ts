@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ValidationFailed, type ValidationItem } from "../http/errors.ts";
 import { zodIssuesToItems } from "../http/validation.ts";
 import { retryKv } from "../store/kv.ts";
+import type { Redactor } from "../store/redactor.ts";
 import {
   CONFIG_FIELDS,
   type EffectiveConfig,
@@ -52,15 +53,29 @@ const AUTH_FIELD = /api_?keys?$|^oidc|unauthenticated|rate_limit|max_request|sec
 export class RuntimeConfig {
   #kv: Deno.Kv;
   #env: Partial<Record<FieldName, unknown>>;
+  #redactor?: Redactor;
 
-  /** @param envValues the environment base (from `Settings.configEnv`) */
-  constructor(kv: Deno.Kv, envValues: Partial<Record<FieldName, unknown>>) {
+  /**
+   * @param envValues the environment base (from `Settings.configEnv`)
+   * @param redactor told every secret value this config holds (environment and overlay, also
+   *   one another replica wrote) before anyone can read it, so the event log masks it
+   */
+  constructor(kv: Deno.Kv, envValues: Partial<Record<FieldName, unknown>>, redactor?: Redactor) {
     this.#kv = kv;
     this.#env = envValues;
+    this.#redactor = redactor;
+    this.#learnSecrets(envValues);
+  }
+
+  #learnSecrets(values: Partial<Record<FieldName, unknown>>): void {
+    if (!this.#redactor) return;
+    for (const n of SECRET_FIELDS) this.#redactor.add(values[n as FieldName]);
   }
 
   async #overlay(): Promise<Deno.KvEntryMaybe<Partial<Record<FieldName, unknown>>>> {
-    return await this.#kv.get<Partial<Record<FieldName, unknown>>>(KEY);
+    const entry = await this.#kv.get<Partial<Record<FieldName, unknown>>>(KEY);
+    if (entry.value) this.#learnSecrets(entry.value);
+    return entry;
   }
 
   #resolve(overlay: Partial<Record<FieldName, unknown>>, name: FieldName) {
@@ -134,6 +149,7 @@ export class RuntimeConfig {
     ];
     if (items.length || !parsed.success) throw new ValidationFailed(items);
     const changes = parsed.data as Partial<Record<FieldName, unknown>>;
+    this.#learnSecrets(changes);
     return await retryKv("update config", async () => {
       const cur = await this.#overlay();
       const next = { ...(cur.value ?? {}) };

@@ -43,13 +43,17 @@ export type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
 export class RouteTable {
   readonly specs: RouteSpec[] = [];
   #app: Hono<AppEnv>;
-  #guard: (scope: Scope) => MiddlewareHandler<AppEnv>[];
+  #guard: (access: Scope | "stream") => MiddlewareHandler<AppEnv>[];
 
   /**
    * @param app the Hono app
-   * @param guard the middleware chain for a scoped route (authenticate → rate limit → scope)
+   * @param guard the middleware chain for a scoped route (authenticate → rate limit → scope),
+   *   and for the stream route (stream token only)
    */
-  constructor(app: Hono<AppEnv>, guard: (scope: Scope) => MiddlewareHandler<AppEnv>[]) {
+  constructor(
+    app: Hono<AppEnv>,
+    guard: (access: Scope | "stream") => MiddlewareHandler<AppEnv>[],
+  ) {
     this.#app = app;
     this.#guard = guard;
   }
@@ -58,9 +62,7 @@ export class RouteTable {
   add(spec: RouteSpec, handler: Handler): void {
     this.specs.push(spec);
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ":$1");
-    const chain = spec.access === "open" || spec.access === "stream"
-      ? []
-      : this.#guard(spec.access);
+    const chain = spec.access === "open" ? [] : this.#guard(spec.access);
     this.#app.on(spec.method.toUpperCase(), [honoPath], ...chain, handler);
   }
 }
@@ -113,14 +115,20 @@ export function openApiDocument(
         description: "rate limit exceeded; see Retry-After",
         content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
       };
+      responses["503"] ??= {
+        description: "authentication not configured (fail closed)",
+        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
+      };
     }
     if (s.access === "external" || s.access === "process") {
       responses["403"] ??= {
         description: `credential lacks the ${s.access} scope`,
         content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
       };
-      responses["503"] ??= {
-        description: "authentication not configured (fail closed)",
+    }
+    if (s.method === "post" || s.method === "put" || s.method === "patch") {
+      responses["413"] ??= {
+        description: "request body over MAX_REQUEST_BYTES (decided on Content-Length first)",
         content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
       };
     }
@@ -160,6 +168,8 @@ export function openApiDocument(
       "x-required-scope": s.access,
       security: s.access === "external" || s.access === "process"
         ? [{ ApiKey: [] }, { Bearer: [tokenScopes[s.access]] }]
+        : s.access === "stream"
+        ? [{ StreamToken: [] }]
         : [],
       ...(parameters.length ? { parameters } : {}),
       ...(s.body
@@ -186,6 +196,12 @@ export function openApiDocument(
       securitySchemes: {
         ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
         Bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT (RS256)" },
+        StreamToken: {
+          type: "apiKey",
+          in: "query",
+          name: "token",
+          description: "stream token from POST /v1/console/stream-token (300 s, this route only)",
+        },
       },
     },
     paths,

@@ -9,6 +9,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { retryKv } from "./kv.ts";
+import { Redactor } from "./redactor.ts";
 
 /** Severity of an event. */
 export type EventLevel = "info" | "warning" | "error";
@@ -70,11 +71,27 @@ export class EventLog {
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
   #listeners = new Set<(records: EventRecord[]) => void>();
+  #redactor: Redactor;
 
-  /** @param kv the store; @param clock the time source for `ts` */
-  constructor(kv: Deno.Kv, clock: Clock) {
+  /**
+   * @param kv the store
+   * @param clock the time source for `ts`
+   * @param redactor secrets masked in every record before it is stored (default: none known)
+   */
+  constructor(kv: Deno.Kv, clock: Clock, redactor: Redactor = new Redactor()) {
     this.#kv = kv;
     this.#clock = clock;
+    this.#redactor = redactor;
+  }
+
+  /** The secrets this log masks; add one before anything could quote it. */
+  get redactor(): Redactor {
+    return this.#redactor;
+  }
+
+  /** Number of live listeners (see {@link EventLog.subscribe}); 0 when no stream is open. */
+  get listenerCount(): number {
+    return this.#listeners.size;
   }
 
   /**
@@ -102,7 +119,10 @@ export class EventLog {
         let bytes = 0;
         while (this.#queue.length && batch.length < MAX_BATCH && bytes < MAX_BATCH_BYTES) {
           const p = this.#queue.shift()!;
-          bytes += JSON.stringify(p.event).length + 100;
+          const json = JSON.stringify(p.event);
+          bytes += json.length + 100;
+          // No secret is ever stored, whatever the message quotes (SPEC §1, §6).
+          p.event = this.#redactor.redact(p.event, json);
           batch.push(p);
         }
         try {

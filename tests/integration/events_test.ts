@@ -46,25 +46,72 @@ Deno.test("history: newest page, paging with after_id, next_after_id", async () 
   }
 });
 
+Deno.test("history: default page is the newest 100; limit 1000 is the largest", async () => {
+  const s = await startServer(env);
+  try {
+    await seed(s, 1050);
+    const def = await call(`${s.url}/v1/console/events`, { headers: auth });
+    const page = def.body as { events: { id: number }[]; next_after_id: number };
+    assert.deepEqual(page.events.map((e) => e.id), Array.from({ length: 100 }, (_, i) => 951 + i));
+    assert.equal(page.next_after_id, 1050);
+    const max = await call(`${s.url}/v1/console/events?limit=1000&after_id=0`, { headers: auth });
+    const all = (max.body as { events: { id: number }[] }).events;
+    assert.equal(all.length, 1000);
+    assert.deepEqual([all[0].id, all[999].id], [1, 1000]);
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("history: bad parameters → 422 in the SPEC §7 shape", async () => {
   const s = await startServer(env);
   try {
-    const cases: [string, string, string][] = [
-      ["limit=0", "limit", "value_error.too_small"],
-      ["limit=1001", "limit", "value_error.too_big"],
-      ["limit=abc", "limit", "type_error"],
-      ["after_id=-1", "after_id", "value_error.too_small"],
-      ["bogus=1", "bogus", "extra_forbidden"],
+    const cases: [string, string, string, unknown, Record<string, unknown>][] = [
+      ["limit=0", "limit", "value_error.too_small", "0", { minimum: 1 }],
+      ["limit=1001", "limit", "value_error.too_big", "1001", { maximum: 1000 }],
+      [
+        "limit=99999999999999999999999",
+        "limit",
+        "value_error.too_big",
+        "99999999999999999999999",
+        { maximum: 1000 },
+      ],
+      ["limit=abc", "limit", "type_error", "abc", { expected: "integer" }],
+      ["limit=1.5", "limit", "type_error", "1.5", { expected: "integer" }],
+      ["limit=", "limit", "type_error", "", { expected: "integer" }],
+      ["after_id=-1", "after_id", "value_error.too_small", "-1", { minimum: 0 }],
+      ["after_id=0x10", "after_id", "type_error", "0x10", { expected: "integer" }],
+      ["after_id=1e3", "after_id", "type_error", "1e3", { expected: "integer" }],
+      ["bogus=1", "bogus", "extra_forbidden", "1", {}],
     ];
-    for (const [qs, field, type] of cases) {
+    for (const [qs, field, type, input, ctx] of cases) {
       const r = await call(`${s.url}/v1/console/events?${qs}`, { headers: auth });
       assert.equal(r.status, 422, qs);
-      const item = (r.body as { detail: Record<string, unknown>[] }).detail[0];
+      const items = (r.body as { detail: Record<string, unknown>[] }).detail;
+      assert.equal(items.length, 1, `${qs}: ${JSON.stringify(items)}`);
+      const [item] = items;
       assert.deepEqual(item.loc, ["query", field], qs);
       assert.equal(item.type, type, qs);
-      assert.equal(typeof item.msg, "string");
-      assert.ok("input" in item && "ctx" in item, qs);
+      assert.equal(item.input, input, qs);
+      assert.deepEqual(item.ctx, ctx, qs);
+      assert.match(String(item.msg), /whole number|between|unknown field/, qs);
     }
+    // The stream validates its resume point the same way, naming where it came from.
+    const token = await streamToken(s);
+    const badHeader = await call(`${s.url}/v1/console/events/stream?token=${token}`, {
+      headers: { "last-event-id": "abc" },
+    });
+    assert.equal(badHeader.status, 422);
+    assert.deepEqual(
+      (badHeader.body as { detail: { loc: unknown[] }[] }).detail.map((i) => i.loc),
+      [["header", "last-event-id"]],
+    );
+    const badQuery = await call(`${s.url}/v1/console/events/stream?token=${token}&after_id=-1`);
+    assert.equal(badQuery.status, 422);
+    assert.deepEqual(
+      (badQuery.body as { detail: { loc: unknown[] }[] }).detail.map((i) => i.loc),
+      [["query", "after_id"]],
+    );
   } finally {
     await s.close();
   }
@@ -131,18 +178,24 @@ Deno.test("stream: live events, then resume with Last-Event-ID and after_id with
   }
 });
 
+/** Runs tests/support/append_events.ts in a separate Deno process on the same KV file. */
+function appendInAnotherProcess(kvPath: string, count: number, label: string) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "tests/support/append_events.ts", kvPath, String(count), label],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+}
+
 Deno.test("stream: two processes append 1,000 each → a third streams all 2,000 in order", async () => {
   const s = await startServer(env);
   try {
     const token = await streamToken(s);
     const stream = await openSse(`${s.url}/v1/console/events/stream?token=${token}&after_id=0`);
-    const run = (label: string) =>
-      new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "tests/support/append_events.ts", s.kvPath, "1000", label],
-        stdout: "inherit",
-        stderr: "inherit",
-      }).output();
-    const [a, b] = await Promise.all([run("A"), run("B")]);
+    const [a, b] = await Promise.all([
+      appendInAnotherProcess(s.kvPath, 1000, "A"),
+      appendInAnotherProcess(s.kvPath, 1000, "B"),
+    ]);
     assert.equal(a.code, 0);
     assert.equal(b.code, 0);
     const got = await stream.read((m) => ids(m).length >= 2000, 15_000);
@@ -150,10 +203,88 @@ Deno.test("stream: two processes append 1,000 each → a third streams all 2,000
     const seen = ids(got);
     assert.equal(seen.length, 2000);
     assert.deepEqual(seen, Array.from({ length: 2000 }, (_, i) => i + 1));
-    const labels = got.filter((m) => m.data).map((m) => JSON.parse(m.data!).data.label);
-    assert.equal(labels.filter((l) => l === "A").length, 1000);
-    assert.equal(labels.filter((l) => l === "B").length, 1000);
+    // Every append of each process exactly once: none missing, none doubled.
+    const appended = got.filter((m) => m.data).map((m) => {
+      const d = JSON.parse(m.data!).data as { label: string; i: number };
+      return `${d.label}${d.i}`;
+    });
+    const want = ["A", "B"].flatMap((l) => Array.from({ length: 1000 }, (_, i) => `${l}${i}`));
+    assert.deepEqual([...appended].sort(), want.sort());
+    // The log itself: 2,000 records under strictly increasing keys, the head on the last.
+    const stored: number[] = [];
+    for await (const e of s.kv.list<{ id: number }>({ prefix: ["events"] })) {
+      assert.equal(e.key[1], e.value.id);
+      stored.push(e.value.id);
+    }
+    assert.deepEqual(stored, Array.from({ length: 2000 }, (_, i) => i + 1));
+    assert.equal((await s.kv.get(["events_head"])).value, 2000);
   } finally {
     await s.close();
   }
+});
+
+Deno.test("stream: an event appended by another process arrives within 2 s", async () => {
+  const s = await startServer(env);
+  try {
+    const token = await streamToken(s);
+    const stream = await openSse(`${s.url}/v1/console/events/stream?token=${token}`);
+    await stream.read((m) => m.some((x) => x.retry !== undefined), 2000);
+    const out = await appendInAnotherProcess(s.kvPath, 1, "remote");
+    assert.equal(out.code, 0);
+    const written = performance.now(); // the event is durable once that process exited
+    const got = await stream.read((m) => ids(m).length >= 1, 2000);
+    const latency = performance.now() - written;
+    await stream.close();
+    assert.equal(ids(got).length, 1, "the event arrived");
+    assert.equal(JSON.parse(got.find((m) => m.data)!.data!).data.label, "remote");
+    assert.ok(latency < 2000, `arrived after ${Math.round(latency)} ms`);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("stream: a client that leaves releases its subscription", async () => {
+  const s = await startServer(env);
+  try {
+    const token = await streamToken(s);
+    const log = s.bridge.ctx.events;
+    assert.equal(log.listenerCount, 0);
+    const a = await openSse(`${s.url}/v1/console/events/stream?token=${token}`);
+    const b = await openSse(`${s.url}/v1/console/events/stream?token=${token}`);
+    await a.read((m) => m.length > 0, 2000);
+    await b.read((m) => m.length > 0, 2000);
+    assert.equal(log.listenerCount, 1, "one hub subscription serves every stream");
+    await a.close();
+    await seed(s, 1); // still delivered to b
+    assert.deepEqual(ids(await b.read((m) => ids(m).length >= 1, 2000)), [1]);
+    await b.close();
+    const deadline = Date.now() + 2000;
+    while (log.listenerCount > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(log.listenerCount, 0, "the last reader left: no timer, watcher or listener");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test({
+  name: "stream: a heartbeat comment every 15 s (no sooner)",
+  async fn() {
+    const s = await startServer(env);
+    try {
+      const token = await streamToken(s);
+      const stream = await openSse(`${s.url}/v1/console/events/stream?token=${token}`);
+      const opened = performance.now();
+      const early = await stream.read((m) => m.some((x) => x.comment === "heartbeat"), 14_000);
+      assert.ok(!early.some((x) => x.comment === "heartbeat"), "heartbeat before 14 s");
+      const got = await stream.read((m) => m.some((x) => x.comment === "heartbeat"), 3_000);
+      const at = performance.now() - opened;
+      await stream.close();
+      assert.ok(got.some((x) => x.comment === "heartbeat"), "no heartbeat within 17 s");
+      assert.ok(at >= 14_000 && at <= 17_000, `heartbeat after ${Math.round(at)} ms`);
+    } finally {
+      await s.close();
+    }
+  },
 });

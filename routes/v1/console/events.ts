@@ -12,20 +12,65 @@
  */
 import { z } from "zod";
 import type { ServiceContext } from "../../../lib/context.ts";
-import { problem } from "../../../lib/http/errors.ts";
-import { parseOr422 } from "../../../lib/http/validation.ts";
-import { isAsciiCredential } from "../../../lib/auth/principal.ts";
+import { ValidationFailed } from "../../../lib/http/errors.ts";
+import { parseOr422, zodIssuesToItems } from "../../../lib/http/validation.ts";
 import type { EventHub } from "../../../lib/store/event_hub.ts";
 
-const id = z.coerce.number({ error: "must be a whole number" }).int("must be a whole number")
-  .min(0, "must be 0 or more").max(Number.MAX_SAFE_INTEGER);
+/**
+ * A whole-number query parameter: one 422 item per bad value (`type_error` when it is not a
+ * plain decimal integer — no sign, exponent, hex or blank —, `value_error.too_small` /
+ * `value_error.too_big` with the bound in `ctx` when out of range).
+ */
+function wholeNumber(min: number, max: number, def?: number, description?: string) {
+  const range = `between ${min} and ${max}`;
+  return z.string().optional().transform((v, ctx): number => {
+    if (v === undefined) return def as number;
+    if (!/^-?\d+$/.test(v)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a whole number ${range}`,
+        params: { type: "type_error", ctx: { expected: "integer" } },
+      });
+      return z.NEVER;
+    }
+    const n = Number(v);
+    if (n < min || n > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be ${range}`,
+        params: n < min
+          ? { type: "value_error.too_small", ctx: { minimum: min } }
+          : { type: "value_error.too_big", ctx: { maximum: max } },
+      });
+      return z.NEVER;
+    }
+    return n;
+  }).meta({
+    type: "integer",
+    minimum: min,
+    maximum: max,
+    ...(description ? { description } : {}),
+  });
+}
+
+const afterId = () =>
+  wholeNumber(
+    0,
+    Number.MAX_SAFE_INTEGER,
+    undefined,
+    "last event id the reader already has; the answer starts after it",
+  ).optional();
 
 /** Query of the history endpoint. */
 export const EventsQuery = z.strictObject({
-  limit: z.coerce.number({ error: "must be a whole number" }).int("must be a whole number")
-    .min(1, "must be between 1 and 1000").max(1000, "must be between 1 and 1000").default(100),
-  after_id: id.optional(),
+  limit: wholeNumber(1, 1000, 100, "page size, 1..1000, default 100"),
+  after_id: afterId(),
 });
+
+const afterIdHeader = wholeNumber(0, Number.MAX_SAFE_INTEGER);
+
+/** Query of the stream (besides the stream token, documented by its security scheme). */
+export const StreamQuery = z.object({ after_id: afterId() });
 
 /** One event record as served. */
 export const EventRecordSchema = z.object({
@@ -73,27 +118,32 @@ export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
     access: "stream",
     summary: "Live event stream (Server-Sent Events); stream token in the query only",
     tags: ["console"],
-    query: z.object({ after_id: id.optional() }),
+    query: StreamQuery,
     responses: {
-      200: { description: "text/event-stream", contentType: "text/event-stream" },
+      200: {
+        description: "Server-Sent Events: `retry: 3000`, then `id:` = event id, `event:` = kind, " +
+          "`data:` = the JSON event record, and a `: heartbeat` comment every 15 s",
+        contentType: "text/event-stream",
+        schema: z.string(),
+      },
     },
   }, async (c) => {
-    const token = c.req.query("token") ?? "";
-    const verdict = token && isAsciiCredential(token) ? ctx.streamTokens.verify(token) : "invalid";
-    if (verdict !== "ok") {
-      return problem(
-        401,
-        verdict === "expired"
-          ? "The stream token has expired; get a new one from POST /v1/console/stream-token."
-          : "A valid stream token is required in the token query parameter (API keys and bearer tokens are not accepted here).",
-      );
-    }
-    const resume = c.req.header("last-event-id") ?? c.req.query("after_id");
+    // The stream token was checked by the stream guard (lib/http/middleware/stream_auth.ts).
+    // Last-Event-ID (sent by EventSource on reconnect) wins over the after_id of the URL.
+    const lastEventId = c.req.header("last-event-id");
     let afterId: number;
-    if (resume !== undefined && resume !== "") {
-      afterId = parseOr422(id, resume, "query");
+    if (lastEventId !== undefined && lastEventId.trim() !== "") {
+      const r = afterIdHeader.safeParse(lastEventId.trim());
+      if (!r.success) {
+        throw new ValidationFailed(
+          zodIssuesToItems("header", r.error.issues, lastEventId)
+            .map((i) => ({ ...i, loc: ["header", "last-event-id"] })),
+        );
+      }
+      afterId = r.data;
     } else {
-      afterId = await ctx.events.head();
+      const q = parseOr422(StreamQuery, c.req.query(), "query");
+      afterId = q.after_id ?? await ctx.events.head();
     }
     let sub: { close(): void } | undefined;
     let cancelled = false;

@@ -1,0 +1,68 @@
+/**
+ * Authentication of the live stream (SPEC §4 rule 2, §5.5, §5.6, §7): the stream token in the
+ * `token` query parameter is the only credential there; an `X-API-Key` or bearer header is
+ * ignored. Answers 503 when authentication is not configured (fail closed), 401 for a missing,
+ * non-ASCII, tampered or expired token, and 429 when the client address has failed too often.
+ * With `ALLOW_UNAUTHENTICATED=true` the stream is open like every other route.
+ * @module
+ */
+import type { MiddlewareHandler } from "hono";
+import type { StreamTokens } from "../../auth/stream_token.ts";
+import { impliedScopes, isAsciiCredential, type Principal } from "../../auth/principal.ts";
+import type { AppEnv } from "../env.ts";
+import { problem } from "../errors.ts";
+import type { TokenBuckets } from "../rate_limiter.ts";
+import { clientAddress, FAIL_CLOSED_DETAIL } from "./authenticate.ts";
+
+/** What the stream guard needs. */
+export interface StreamAuthOptions {
+  tokens: StreamTokens;
+  /** True when at least one API key or an OIDC issuer is configured. */
+  configured: boolean;
+  /** `ALLOW_UNAUTHENTICATED=true`. */
+  allowUnauthenticated: boolean;
+  /** Failed attempts per client address (shared with {@link authenticate}). */
+  failures: TokenBuckets;
+}
+
+const ANONYMOUS: Principal = {
+  caller: "anonymous",
+  credential_type: "none",
+  scopes: new Set(impliedScopes("process")),
+};
+
+/** Middleware factory for routes with access `stream`. */
+export function streamAuth(opts: StreamAuthOptions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (opts.allowUnauthenticated) {
+      c.set("principal", ANONYMOUS);
+      await next();
+      return;
+    }
+    if (!opts.configured) return problem(503, FAIL_CLOSED_DETAIL);
+    const token = c.req.query("token") ?? "";
+    const verdict = token !== "" && isAsciiCredential(token)
+      ? opts.tokens.verify(token)
+      : "invalid";
+    if (verdict === "ok") {
+      await next();
+      return;
+    }
+    const taken = opts.failures.take(clientAddress(c.env));
+    if (!taken.ok) {
+      return problem(
+        429,
+        `Too many failed authentication attempts from this address; retry in ${taken.retryAfterSeconds} s.`,
+        { "retry-after": String(taken.retryAfterSeconds) },
+      );
+    }
+    return problem(
+      401,
+      verdict === "expired"
+        ? "The stream token has expired; get a new one from POST /v1/console/stream-token."
+        : token === ""
+        ? "A stream token is required in the token query parameter; get one from POST /v1/console/stream-token (API keys and bearer tokens are not accepted here)."
+        : "The stream token is not valid (API keys and bearer tokens are not accepted here); get one from POST /v1/console/stream-token.",
+    );
+  };
+}
