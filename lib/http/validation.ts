@@ -45,6 +45,10 @@ export function zodIssuesToItems(
     if ("minimum" in issue) ctx.minimum = Number(issue.minimum);
     if ("maximum" in issue) ctx.maximum = Number(issue.maximum);
     if ("values" in issue) ctx.values = issue.values;
+    if (issue.code === "invalid_format") {
+      ctx.format = issue.format;
+      if ("pattern" in issue && issue.pattern !== undefined) ctx.pattern = String(issue.pattern);
+    }
     const raw = valueAt(input, issue.path);
     items.push({
       loc: [where, ...path],

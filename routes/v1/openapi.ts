@@ -2,6 +2,7 @@
  * `GET /v1/openapi.json` (SPEC §9): the OpenAPI 3.1.0 document, any scope.
  * @module
  */
+import { z } from "zod";
 import type { ServiceContext } from "../../lib/context.ts";
 import { openApiDocument } from "../../lib/http/route_table.ts";
 
@@ -14,7 +15,16 @@ export function registerOpenApi(ctx: ServiceContext): void {
     access: "external",
     summary: "This OpenAPI 3.1.0 document",
     tags: ["meta"],
-    responses: { 200: { description: "OpenAPI 3.1.0 document" } },
+    responses: {
+      200: {
+        description: "OpenAPI 3.1.0 document",
+        schema: z.looseObject({
+          openapi: z.literal("3.1.0"),
+          info: z.looseObject({ title: z.string(), version: z.string() }),
+          paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+        }),
+      },
+    },
   }, (c) => {
     doc ??= openApiDocument(ctx.routes.specs, {
       external: ctx.settings.oidc?.scopeExternal ?? "forecast:write",

@@ -22,16 +22,30 @@ interface Route {
   process: number;
   external: number;
   open?: boolean;
+  /** The live stream: only a stream token in the query counts, so every header gives 401. */
+  stream?: boolean;
 }
 
+/** Exact statuses for the routes of the foundation and the console. */
 const ROUTES: Route[] = [
   { method: "GET", path: "/health", process: 200, external: 200, open: true },
   { method: "GET", path: "/v1/console/status", process: 200, external: 403 },
   { method: "POST", path: "/v1/console/stream-token", process: 200, external: 403 },
   { method: "POST", path: "/v1/console/start", process: 200, external: 403 },
   { method: "POST", path: "/v1/console/stop", process: 200, external: 403 },
+  { method: "GET", path: "/v1/console/events", process: 200, external: 403 },
+  { method: "GET", path: "/v1/console/events/stream", process: 401, external: 401, stream: true },
+  { method: "GET", path: "/v1/console/config", process: 200, external: 403 },
+  { method: "GET", path: "/v1/console/delivery-days", process: 200, external: 403 },
   { method: "GET", path: "/v1/openapi.json", process: 200, external: 200 },
 ];
+
+/** Sample values for the path parameters of declared routes. */
+const PATH_PARAMS: Record<string, string> = {
+  day: "2026-11-23",
+  malo_id: "51238696781",
+  file: "styles.css",
+};
 
 /** What a credential should yield on a scoped route. */
 type Outcome = "process" | "external" | "none" | 401;
@@ -48,7 +62,7 @@ interface Credential {
 
 function expected(route: Route, outcome: Outcome): number {
   if (route.open) return 200;
-  if (outcome === 401) return 401;
+  if (route.stream || outcome === 401) return 401;
   if (outcome === "process") return route.process;
   if (outcome === "external") return route.external;
   return 403;
@@ -57,11 +71,13 @@ function expected(route: Route, outcome: Outcome): number {
 Deno.test("access matrix: every route × every credential", async (t) => {
   const op: TestIssuer = await startIssuer({ audience: AUD });
   const jwks: FakeJwks = await startFakeJwks(AUD);
+  const outbox = await Deno.makeTempDir({ prefix: "bridge-matrix-outbox-" });
   const common = {
     PROCESS_API_KEYS: `ops:${PROC}`,
     EXTERNAL_API_KEYS: `acme:${EXT}`,
     OIDC_AUDIENCE: AUD,
     RATE_LIMIT_PER_MINUTE: "0",
+    OUTBOX_DIR: outbox,
   };
   const opApp: TestServer = await startServer({
     ...common,
@@ -186,25 +202,62 @@ Deno.test("access matrix: every route × every credential", async (t) => {
         outcome: 401,
       },
     ];
+    const send = async (app: TestServer, cred: Credential, method: string, path: string) => {
+      if (cred.rawHeader) {
+        const head = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+          `${cred.rawHeader}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
+        return await rawRequest(app.url, Uint8Array.from(head, (c) => c.charCodeAt(0)));
+      }
+      const res = await fetch(`${app.url}${path}`, { method, headers: await cred.headers() });
+      await res.body?.cancel();
+      return res.status;
+    };
+
+    // Every route the app declares (the same list the OpenAPI document is made from), so a
+    // route added later cannot escape the matrix.
+    const declared = opApp.bridge.ctx.routes.specs.map((spec) => ({
+      method: spec.method.toUpperCase(),
+      path: spec.path.replace(/\{(\w+)\}/g, (_, p: string) => {
+        assert.ok(PATH_PARAMS[p], `no sample value for path parameter {${p}}`);
+        return PATH_PARAMS[p];
+      }),
+      access: spec.access,
+    }));
+    assert.ok(declared.length >= 25, `only ${declared.length} routes declared`);
+    for (const r of ROUTES) {
+      assert.ok(
+        declared.some((d) => d.method === r.method && d.path === r.path),
+        `${r.method} ${r.path} is not declared`,
+      );
+    }
+    const REFUSALS = [401, 403, 429, 503];
+
     for (const cred of credentials) {
       await t.step(cred.name, async () => {
         const app = cred.app === "op" ? opApp : fakeApp;
         for (const route of ROUTES) {
-          const want = expected(route, cred.outcome);
-          let status: number;
-          if (cred.rawHeader) {
-            const head = `${route.method} ${route.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
-              `${cred.rawHeader}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
-            status = await rawRequest(app.url, Uint8Array.from(head, (c) => c.charCodeAt(0)));
+          const status = await send(app, cred, route.method, route.path);
+          assert.equal(
+            status,
+            expected(route, cred.outcome),
+            `${cred.name} → ${route.method} ${route.path}`,
+          );
+        }
+        for (const route of declared) {
+          const status = await send(app, cred, route.method, route.path);
+          const where = `${cred.name} → ${route.method} ${route.path} (${route.access})`;
+          assert.ok(status < 500, `${where}: ${status}`);
+          const allowed = route.access === "open" ||
+            (route.access !== "stream" &&
+              (cred.outcome === "process" ||
+                (cred.outcome === "external" && route.access === "external")));
+          if (allowed) {
+            assert.ok(!REFUSALS.includes(status), `${where}: refused with ${status}`);
+          } else if (route.access === "stream" || cred.outcome === 401) {
+            assert.equal(status, 401, where);
           } else {
-            const res = await fetch(`${app.url}${route.path}`, {
-              method: route.method,
-              headers: await cred.headers(),
-            });
-            await res.body?.cancel();
-            status = res.status;
+            assert.equal(status, 403, where);
           }
-          assert.equal(status, want, `${cred.name} → ${route.method} ${route.path}`);
         }
       });
     }
@@ -243,5 +296,6 @@ Deno.test("access matrix: every route × every credential", async (t) => {
     await fakeApp.close();
     await jwks.close();
     await op.close();
+    await Deno.remove(outbox, { recursive: true });
   }
 });

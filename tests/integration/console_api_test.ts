@@ -77,13 +77,28 @@ Deno.test("config: sources env / default / runtime; null reverts; DELETE reverts
 Deno.test("config: 422 field by field; nothing is written", async () => {
   const s = await startServer(env);
   try {
-    const cases: { body: unknown; loc: unknown[]; type: string; input: unknown; msg: RegExp }[] = [
+    const eicCtx = { pattern: "16 characters, ENTSO-E check character" };
+    const forbidden = {
+      type: "forbidden_field",
+      input: "********",
+      msg: /cannot be changed through the console/,
+      ctx: {},
+    };
+    const cases: {
+      body: unknown;
+      loc: unknown[];
+      type: string;
+      input: unknown;
+      msg: RegExp;
+      ctx: Record<string, unknown>;
+    }[] = [
       {
         body: { home_control_area: "10YDE-RWENET---J" },
         loc: ["body", "home_control_area"],
         type: "value_error.eic",
         input: "10YDE-RWENET---J",
         msg: /check character should be I/,
+        ctx: eicCtx,
       },
       {
         body: { active_control_areas: ["10YDE-RWENET---I", "10YDE-EON------2"] },
@@ -91,6 +106,15 @@ Deno.test("config: 422 field by field; nothing is written", async () => {
         type: "value_error.eic",
         input: "10YDE-EON------2",
         msg: /not a valid EIC/,
+        ctx: eicCtx,
+      },
+      {
+        body: { balancing_group: "11XDE-TOO-SHORT" },
+        loc: ["body", "balancing_group"],
+        type: "value_error.eic",
+        input: "11XDE-TOO-SHORT",
+        msg: /not a valid EIC/,
+        ctx: eicCtx,
       },
       {
         body: { sftp_hots: "x" },
@@ -98,6 +122,7 @@ Deno.test("config: 422 field by field; nothing is written", async () => {
         type: "extra_forbidden",
         input: "x",
         msg: /unknown field "sftp_hots"/,
+        ctx: {},
       },
       {
         body: { sftp_port: "22" },
@@ -105,20 +130,44 @@ Deno.test("config: 422 field by field; nothing is written", async () => {
         type: "type_error",
         input: "22",
         msg: /expected number/,
+        ctx: { expected: "number" },
+      },
+      {
+        body: { sftp_port: 70000 },
+        loc: ["body", "sftp_port"],
+        type: "value_error.too_big",
+        input: 70000,
+        msg: /65535/,
+        ctx: { maximum: 65535 },
+      },
+      {
+        body: { publish_target: "ftp" },
+        loc: ["body", "publish_target"],
+        type: "value_error.enum",
+        input: "ftp",
+        msg: /auto.*sftp.*outbox/,
+        ctx: { values: ["auto", "sftp", "outbox"] },
       },
       {
         body: { process_api_keys: "evil:secret-secret-secret" },
         loc: ["body", "process_api_keys"],
-        type: "forbidden_field",
-        input: "********",
-        msg: /cannot be changed through the console/,
+        ...forbidden,
       },
       {
         body: { PROCESS_API_KEY: "evil-secret-secret-secret" },
         loc: ["body", "PROCESS_API_KEY"],
-        type: "forbidden_field",
-        input: "********",
-        msg: /cannot be changed/,
+        ...forbidden,
+      },
+      {
+        body: { external_api_keys: "x:y-secret-secret-se" },
+        loc: ["body", "external_api_keys"],
+        ...forbidden,
+      },
+      { body: { oidc_issuer: "https://evil.example" }, loc: ["body", "oidc_issuer"], ...forbidden },
+      {
+        body: { allow_unauthenticated: true },
+        loc: ["body", "allow_unauthenticated"],
+        ...forbidden,
       },
       {
         body: { gate_closure_local_time: "24:00" },
@@ -126,6 +175,7 @@ Deno.test("config: 422 field by field; nothing is written", async () => {
         type: "value_error.format",
         input: "24:00",
         msg: /HH:MM/,
+        ctx: { format: "regex", pattern: "/^([01]\\d|2[0-3]):[0-5]\\d$/" },
       },
       {
         body: [1, 2],
@@ -133,8 +183,16 @@ Deno.test("config: 422 field by field; nothing is written", async () => {
         type: "type_error.object",
         input: [1, 2],
         msg: /JSON object/,
+        ctx: {},
       },
-      { body: "{not json", loc: ["body"], type: "json_invalid", input: "{not json", msg: /JSON/ },
+      {
+        body: "{not json",
+        loc: ["body"],
+        type: "json_invalid",
+        input: "{not json",
+        msg: /JSON/,
+        ctx: {},
+      },
     ];
     for (const c of cases) {
       const r = await put(s, c.body);
@@ -146,7 +204,8 @@ Deno.test("config: 422 field by field; nothing is written", async () => {
       assert.equal(item.type, c.type);
       assert.deepEqual(item.input, c.input);
       assert.match(item.msg, c.msg);
-      assert.equal(typeof item.ctx, "object");
+      assert.deepEqual(item.ctx, c.ctx, JSON.stringify(c.body));
+      assert.deepEqual(Object.keys(item).sort(), ["ctx", "input", "loc", "msg", "type"]);
     }
     // A valid field beside a bad one: the whole update is refused.
     const mixed = await put(s, { sftp_host: "ok.example", sftp_port: 0 });

@@ -78,6 +78,7 @@ async function identify(
 ): Promise<Principal | string> {
   const key = headers.get("x-api-key");
   if (key !== null) {
+    if (key.trim() === "") return "The X-API-Key header is empty.";
     if (!isAsciiCredential(key)) {
       return "The X-API-Key header contains characters outside printable ASCII.";
     }

@@ -19,7 +19,10 @@ export const StatusBody = z.object({
   }),
   security: z.object({
     credential_types: z.array(z.enum(["api_key", "bearer"])),
+    /** Distinct caller names per scope. */
     api_key_callers: z.object({ external: z.number().int(), process: z.number().int() }),
+    /** Configured keys per scope (a caller in rotation has two). */
+    api_keys: z.object({ external: z.number().int(), process: z.number().int() }),
     oidc: z.object({
       issuer: z.string(),
       audience: z.string(),
@@ -50,6 +53,7 @@ export function registerStatus(ctx: ServiceContext): void {
   const security: z.infer<typeof StatusBody>["security"] = {
     credential_types: credentialTypes,
     api_key_callers: callers,
+    api_keys: ctx.keys.keysPerScope(),
     oidc: s.oidc
       ? {
         issuer: s.oidc.issuer,
