@@ -68,3 +68,42 @@ Deno.test("settings: on Deno Deploy an unset KV_PATH means the managed KV", () =
   assert.equal(loadSettings({ DENO_DEPLOYMENT_ID: "abc" }).kvPath, "");
   assert.equal(loadSettings({ DENO_DEPLOYMENT_ID: "abc", KV_PATH: "/x.kv" }).kvPath, "/x.kv");
 });
+
+Deno.test("settings: a bad secret of the runtime config names its variable, never its value", () => {
+  const mp = "mp-key-with-\u00e9-not-ascii-0001";
+  const msg = problemsOf({ MARKET_PLATFORM_API_KEY: mp, SFTP_PORT: "abc" });
+  assert.match(msg, /MARKET_PLATFORM_API_KEY: /);
+  assert.match(msg, /SFTP_PORT: /);
+  assert.ok(!msg.includes(mp));
+  const key = "not-a-private-key-but-secret-material";
+  const m2 = problemsOf({ SFTP_PRIVATE_KEY: key, PROCESS_API_KEYS: `ops:${SECRET},x` });
+  assert.match(m2, /SFTP_PRIVATE_KEY: expected a PEM\/OpenSSH private key/);
+  assert.match(m2, /PROCESS_API_KEYS: entry 2 is not of the form name:secret/);
+  assert.ok(!m2.includes(key));
+});
+
+Deno.test("settings: every problem at once, one line per variable", () => {
+  const msg = problemsOf({
+    PROCESS_API_KEYS: `ops:${SECRET},broken${SECRET}`,
+    RATE_LIMIT_PER_MINUTE: "abc",
+    RATE_LIMIT_BURST: "-1",
+    MAX_REQUEST_BYTES: "12MB",
+  });
+  assert.deepEqual(
+    msg.split("\n").slice(1).map((l) => l.trim().split(":")[0]),
+    ["PROCESS_API_KEYS", "RATE_LIMIT_PER_MINUTE", "RATE_LIMIT_BURST", "MAX_REQUEST_BYTES"],
+  );
+});
+
+Deno.test("settings: one caller may hold two secrets of one scope (rotation), not two scopes", () => {
+  const s = loadSettings({ PROCESS_API_KEYS: `ops:${SECRET},ops:second-secret-0000002` });
+  assert.deepEqual(s.apiKeys.map((k) => k.name), ["ops", "ops"]);
+  assert.match(
+    problemsOf({ PROCESS_API_KEY: SECRET, EXTERNAL_API_KEYS: "process:other-secret-12345" }),
+    /caller name "process" is also configured/,
+  );
+  assert.match(
+    problemsOf({ PROCESS_API_KEYS: `ops:${SECRET},robot:${SECRET}` }),
+    /PROCESS_API_KEYS: the secret of "robot" is also used by "ops"/,
+  );
+});
