@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ValidationFailed, type ValidationItem } from "../http/errors.ts";
-import { zodIssuesToItems } from "../http/validation.ts";
+import { clipInput, zodIssuesToItems } from "../http/validation.ts";
 import { retryKv } from "../store/kv.ts";
 import type { Redactor } from "../store/redactor.ts";
 import {
@@ -127,7 +127,7 @@ export class RuntimeConfig {
         loc: ["body"],
         msg: "expected a JSON object with the fields to change",
         type: "type_error.object",
-        input: body ?? null,
+        input: clipInput(body ?? null),
         ctx: {},
       }]);
     }

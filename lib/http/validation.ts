@@ -30,7 +30,9 @@ export function zodIssuesToItems(
           loc: [where, ...issue.path.map(String), key],
           msg: `unknown field "${key}"`,
           type: "extra_forbidden",
-          input: secretFields.has(key) ? "********" : valueAt(input, [...issue.path, key]),
+          input: secretFields.has(key)
+            ? "********"
+            : clipInput(valueAt(input, [...issue.path, key])),
           ctx: {},
         });
       }
@@ -54,11 +56,30 @@ export function zodIssuesToItems(
       loc: [where, ...path],
       msg: issue.message,
       type: params?.type ?? TYPE_OF[issue.code] ?? issue.code,
-      input: secretFields.has(field) && raw !== undefined && raw !== null ? "********" : raw,
+      input: secretFields.has(field) && raw !== undefined && raw !== null
+        ? "********"
+        : clipInput(raw),
       ctx,
     });
   }
   return items;
+}
+
+/** Longest JSON text of an `input` echoed in a 422 item; longer ones are cut. */
+const MAX_ECHO = 1000;
+
+/**
+ * The offending value for a 422 item: as sent when small, else the start of its JSON text with
+ * `…` (a 422 never echoes a whole large body back).
+ */
+export function clipInput(value: unknown): unknown {
+  if (value === null || typeof value !== "object") {
+    return typeof value === "string" && value.length > MAX_ECHO
+      ? value.slice(0, MAX_ECHO) + "…"
+      : value;
+  }
+  const text = JSON.stringify(value);
+  return text.length > MAX_ECHO ? text.slice(0, MAX_ECHO) + "…" : value;
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {

@@ -257,6 +257,18 @@ Deno.test("non-ASCII key or bearer token → 401, never 500", async () => {
       );
       assert.equal(await rawRequest(s.url, bytes), 401, header);
     }
+    // Two key headers (joined with ", "), an empty one, a key with a space: 401 with a reason.
+    for (
+      const [headers, detail] of [
+        [[["x-api-key", PROC], ["x-api-key", EXT]], /not one key of printable ASCII/],
+        [[["x-api-key", ""]], /header is empty/],
+        [[["x-api-key", `${PROC} x`]], /not one key of printable ASCII/],
+      ] as [[string, string][], RegExp][]
+    ) {
+      const r = await call(`${s.url}/v1/console/status`, { headers: new Headers(headers) });
+      assert.equal(r.status, 401, JSON.stringify(headers));
+      assert.match((r.body as { detail: string }).detail, detail);
+    }
   } finally {
     await s.close();
   }

@@ -207,6 +207,12 @@ Deno.test("config: 422 field by field; nothing is written", async () => {
       assert.deepEqual(item.ctx, c.ctx, JSON.stringify(c.body));
       assert.deepEqual(Object.keys(item).sort(), ["ctx", "input", "loc", "msg", "type"]);
     }
+    // A large wrong body is not echoed back whole.
+    const huge = await put(s, Array.from({ length: 5000 }, (_, i) => i));
+    assert.equal(huge.status, 422);
+    const echoed = (huge.body as { detail: Item[] }).detail[0].input as string;
+    assert.equal(typeof echoed, "string");
+    assert.ok(echoed.startsWith("[0,1,2,") && echoed.endsWith("…") && echoed.length <= 1001);
     // A valid field beside a bad one: the whole update is refused.
     const mixed = await put(s, { sftp_host: "ok.example", sftp_port: 0 });
     assert.equal(mixed.status, 422);

@@ -80,7 +80,7 @@ async function identify(
   if (key !== null) {
     if (key.trim() === "") return "The X-API-Key header is empty.";
     if (!isAsciiCredential(key)) {
-      return "The X-API-Key header contains characters outside printable ASCII.";
+      return "The X-API-Key header is not one key of printable ASCII characters.";
     }
     return opts.keys.match(key) ?? "The API key is not valid.";
   }
@@ -88,7 +88,7 @@ async function identify(
   if (authorization !== null && opts.oidc && /^bearer /i.test(authorization)) {
     const token = authorization.slice(7).trim();
     if (!isAsciiCredential(token)) {
-      return "The bearer token contains characters outside printable ASCII.";
+      return "The bearer token is not one token of printable ASCII characters.";
     }
     const r = await opts.oidc.verify(token);
     return r.ok ? r.principal : `The bearer token is not valid: ${r.reason}.`;
