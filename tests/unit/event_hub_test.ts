@@ -30,3 +30,63 @@ Deno.test("event hub: catch-up, live delivery, heartbeats; closing the last read
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("retryKv: retries failed checks and 'database is locked', bounded; other errors pass", async () => {
+  const { KvContentionError, retryKv } = await import("../../lib/store/kv.ts");
+  let calls = 0;
+  const value = await retryKv("op", () => {
+    calls++;
+    if (calls === 1) return Promise.resolve(undefined); // a failed .check()
+    if (calls === 2) return Promise.reject(new Error("database is locked"));
+    return Promise.resolve("done");
+  });
+  assert.deepEqual([value, calls], ["done", 3]);
+  let tries = 0;
+  await assert.rejects(
+    retryKv("always conflicting", () => {
+      tries++;
+      return Promise.resolve(undefined);
+    }, 4),
+    (err: unknown) =>
+      err instanceof KvContentionError && /always conflicting: .* 4 attempts/.test(err.message),
+  );
+  assert.equal(tries, 4);
+  let other = 0;
+  await assert.rejects(
+    retryKv("op", () => {
+      other++;
+      return Promise.reject(new TypeError("boom"));
+    }),
+    TypeError,
+  );
+  assert.equal(other, 1, "a real error is not retried");
+});
+
+Deno.test("openKv: creates the folder of a file path; two logs on one file share the id sequence", async () => {
+  const { openKv } = await import("../../lib/store/kv.ts");
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/nested/deeper/bridge.kv`;
+    const a = await openKv(path);
+    const b = await openKv(path);
+    try {
+      const la = new EventLog(a, new FakeClock());
+      const lb = new EventLog(b, new FakeClock());
+      const recs = await Promise.all(
+        Array.from(
+          { length: 40 },
+          (_, i) => (i % 2 ? la : lb).append({ kind: "config_changed", message: `m${i}` }),
+        ),
+      );
+      const idsSeen = recs.map((r) => r.id).sort((x, y) => x - y);
+      assert.deepEqual(idsSeen, Array.from({ length: 40 }, (_, i) => i + 1));
+      assert.equal(await la.head(), 40);
+      assert.deepEqual((await lb.list({ limit: 1000 })).map((r) => r.id), idsSeen);
+    } finally {
+      a.close();
+      b.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
