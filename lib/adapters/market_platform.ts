@@ -60,6 +60,13 @@ export interface PlatformTarget {
   apiKey: string;
   /** Overall budget including retries, seconds. */
   timeoutSeconds: number;
+  /**
+   * A harder limit than `timeoutSeconds`, in ms from now (e.g. the time left until gate
+   * closure): no attempt starts and no backoff waits past it. Default: no extra limit.
+   */
+  stopAfterMs?: number;
+  /** Says why `stopAfterMs` applies, for the error message (e.g. `before gate closure`). */
+  stopReason?: string;
   /** TLS client trusting extra CAs (tests, the simulator). */
   client?: Deno.HttpClient;
   /** For tests: shorter backoff base (default 500 ms). */
@@ -76,7 +83,9 @@ export async function sendSchedules(
   payload: SchedulePayload,
   idempotencyKey: string,
 ): Promise<Receipt> {
-  const deadline = Date.now() + target.timeoutSeconds * 1000;
+  const budgetMs = target.timeoutSeconds * 1000;
+  const limited = target.stopAfterMs !== undefined && target.stopAfterMs < budgetMs;
+  const deadline = Date.now() + (limited ? Math.max(0, target.stopAfterMs!) : budgetMs);
   const base = target.backoffBaseMs ?? 500;
   const url = `${target.url.replace(/\/+$/, "")}/schedules`;
   let attempts = 0;
@@ -139,7 +148,13 @@ export async function sendSchedules(
   throw new MarketPlatformError(
     `${last?.message ?? "market platform not reached"} (gave up after ${attempts} attempt${
       attempts === 1 ? "" : "s"
-    } within ${target.timeoutSeconds} s)`,
+    } within ${
+      limited
+        ? `${(Math.max(0, target.stopAfterMs!) / 1000).toFixed(1)} s ${
+          target.stopReason ?? "(time limit)"
+        }`
+        : `${target.timeoutSeconds} s`
+    })`,
     last?.status ?? null,
     last?.body ?? "",
     attempts,

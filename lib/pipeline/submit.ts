@@ -18,7 +18,7 @@ import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { HttpProblem } from "../http/errors.ts";
 import { type Aggregate, readAggregate } from "./aggregate.ts";
-import { recordStep } from "./day_state.ts";
+import { readDay, recordStep } from "./day_state.ts";
 
 /** A stored claim / receipt of one aggregate version. */
 export interface Submission {
@@ -112,13 +112,7 @@ export async function submitDay(
   const existing = await kv.get<Submission>(subKey(day, agg.version));
   const now = opts.now();
   if (existing.value?.state === "done") {
-    return {
-      delivery_day: day,
-      version: agg.version,
-      idempotency_key: key,
-      sent: false,
-      receipt: existing.value.receipt!,
-    };
+    return await alreadyDone(kv, day, agg.version, key, existing.value, opts);
   }
   if (existing.value?.state === "in_flight" && existing.value.lease_until > now) {
     throw new HttpProblem(
@@ -136,15 +130,7 @@ export async function submitDay(
   const claimed = await kv.atomic().check(existing).set(subKey(day, agg.version), claim).commit();
   if (!claimed.ok) {
     const other = (await kv.get<Submission>(subKey(day, agg.version))).value;
-    if (other?.state === "done") {
-      return {
-        delivery_day: day,
-        version: agg.version,
-        idempotency_key: key,
-        sent: false,
-        receipt: other.receipt!,
-      };
-    }
+    if (other?.state === "done") return await alreadyDone(kv, day, agg.version, key, other, opts);
     throw new HttpProblem(
       409,
       `Version ${agg.version} of ${day} is being submitted by ${
@@ -160,6 +146,9 @@ export async function submitDay(
         url: cfg.market_platform_url,
         apiKey: cfg.market_platform_api_key,
         timeoutSeconds: cfg.market_platform_timeout_seconds,
+        // Nothing is sent after gate closure, not even a retry.
+        stopAfterMs: gc.epochMilliseconds - opts.now(),
+        stopReason: `before gate closure ${gc.toString()}`,
         client: opts.client,
         backoffBaseMs: opts.backoffBaseMs,
       },
@@ -172,10 +161,24 @@ export async function submitDay(
     throw new SubmitFailed(day, err as MarketPlatformError);
   }
   await kv.set(subKey(day, agg.version), { ...claim, state: "done", receipt } satisfies Submission);
+  await recordSubmitted(kv, day, agg.version, key, receipt, opts.by, opts.now());
+  return { delivery_day: day, version: agg.version, idempotency_key: key, sent: true, receipt };
+}
+
+/** Records the `submitted` step of `version` with its receipt. */
+async function recordSubmitted(
+  kv: Deno.Kv,
+  day: string,
+  version: number,
+  key: string,
+  receipt: Receipt,
+  by: string,
+  atMs: number,
+): Promise<void> {
   await recordStep(kv, day, "submitted", {
-    version: agg.version,
-    at: new Date(opts.now()).toISOString(),
-    by: opts.by,
+    version,
+    at: new Date(atMs).toISOString(),
+    by,
     detail: {
       idempotency_key: key,
       status: receipt.status,
@@ -183,5 +186,25 @@ export async function submitDay(
       receipt: receipt.body,
     },
   });
-  return { delivery_day: day, version: agg.version, idempotency_key: key, sent: true, receipt };
+}
+
+/**
+ * The version was submitted before: nothing is sent. When the `submitted` step does not show it
+ * yet (the submitter stopped between storing the receipt and recording the step), it is
+ * recorded now from the stored receipt, so the day does not stay "not submitted" forever.
+ */
+async function alreadyDone(
+  kv: Deno.Kv,
+  day: string,
+  version: number,
+  key: string,
+  sub: Submission,
+  opts: { by: string; now: () => number },
+): Promise<SubmitResult> {
+  const receipt = sub.receipt!;
+  const recorded = (await readDay(kv, day)).value?.steps.submitted?.version ?? 0;
+  if (recorded < version) {
+    await recordSubmitted(kv, day, version, key, receipt, sub.claimed_by, opts.now());
+  }
+  return { delivery_day: day, version, idempotency_key: key, sent: false, receipt };
 }
