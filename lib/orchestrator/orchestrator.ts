@@ -13,7 +13,7 @@
 import type { ServiceContext } from "../context.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { readDay } from "../pipeline/day_state.ts";
-import { masterDataVersion } from "../pipeline/market_locations.ts";
+import { listMarketLocations, masterDataVersion } from "../pipeline/market_locations.ts";
 import { type RunnableStep, runStep } from "../pipeline/steps.ts";
 import { readOrchestratorState } from "./state.ts";
 
@@ -79,6 +79,7 @@ export async function runPass(ctx: ServiceContext, by: string): Promise<PassRepo
   const cfg = await ctx.config.effective();
   const report: PassReport = { started_at: new Date(now).toISOString(), days: [] };
   const master = await masterDataVersion(ctx.kv);
+  const hasLocations = (await listMarketLocations(ctx.kv, { limit: 1 })).length > 0;
   const today = localDayOf(now);
   for (let i = 1; i <= cfg.orchestrator_horizon_days; i++) {
     const day = addDays(today, i);
@@ -86,7 +87,7 @@ export async function runPass(ctx: ServiceContext, by: string): Promise<PassRepo
       continue;
     }
     const state = (await readDay(ctx.kv, day)).value;
-    if (master === 0 && !state) continue; // no market locations, no forecasts
+    if (!hasLocations && !state) continue; // no market locations, no forecasts
     const entry: PassReport["days"][number] = { delivery_day: day, ran: [] };
     for (const step of await neededSteps(ctx, day, master)) {
       if (!(await stillNeeded(ctx, day, step))) continue;

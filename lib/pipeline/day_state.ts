@@ -32,11 +32,17 @@ export interface StepRecord {
 
 /** The last accepted input change of a day. */
 export interface InputChange {
+  /** ISO-8601 UTC instant of the change. */
   at: string;
+  /** Caller name, or `orchestrator`. */
   by: string;
-  /** Number of market locations whose forecast changed. */
+  /** Number of market locations whose forecast (or master data) changed. */
   market_locations: number;
-  source: "customer" | "generated";
+  /**
+   * `customer`: a customer forecast; `generated`: a profile forecast; `master_data`: market
+   * locations were added, changed or removed.
+   */
+  source: "customer" | "generated" | "master_data";
 }
 
 /** Stored state of one delivery day. */
@@ -136,6 +142,15 @@ export function recordStep(
   });
 }
 
+/** "newer forecast for 12 market locations at 10:41" and the like (time in Europe/Berlin). */
+function whatArrived(li: InputChange): string {
+  const n = `${li.market_locations} market location${li.market_locations === 1 ? "" : "s"}`;
+  if (li.source === "master_data") return `master data changed for ${n} at ${hhmm(li.at)}`;
+  return `newer ${li.source === "generated" ? "generated " : ""}forecast for ${n} at ${
+    hhmm(li.at)
+  }`;
+}
+
 function hhmm(iso: string): string {
   return Temporal.Instant.from(iso).toZonedDateTimeISO("Europe/Berlin").toPlainTime().toString()
     .slice(0, 5);
@@ -161,11 +176,7 @@ export function overview(
       ...rec,
       stale,
       stale_reason: stale && li
-        ? `newer ${
-          li.source === "generated" ? "generated " : ""
-        }forecast for ${li.market_locations} market location${
-          li.market_locations === 1 ? "" : "s"
-        } at ${hhmm(li.at)} (input version ${state.input_version}, this step has ${rec.version})`
+        ? `${whatArrived(li)} (input version ${state.input_version}, this step has ${rec.version})`
         : null,
     };
   }

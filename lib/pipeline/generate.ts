@@ -15,6 +15,8 @@ export interface GenerateResult {
   delivery_day: string;
   /** Locations whose generated forecast was written (new or different). */
   generated: number;
+  /** Generated forecasts removed because their location no longer has a profile. */
+  removed: number;
   /** Locations whose generated forecast was already current. */
   unchanged: number;
   /** Locations skipped because the customer sent a forecast. */
@@ -50,7 +52,8 @@ export function generateForecasts(
         forecastsOfDay(kv, day),
       ]);
       const at = new Date(opts.nowMs).toISOString();
-      const writes: [string, StoredForecast][] = [];
+      // `null`: delete the generated forecast of a location that no longer has a profile.
+      const writes: [string, StoredForecast | null][] = [];
       let unchanged = 0, customer = 0, withoutProfile = 0;
       for (const loc of locations) {
         const prev = existing.get(loc.malo_id)?.value;
@@ -60,6 +63,8 @@ export function generateForecasts(
         }
         if (!loc.standard_load_profile || loc.annual_kwh === undefined) {
           withoutProfile++;
+          // Its profile was removed: the old generated forecast must not count any more.
+          if (prev?.source === "generated") writes.push([loc.malo_id, null]);
           continue;
         }
         const values = generateProfileForecast(
@@ -91,7 +96,10 @@ export function generateForecasts(
         let stamp = r.versionstamp;
         for (let i = 0; i < writes.length; i += BATCH) {
           const op = kv.atomic().check({ key: ["days", day], versionstamp: stamp });
-          for (const [malo, f] of writes.slice(i, i + BATCH)) op.set(forecastKey(day, malo), f);
+          for (const [malo, f] of writes.slice(i, i + BATCH)) {
+            if (f) op.set(forecastKey(day, malo), f);
+            else op.delete(forecastKey(day, malo));
+          }
           const w = await op.commit();
           if (!w.ok) return undefined; // a customer forecast arrived: read again
           stamp = (await kv.get(["days", day])).versionstamp ?? stamp;
@@ -99,7 +107,8 @@ export function generateForecasts(
       }
       const result: GenerateResult = {
         delivery_day: day,
-        generated: writes.length,
+        generated: writes.filter(([, f]) => f !== null).length,
+        removed: writes.filter(([, f]) => f === null).length,
         unchanged,
         customer,
         without_profile: withoutProfile,

@@ -7,6 +7,9 @@ import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
 import { maloProblem } from "../domain/malo.ts";
 import { PROFILE_CODES } from "../domain/slp/profile.ts";
+import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
+import { retryKv } from "../store/kv.ts";
+import type { DayState } from "./day_state.ts";
 
 /** Path parameter: a MaLo-ID with a valid check digit. */
 export const MaloId = z.string().superRefine((v, ctx) => {
@@ -86,21 +89,111 @@ export async function getMarketLocation(
   return (await kv.get<MarketLocation>(key(id))).value;
 }
 
-/** Creates or replaces a market location; returns it and whether it was new. */
+/**
+ * Who changes master data, and how to tell which delivery days are still open. When given, every
+ * stored delivery day whose gate closure is still ahead gets its `input_version` bumped in the
+ * same atomic as the change (`last_input.source = "master_data"`), so its aggregate, file and
+ * submission turn stale and the orchestrator redoes them before gate closure: a market location
+ * that moves to another control area, changes direction, profile or annual energy, or is
+ * removed changes the open position.
+ */
+export interface MasterDataChange {
+  /** Caller name, recorded as `last_input.by` of the days marked stale. */
+  by: string;
+  /** Gate closure `HH:MM` (Europe/Berlin, day before): only days before theirs are marked. */
+  gateClosureLocalTime: string;
+}
+
+/** Stored fields that matter to the pipeline (everything but `updated_at`). */
+function sameContent(a: MarketLocation | null, b: MarketLocation): boolean {
+  if (!a) return false;
+  const strip = ({ updated_at: _, ...rest }: MarketLocation) => rest;
+  const x = strip(a) as Record<string, unknown>;
+  const y = strip(b) as Record<string, unknown>;
+  const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+  return [...keys].every((k) => x[k] === y[k]);
+}
+
+/** Day states whose gate closure is still ahead at `nowMs` (at most a few, the coming days). */
+async function openDays(
+  kv: Deno.Kv,
+  nowMs: number,
+  gateClosureLocalTime: string,
+): Promise<Deno.KvEntry<DayState>[]> {
+  const from = addDays(localDayOf(nowMs), 1);
+  const out: Deno.KvEntry<DayState>[] = [];
+  for await (
+    const e of kv.list<DayState>({ start: ["days", from], end: ["days", "\uffff"] })
+  ) {
+    const day = e.key[1] as string;
+    if (deliveryDay(day, gateClosureLocalTime).gateClosure.epochMilliseconds > nowMs) out.push(e);
+  }
+  return out;
+}
+
+/**
+ * Commits a master-data change: `build` adds the location writes/deletes and the checks of what
+ * it read; the master version is bumped; with `change`, every open day is marked stale in the
+ * same atomic (see {@link MasterDataChange}).
+ * @returns false when a check failed (read again and retry)
+ */
+async function commitMasterData(
+  kv: Deno.Kv,
+  build: (op: Deno.AtomicOperation) => void,
+  changed: number,
+  atMs: number,
+  change: MasterDataChange | undefined,
+): Promise<boolean> {
+  const op = kv.atomic();
+  build(op);
+  op.sum(MASTER_VERSION, 1n);
+  if (change) {
+    const at = new Date(atMs).toISOString();
+    for (const e of await openDays(kv, atMs, change.gateClosureLocalTime)) {
+      op.check(e).set(
+        e.key,
+        {
+          ...e.value,
+          input_version: e.value.input_version + 1,
+          last_input: { at, by: change.by, market_locations: changed, source: "master_data" },
+        } satisfies DayState,
+      );
+    }
+  }
+  return (await op.commit()).ok;
+}
+
+/**
+ * Creates or replaces a market location; returns it and whether it was new. Re-sending the same
+ * fields changes nothing (the stored `updated_at` stays, no day turns stale).
+ * @param atMs instant of the change, ms since the epoch
+ * @param change when given, open delivery days are marked stale (see {@link MasterDataChange})
+ * @throws {KvContentionError} when the key stayed contended through every retry
+ */
 export async function putMarketLocation(
   kv: Deno.Kv,
   id: string,
   input: z.infer<typeof MarketLocationInput>,
   atMs: number,
+  change?: MasterDataChange,
 ): Promise<{ location: MarketLocation; created: boolean }> {
   const location: MarketLocation = {
     malo_id: id,
     ...input,
     updated_at: new Date(atMs).toISOString(),
   };
-  const prev = await kv.get(key(id));
-  await kv.atomic().set(key(id), location).sum(MASTER_VERSION, 1n).commit();
-  return { location, created: prev.value === null };
+  return await retryKv(`put market location ${id}`, async () => {
+    const prev = await kv.get<MarketLocation>(key(id));
+    if (sameContent(prev.value, location)) return { location: prev.value!, created: false };
+    const ok = await commitMasterData(
+      kv,
+      (op) => op.check(prev).set(key(id), location),
+      1,
+      atMs,
+      change,
+    );
+    return ok ? { location, created: prev.value === null } : undefined;
+  });
 }
 
 /** Largest batch of `PUT /v1/market-locations` (one KV atomic). */
@@ -114,34 +207,75 @@ export const MarketLocationBatch = z.strictObject({
 });
 
 /**
- * Creates or replaces several market locations in one atomic (all or nothing).
- * @returns how many were new and how many replaced
+ * Creates or replaces several market locations in one atomic (all or nothing). Items whose
+ * fields are unchanged are left alone.
+ * @param change when given, open delivery days are marked stale (see {@link MasterDataChange})
+ * @returns how many were new, replaced (changed) and unchanged
+ * @throws {KvContentionError} when the keys stayed contended through every retry
  */
 export async function putMarketLocations(
   kv: Deno.Kv,
   items: (z.infer<typeof MarketLocationInput> & { malo_id: string })[],
   atMs: number,
-): Promise<{ created: number; replaced: number }> {
-  let existing = 0;
-  for (let i = 0; i < items.length; i += 10) {
-    const entries = await kv.getMany(items.slice(i, i + 10).map((it) => key(it.malo_id)));
-    existing += entries.filter((e) => e.value !== null).length;
-  }
-  const op = kv.atomic();
+  change?: MasterDataChange,
+): Promise<{ created: number; replaced: number; unchanged: number }> {
   const at = new Date(atMs).toISOString();
-  for (const { malo_id, ...input } of items) {
-    op.set(key(malo_id), { malo_id, ...input, updated_at: at } satisfies MarketLocation);
-  }
-  await op.sum(MASTER_VERSION, 1n).commit();
-  return { created: items.length - existing, replaced: existing };
+  return await retryKv("put market locations", async () => {
+    const prev: Deno.KvEntryMaybe<MarketLocation>[] = [];
+    for (let i = 0; i < items.length; i += 10) {
+      prev.push(
+        ...await kv.getMany<MarketLocation[]>(items.slice(i, i + 10).map((it) => key(it.malo_id))),
+      );
+    }
+    let created = 0, replaced = 0, unchanged = 0;
+    const writes: [Deno.KvEntryMaybe<MarketLocation>, MarketLocation][] = [];
+    items.forEach(({ malo_id, ...input }, i) => {
+      const next: MarketLocation = { malo_id, ...input, updated_at: at };
+      if (sameContent(prev[i].value, next)) {
+        unchanged++;
+        return;
+      }
+      if (prev[i].value === null) created++;
+      else replaced++;
+      writes.push([prev[i], next]);
+    });
+    if (!writes.length) return { created, replaced, unchanged };
+    const ok = await commitMasterData(
+      kv,
+      (op) => {
+        for (const [entry, loc] of writes) op.check(entry).set(entry.key, loc);
+      },
+      writes.length,
+      atMs,
+      change,
+    );
+    return ok ? { created, replaced, unchanged } : undefined;
+  });
 }
 
-/** Deletes a market location; true when it existed. */
-export async function deleteMarketLocation(kv: Deno.Kv, id: string): Promise<boolean> {
-  const prev = await kv.get(key(id));
-  if (prev.value === null) return false;
-  await kv.atomic().delete(key(id)).sum(MASTER_VERSION, 1n).commit();
-  return true;
+/**
+ * Deletes a market location; true when it existed.
+ * @param change when given, open delivery days are marked stale (see {@link MasterDataChange})
+ * @throws {KvContentionError} when the key stayed contended through every retry
+ */
+export async function deleteMarketLocation(
+  kv: Deno.Kv,
+  id: string,
+  atMs: number = Date.now(),
+  change?: MasterDataChange,
+): Promise<boolean> {
+  return await retryKv(`delete market location ${id}`, async () => {
+    const prev = await kv.get(key(id));
+    if (prev.value === null) return false;
+    const ok = await commitMasterData(
+      kv,
+      (op) => op.check(prev).delete(key(id)),
+      1,
+      atMs,
+      change,
+    );
+    return ok ? true : undefined;
+  });
 }
 
 /**

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { ServiceContext } from "../../lib/context.ts";
 import { problem } from "../../lib/http/errors.ts";
+import { ValidationBody } from "./delivery_days.ts";
 import { ValidationFailed } from "../../lib/http/errors.ts";
 import { parseOr422, readJson, zodIssuesToItems } from "../../lib/http/validation.ts";
 import {
@@ -16,6 +17,7 @@ import {
   MarketLocationBatch,
   MarketLocationInput,
   MarketLocationSchema,
+  type MasterDataChange,
   putMarketLocation,
   putMarketLocations,
 } from "../../lib/pipeline/market_locations.ts";
@@ -25,10 +27,18 @@ const ListQuery = z.strictObject({
   after: z.string().regex(/^\d{11}$/, "expected a MaLo-ID").optional(),
 });
 
+const PathParams = z.object({ malo_id: MaloId });
+
 /** Registers the market-location routes. */
 export function registerMarketLocations(ctx: ServiceContext): void {
   const path = "/v1/market-locations/{malo_id}";
-  const idOf = (raw: string | undefined) => parseOr422(MaloId, raw ?? "", "path") as string;
+  const idOf = (raw: string | undefined) =>
+    parseOr422(PathParams, { malo_id: raw ?? "" }, "path").malo_id;
+  /** A change by `caller` marks the open delivery days stale (their position depends on it). */
+  const changeBy = async (caller: string | undefined): Promise<MasterDataChange> => ({
+    by: caller ?? "unknown",
+    gateClosureLocalTime: (await ctx.config.effective()).gate_closure_local_time,
+  });
   ctx.routes.add({
     method: "put",
     path,
@@ -43,7 +53,13 @@ export function registerMarketLocations(ctx: ServiceContext): void {
   }, async (c) => {
     const id = idOf(c.req.param("malo_id"));
     const input = parseOr422(MarketLocationInput, await readJson(c.req.raw), "body");
-    const { location, created } = await putMarketLocation(ctx.kv, id, input, ctx.clock.now());
+    const { location, created } = await putMarketLocation(
+      ctx.kv,
+      id,
+      input,
+      ctx.clock.now(),
+      await changeBy(c.get("principal")?.caller),
+    );
     return c.json(location, created ? 201 : 200);
   });
   ctx.routes.add({
@@ -52,7 +68,11 @@ export function registerMarketLocations(ctx: ServiceContext): void {
     access: "external",
     summary: "Read a market location",
     tags: ["market data"],
-    responses: { 200: { description: "the market location", schema: MarketLocationSchema } },
+    responses: {
+      200: { description: "the market location", schema: MarketLocationSchema },
+      404: { description: "not registered" },
+      422: { description: "not a valid MaLo-ID (loc [path, malo_id])", schema: ValidationBody },
+    },
   }, async (c) => {
     const id = idOf(c.req.param("malo_id"));
     const loc = await getMarketLocation(ctx.kv, id);
@@ -64,10 +84,15 @@ export function registerMarketLocations(ctx: ServiceContext): void {
     access: "external",
     summary: "Remove a market location",
     tags: ["market data"],
-    responses: { 204: { description: "removed" } },
+    responses: {
+      204: { description: "removed; open delivery days turn stale" },
+      404: { description: "not registered" },
+      422: { description: "not a valid MaLo-ID (loc [path, malo_id])", schema: ValidationBody },
+    },
   }, async (c) => {
     const id = idOf(c.req.param("malo_id"));
-    return (await deleteMarketLocation(ctx.kv, id))
+    const change = await changeBy(c.get("principal")?.caller);
+    return (await deleteMarketLocation(ctx.kv, id, ctx.clock.now(), change))
       ? c.body(null, 204)
       : problem(404, `Market location ${id} is not registered.`);
   });
@@ -81,7 +106,11 @@ export function registerMarketLocations(ctx: ServiceContext): void {
     responses: {
       200: {
         description: "how many were created and replaced",
-        schema: z.object({ created: z.number().int(), replaced: z.number().int() }),
+        schema: z.object({
+          created: z.number().int(),
+          replaced: z.number().int(),
+          unchanged: z.number().int(),
+        }),
       },
     },
   }, async (c) => {
@@ -113,7 +142,8 @@ export function registerMarketLocations(ctx: ServiceContext): void {
       }
       ids.add(it.malo_id);
     });
-    return c.json(await putMarketLocations(ctx.kv, items, ctx.clock.now()));
+    const change = await changeBy(c.get("principal")?.caller);
+    return c.json(await putMarketLocations(ctx.kv, items, ctx.clock.now(), change));
   });
 
   ctx.routes.add({
