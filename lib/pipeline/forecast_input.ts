@@ -140,38 +140,58 @@ async function checkSemantics(
 }
 
 /**
- * Validates a long-format CSV body.
- * @throws {ValidationFailed} naming the row (1-based data row) and column
+ * Validates a long-format CSV body: a header of exactly the columns `market_location_id`,
+ * `start`, `kw` (any order), then one row per quarter-hour. Rows are grouped by market location
+ * and local delivery day; each group must cover every quarter-hour of its day exactly once.
+ * @param text the body (UTF-8, a leading BOM is ignored; `,` separator, `.` decimal)
+ * @param known returns the registered MaLo-IDs among `ids`
+ * @throws {ValidationFailed} naming the row (1-based data row) and column, or the group
+ *   (`["body", "market_location_id", <id>, <day>]`) for a wrong number of quarter-hours
  */
 export async function forecastsFromCsv(
   text: string,
   known: (ids: string[]) => Promise<Set<string>>,
 ): Promise<ForecastItem[]> {
-  let rows: Record<string, string>[];
+  let table: string[][];
   try {
-    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true });
+    table = parse(text, { skip_empty_lines: true, trim: true, bom: true });
   } catch (err) {
     throw new ValidationFailed([{
       loc: ["body"],
       msg: `not valid CSV: ${(err as Error).message}`,
       type: "csv_invalid",
-      input: text.slice(0, 200),
+      input: text.length > 200 ? text.slice(0, 200) + "…" : text,
       ctx: {},
     }]);
   }
-  const header = rows.length ? Object.keys(rows[0]) : [];
+  const [header = [], ...data] = table;
   const want = ["market_location_id", "start", "kw"];
-  if (want.some((h) => !header.includes(h))) {
+  const col = Object.fromEntries(want.map((h) => [h, header.indexOf(h)])) as Record<
+    string,
+    number
+  >;
+  const exact = header.length === want.length && want.every((h) => col[h] >= 0);
+  if (!exact || data.length === 0) {
     throw new ValidationFailed([{
       loc: ["body", "header"],
-      msg: "expected the header market_location_id,start,kw and at least one row",
+      msg: exact
+        ? "no data rows after the header"
+        : "expected the header market_location_id,start,kw (each once, no other columns)",
       type: "value_error.csv_header",
       input: header.join(","),
       ctx: { expected: want.join(",") },
     }]);
   }
+  const rows = data.map((r) => ({
+    market_location_id: r[col.market_location_id],
+    start: r[col.start],
+    kw: r[col.kw],
+  }));
   const items: ValidationItem[] = [];
-  const groups = new Map<string, { malo: string; day: string; points: [number, number][] }>();
+  const groups = new Map<
+    string,
+    { malo: string; day: string; firstRow: number; points: [number, number][] }
+  >();
   rows.forEach((row, idx) => {
     const loc = (col: string) => ["body", "row", idx + 1, col];
     const malo = MaloId.safeParse(row.market_location_id);
@@ -202,7 +222,7 @@ export async function forecastsFromCsv(
     if (ms % QH_MS !== 0) {
       items.push({
         loc: loc("start"),
-        msg: "start is not on a quarter-hour boundary",
+        msg: "start is not on a quarter-hour boundary (:00, :15, :30, :45)",
         type: "value_error.misaligned",
         input: row.start,
         ctx: {},
@@ -222,7 +242,7 @@ export async function forecastsFromCsv(
     }
     const day = localDayOf(ms);
     const key = `${malo.data}/${day}`;
-    const g = groups.get(key) ?? { malo: malo.data, day, points: [] };
+    const g = groups.get(key) ?? { malo: malo.data, day, firstRow: idx + 1, points: [] };
     g.points.push([ms, kw]);
     groups.set(key, g);
   });
@@ -236,8 +256,19 @@ export async function forecastsFromCsv(
       ctx: { maximum: MAX_BATCH },
     }]);
   }
+  const registered = await known([...new Set([...groups.values()].map((g) => g.malo))]);
   const out: ForecastItem[] = [];
   for (const g of groups.values()) {
+    if (!registered.has(g.malo)) {
+      items.push({
+        loc: ["body", "row", g.firstRow, "market_location_id"],
+        msg:
+          `market location ${g.malo} is not registered (PUT /v1/market-locations/${g.malo} first)`,
+        type: "value_error.unknown_market_location",
+        input: g.malo,
+        ctx: {},
+      });
+    }
     const qhs = deliveryDay(g.day).quarterHours.map((q) => q.epochMilliseconds);
     const byStart = new Map(g.points);
     const missing = qhs.filter((q) => !byStart.has(q)).length;
@@ -245,7 +276,7 @@ export async function forecastsFromCsv(
       items.push({
         loc: ["body", "market_location_id", g.malo, g.day],
         msg:
-          `delivery day ${g.day} has ${qhs.length} quarter-hours; got ${g.points.length} rows (${missing} missing${
+          `delivery day ${g.day} has ${qhs.length} quarter-hours; got ${g.points.length} rows for ${g.malo} (${missing} missing${
             g.points.length - (qhs.length - missing) ? ", duplicates present" : ""
           })`,
         type: "value_error.quarter_hour_count",
@@ -257,6 +288,5 @@ export async function forecastsFromCsv(
     out.push({ malo_id: g.malo, delivery_day: g.day, values: qhs.map((q) => byStart.get(q)!) });
   }
   if (items.length) throw new ValidationFailed(items);
-  await checkSemantics(out, (i) => ["body", "market_location_id", out[i].malo_id], known);
   return out;
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ServiceContext } from "../../lib/context.ts";
+import { HttpProblem } from "../../lib/http/errors.ts";
 import { readJson } from "../../lib/http/validation.ts";
 import {
   ForecastBody,
@@ -39,16 +40,25 @@ export function registerForecasts(ctx: ServiceContext): void {
     method: "post",
     path: "/v1/forecasts",
     access: "external",
-    summary: "Send forecasts (JSON single or batch, or text/csv long format)",
+    summary:
+      "Send forecasts: JSON (one, or {forecasts: [...]} up to 500) or text/csv long format (market_location_id,start,kw); all or nothing",
     tags: ["forecasts"],
     body: ForecastBody,
     responses: {
       200: { description: "accepted; per delivery day what changed", schema: Result },
-      409: { description: "gate closure of a delivery day has passed" },
+      409: { description: "gate closure of a delivery day has passed; nothing was stored" },
+      415: { description: "Content-Type is neither application/json nor text/csv" },
     },
   }, async (c) => {
     const caller = c.get("principal")?.caller ?? "unknown";
-    const isCsv = (c.req.header("content-type") ?? "").toLowerCase().startsWith("text/csv");
+    const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    const isCsv = type === "text/csv";
+    if (!isCsv && type !== "" && type !== "application/json" && !type.endsWith("+json")) {
+      throw new HttpProblem(
+        415,
+        `Content-Type ${type} is not accepted here; send application/json (one forecast, or {"forecasts": [...]}) or text/csv (header market_location_id,start,kw).`,
+      );
+    }
     const items = isCsv
       ? await forecastsFromCsv(await c.req.text(), known)
       : await forecastsFromJson(await readJson(c.req.raw), known);
