@@ -42,6 +42,65 @@ const OpenPosition = z.object({
   areas: z.record(z.string(), z.array(z.number())),
 });
 
+/** SPEC §7 422 body, for routes whose only validated input is a path parameter. */
+export const ValidationBody = z.object({
+  detail: z.array(z.object({
+    loc: z.array(z.union([z.string(), z.number()])),
+    msg: z.string(),
+    type: z.string(),
+    input: z.unknown(),
+    ctx: z.record(z.string(), z.unknown()),
+  })),
+});
+const INVALID_DAY: ResponseSpec = {
+  description: "{day} is not a calendar date YYYY-MM-DD (loc [path, day])",
+  schema: ValidationBody,
+};
+
+/** What each step answers with 200. */
+const STEP_RESULTS: Record<RunnableStep, z.ZodType> = {
+  forecast: z.object({
+    delivery_day: z.string(),
+    generated: z.number().int(),
+    removed: z.number().int(),
+    unchanged: z.number().int(),
+    customer: z.number().int(),
+    without_profile: z.number().int(),
+    input_version: z.number().int(),
+    master_version: z.number().int(),
+  }),
+  aggregate: z.object({
+    delivery_day: z.string(),
+    version: z.number().int(),
+    counts: z.object({
+      market_locations: z.number().int(),
+      inactive_area: z.number().int(),
+      missing_forecast: z.number().int(),
+      unknown_location: z.number().int(),
+    }),
+  }),
+  publish: z.object({
+    delivery_day: z.string(),
+    version: z.number().int(),
+    target: z.enum(["sftp", "outbox"]),
+    location: z.string(),
+    file: z.string(),
+    rows: z.number().int(),
+  }),
+  submit: z.object({
+    delivery_day: z.string(),
+    version: z.number().int(),
+    idempotency_key: z.string(),
+    sent: z.boolean(),
+    receipt: z.object({
+      status: z.number().int(),
+      body: z.unknown(),
+      attempts: z.number().int(),
+      idempotency_key: z.string(),
+    }),
+  }),
+};
+
 const STEP_ROUTES: { path: RunnableStep; summary: string; conflict: string }[] = [
   {
     path: "forecast",
@@ -67,7 +126,10 @@ const STEP_ROUTES: { path: RunnableStep; summary: string; conflict: string }[] =
 ];
 
 function stepResponses(step: (typeof STEP_ROUTES)[number]): Record<number, ResponseSpec> {
-  const out: Record<number, ResponseSpec> = { 200: { description: "the step's result" } };
+  const out: Record<number, ResponseSpec> = {
+    200: { description: "the step's result", schema: STEP_RESULTS[step.path] },
+    422: INVALID_DAY,
+  };
   if (step.conflict) out[409] = { description: step.conflict };
   if (step.path === "publish" || step.path === "submit") {
     out[502] = { description: "the sFTP server or market platform failed; see the event" };
@@ -99,8 +161,13 @@ export function registerDeliveryDays(ctx: ServiceContext): void {
     summary: "The open position (MW per quarter-hour and control area); CSV with Accept: text/csv",
     tags: ["data delivery"],
     responses: {
-      200: { description: "the latest aggregate", schema: OpenPosition },
+      200: {
+        description:
+          "the latest aggregate (with Accept: text/csv the CSV file of the publish step)",
+        schema: OpenPosition,
+      },
       404: { description: "not aggregated yet" },
+      422: INVALID_DAY,
     },
   }, async (c) => {
     const day = dayParam(c.req.param("day"));
