@@ -4,12 +4,12 @@
 FROM denoland/deno:2.9.6
 
 WORKDIR /app
-# Dependencies first, for layer caching.
-COPY deno.json deno.lock ./
 COPY . .
-RUN deno install --frozen --entrypoint main.ts \
-  && (deno task build || true) \
-  && mkdir -p /data && chown deno:deno /data
+# data/bdew/ (the BDEW profile tables) must be in the image: the forecast step reads them.
+RUN test -f data/bdew/selp_series.csv \
+  && deno install --frozen --entrypoint main.ts dev/build_console.ts \
+  && deno task build \
+  && mkdir -p /data && chown -R deno:deno /data /app
 
 USER deno
 ENV KV_PATH=/data/bridge.kv \
