@@ -50,6 +50,17 @@ const post = (s: TestServer, body: unknown, headers: Record<string, string> = ex
 
 const flat = (n: number, kw: number) => Array.from({ length: n }, () => kw);
 
+/** A complete long-format CSV day for one market location, every value `kw`. */
+function csvDay(malo: string, day: string, kw: number): string {
+  const start = Temporal.PlainDate.from(day).toZonedDateTime({ timeZone: "Europe/Berlin" });
+  const end = start.add({ days: 1 });
+  const rows = ["market_location_id,start,kw"];
+  for (let t = start; Temporal.ZonedDateTime.compare(t, end) < 0; t = t.add({ minutes: 15 })) {
+    rows.push(`${malo},${t.toString({ timeZoneName: "never" })},${kw}`);
+  }
+  return rows.join("\n") + "\n";
+}
+
 Deno.test("market locations: CRUD and 422 field by field", async () => {
   const s = await startServer(env);
   try {
@@ -78,7 +89,7 @@ Deno.test("market locations: CRUD and 422 field by field", async () => {
       [
         "41373559240",
         { control_area: AREAS.amprion, direction: "consumption" },
-        ["path"],
+        ["path", "malo_id"],
         "value_error.malo_id",
       ],
       [
@@ -101,6 +112,28 @@ Deno.test("market locations: CRUD and 422 field by field", async () => {
         "body",
         "colour",
       ], "extra_forbidden"],
+      [
+        id,
+        {
+          control_area: AREAS.amprion,
+          direction: "consumption",
+          standard_load_profile: "H0",
+          annual_kwh: -3500,
+        },
+        ["body", "annual_kwh"],
+        "value_error.too_small",
+      ],
+      [
+        id,
+        {
+          control_area: AREAS.amprion,
+          direction: "consumption",
+          standard_load_profile: "H1",
+          annual_kwh: 3500,
+        },
+        ["body", "standard_load_profile"],
+        "value_error.enum",
+      ],
     ];
     for (const [mid, body, loc, type] of cases) {
       const r = await call(`${s.url}/v1/market-locations/${mid}`, {
@@ -118,6 +151,31 @@ Deno.test("market locations: CRUD and 422 field by field", async () => {
       204,
     );
     assert.equal((await call(`${s.url}/v1/market-locations/${id}`, { headers: ext })).status, 404);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("delivery-day routes: an impossible day is a 422 naming path.day; never a 500", async () => {
+  const s = await startServer(env);
+  try {
+    for (const bad of ["2026-02-30", "2026-13-01", "26-01-01", "tomorrow"]) {
+      const requests: [string, string, Record<string, string>][] = [
+        ...["forecast", "aggregate", "publish", "submit"].map((step) =>
+          ["POST", `/v1/delivery-days/${bad}/${step}`, proc] as [string, string, typeof proc]
+        ),
+        ["GET", `/v1/delivery-days/${bad}/open-position`, ext],
+      ];
+      for (const [method, path, headers] of requests) {
+        const r = await call(`${s.url}${path}`, { method, headers });
+        assert.equal(r.status, 422, `${method} ${path}`);
+        const [item] = (r.body as { detail: Item[] }).detail;
+        assert.deepEqual(item.loc, ["path", "day"]);
+        assert.equal(item.input, bad);
+      }
+    }
+    // Nothing was written for any of them.
+    assert.equal((await Array.fromAsync(s.kv.list({ prefix: ["days"] }))).length, 0);
   } finally {
     await s.close();
   }
@@ -196,8 +254,18 @@ for (
             locals.includes("2026-10-25T02:00:00+01:00"),
         );
       }
-      const kinds = (await storedEvents(s.kv)).map((e) => e.kind).filter((k) => k !== "api_call");
-      assert.deepEqual(kinds, ["forecast_received", "positions_aggregated"]);
+      const events = (await storedEvents(s.kv)).filter((e) => e.kind !== "api_call");
+      assert.deepEqual(events.map((e) => e.kind), ["forecast_received", "positions_aggregated"]);
+      // One forecast_received for the whole batch: 4 market locations, this day.
+      assert.equal(events[0].delivery_day, day);
+      assert.equal((events[0].data as { market_locations: number }).market_locations, 4);
+      // The inactive area's market location is counted in the aggregation event.
+      assert.deepEqual((events[1].data as { counts: Record<string, number> }).counts, {
+        market_locations: 3,
+        inactive_area: 1,
+        missing_forecast: 0,
+        unknown_location: 0,
+      });
     } finally {
       await s.close();
     }
@@ -277,6 +345,42 @@ Deno.test("forecast ingestion: every 422 case names the item and field; a batch 
         type: "value_error.quarter_hour_count",
         headers: { ...ext, "content-type": "text/csv" },
       },
+      {
+        body: `market_location_id,start,kw\n${maloId(1)},2026-11-23T00:00:00+01:00,Infinity\n`,
+        loc: ["body", "row", 1, "kw"],
+        type: "value_error.number",
+        headers: { ...ext, "content-type": "text/csv" },
+      },
+      {
+        body: `market_location_id,start,kw\n${maloId(1)},2026-11-23T00:00:00,5\n`,
+        loc: ["body", "row", 1, "start"],
+        type: "value_error.datetime",
+        headers: { ...ext, "content-type": "text/csv" },
+      },
+      {
+        // A complete day for a market location nobody registered: the row that names it.
+        body: csvDay(maloId(9), day, 3),
+        loc: ["body", "row", 1, "market_location_id"],
+        type: "value_error.unknown_market_location",
+        headers: { ...ext, "content-type": "text/csv" },
+      },
+      {
+        body: `market_location_id,start,kw,comment\n${maloId(1)},2026-11-23T00:00:00+01:00,5,x\n`,
+        loc: ["body", "header"],
+        type: "value_error.csv_header",
+        headers: { ...ext, "content-type": "text/csv" },
+      },
+      {
+        body: `market_location_id,start,kw\n"${maloId(1)},2026-11-23T00:00:00+01:00,5\n`,
+        loc: ["body"],
+        type: "csv_invalid",
+        headers: { ...ext, "content-type": "text/csv" },
+      },
+      {
+        body: `{"market_location_id": "${maloId(1)}", `,
+        loc: ["body"],
+        type: "json_invalid",
+      },
     ];
     for (const c of cases) {
       const r = await post(s, c.body, c.headers);
@@ -288,6 +392,23 @@ Deno.test("forecast ingestion: every 422 case names the item and field; a batch 
       assert.equal(typeof hit.msg, "string");
       assert.ok("input" in hit && typeof hit.ctx === "object");
     }
+    // A Content-Type that is neither JSON nor CSV: 415 with a sentence, not a guess.
+    const plain = await post(s, ok, { ...ext, "content-type": "text/plain" });
+    assert.equal(plain.status, 415);
+    assert.match(
+      (plain.body as { detail: string }).detail,
+      /Content-Type text\/plain is not accepted here; send application\/json .* or text\/csv/,
+    );
+    // A batch over two days, one of them past gate closure: 409, nothing of it stored.
+    const past = "2026-11-21";
+    const mixed = await post(s, {
+      forecasts: [ok, { ...ok, delivery_day: past }],
+    });
+    assert.equal(mixed.status, 409);
+    assert.match(
+      (mixed.body as { detail: string }).detail,
+      /Gate closure for delivery day 2026-11-21 was 2026-11-20T11:00:00Z/,
+    );
     // Nothing was stored by any refused request, not even the valid first item of a batch.
     const state = await s.kv.get(["days", day]);
     assert.equal(state.value, null);
@@ -319,6 +440,20 @@ Deno.test("forecast ingestion: CSV long format on the 100-quarter-hour day", asy
     const stored = (await s.kv.get<{ values: number[] }>(["forecasts", day, maloId(1)])).value!;
     assert.equal(stored.values.length, 100);
     assert.equal(stored.values[99], 99.5);
+    // Both 02:00 rows kept, in time order: CEST (index 8) before CET (index 12).
+    assert.equal(stored.values[8], 8.5);
+    assert.equal(stored.values[12], 12.5);
+    const received = (await storedEvents(s.kv)).filter((e) => e.kind === "forecast_received");
+    assert.equal(received.length, 1);
+    assert.equal(received[0].delivery_day, day);
+    assert.deepEqual(
+      received[0].data as { market_locations: number; format: string },
+      {
+        market_locations: 1,
+        format: "csv",
+        results: [{ delivery_day: day, changed: 1, unchanged: 0, input_version: 1 }],
+      },
+    );
   } finally {
     await s.close();
   }
@@ -370,6 +505,13 @@ Deno.test("gate closure: 409 with the instant; idempotent re-post; newer forecas
     assert.equal(
       (await s.kv.get<{ values: number[] }>(["forecasts", day, maloId(1)])).value!.values[0],
       11,
+    );
+    // One forecast_received per accepted request (the identical re-post included), none for 409.
+    const received = (await storedEvents(s.kv)).filter((e) => e.kind === "forecast_received");
+    assert.equal(received.length, 3);
+    assert.deepEqual(
+      received.map((e) => (e.data as { results: { changed: number }[] }).results[0].changed),
+      [1, 0, 1],
     );
   } finally {
     await s.close();

@@ -1,23 +1,42 @@
 /**
- * Subprocess used by tests: builds the app on a shared KV file and runs one orchestrator tick at
- * a given instant, printing the outcome as JSON — a second replica in miniature.
+ * Subprocess used by tests: builds the app on a shared KV file at a given instant and either
+ * runs one orchestrator tick or submits one delivery day, printing the outcome as JSON — a
+ * second replica in miniature.
  *
- * Usage: deno run -A tests/support/tick_once.ts <kvPath> <epochMs> <replicaName>  (env as the service)
+ * Usage (env as the service):
+ *   deno run -A tests/support/tick_once.ts <kvPath> <epochMs> <replicaName>
+ *     → `{"name", "ran": boolean}`
+ *   deno run -A tests/support/tick_once.ts <kvPath> <epochMs> <replicaName> submit <day>
+ *     → `{"name", "status": 200 | 409 | 502, "sent": boolean | null, "detail"?: string}`
  * @module
  */
 import { createApp } from "../../lib/app.ts";
 import { FakeClock } from "../../lib/clock.ts";
+import { HttpProblem } from "../../lib/http/errors.ts";
 import { tick } from "../../lib/orchestrator/orchestrator.ts";
+import { runStep } from "../../lib/pipeline/steps.ts";
 import { loadSettings } from "../../lib/settings.ts";
 
-const [kvPath, epochMs, name] = Deno.args;
+const [kvPath, epochMs, name, mode, day] = Deno.args;
 const kv = await Deno.openKv(kvPath);
 const bridge = await createApp({
   settings: loadSettings({ ...Deno.env.toObject(), KV_PATH: kvPath }),
   kv,
   clock: new FakeClock(Number(epochMs)),
 });
-const outcome = await tick(bridge.ctx, name);
+let out: Record<string, unknown>;
+if (mode === "submit") {
+  try {
+    const r = await runStep(bridge.ctx, day, "submit", name);
+    out = { name, status: 200, sent: r.sent };
+  } catch (err) {
+    if (!(err instanceof HttpProblem)) throw err;
+    out = { name, status: err.status, sent: null, detail: err.message };
+  }
+} else {
+  const outcome = await tick(bridge.ctx, name);
+  out = { name, ran: outcome.ran };
+}
 await bridge.close();
 kv.close();
-console.log(JSON.stringify({ name, ran: outcome.ran }));
+console.log(JSON.stringify(out));
