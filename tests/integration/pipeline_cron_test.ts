@@ -1,0 +1,136 @@
+/**
+ * Two real service processes (`main.ts`, each with its own top-level `Deno.cron`) on one KV
+ * file, the orchestrator running: at a minute boundary exactly one of them runs a pass.
+ *
+ * What makes a second pass visible: publishing goes to an sFTP port nobody listens on, so every
+ * pass ends each open day with one `orchestration_error` (publish refused). Two passes in the
+ * same minute would leave two per day. The test waits for a real minute boundary (up to ~70 s).
+ */
+import assert from "node:assert/strict";
+import { call, startServer } from "../support/app.ts";
+import { AREAS, maloId } from "../support/portfolio.ts";
+
+const PROC = "proc-secret-0001-aaaaaaaa";
+
+/** A TCP port on 127.0.0.1 that refuses connections (bound once, then released). */
+function closedPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+Deno.test("two service processes on one KV file, both running Deno.cron → exactly one pass per minute", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bridge-cron-" });
+  const env = {
+    PROCESS_API_KEYS: `ops:${PROC}`,
+    RATE_LIMIT_PER_MINUTE: "0",
+    PUBLISH_TARGET: "sftp",
+    SFTP_HOST: "127.0.0.1",
+    SFTP_PORT: String(closedPort()),
+    SFTP_USERNAME: "bridge",
+    SFTP_PASSWORD: "sftp-password-0001-xx",
+    OUTBOX_DIR: `${dir}/outbox`,
+  };
+  // Master data and the running state, written through the API of a first instance.
+  const seed = await startServer(env, { kvPath: `${dir}/bridge.kv` });
+  const kvPath = seed.kvPath;
+  try {
+    const put = await call(`${seed.url}/v1/market-locations/${maloId(1)}`, {
+      method: "PUT",
+      headers: { "x-api-key": PROC, "content-type": "application/json" },
+      body: JSON.stringify({
+        control_area: AREAS.amprion,
+        direction: "consumption",
+        standard_load_profile: "H0",
+        annual_kwh: 3500,
+      }),
+    });
+    assert.equal(put.status, 201);
+    const started = await call(`${seed.url}/v1/console/start`, {
+      method: "POST",
+      headers: { "x-api-key": PROC },
+    });
+    assert.equal(started.status, 200);
+  } finally {
+    await seed.close({ keepDir: true });
+  }
+
+  const spawn = () =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "main.ts"],
+      env: { ...env, KV_PATH: kvPath, PORT: "0", HOSTNAME: "127.0.0.1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  const children = [spawn(), spawn()];
+  const logs = children.map(() => "");
+  const readers = children.map((child, i) =>
+    (async () => {
+      for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) logs[i] += chunk;
+    })()
+  );
+  const errs = children.map(() => "");
+  const errReaders = children.map((child, i) =>
+    (async () => {
+      for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) errs[i] += chunk;
+    })()
+  );
+  const kv = await Deno.openKv(kvPath);
+  try {
+    // Both listening (so both have registered their cron).
+    const until = Date.now() + 20_000;
+    while (!logs.every((l) => l.includes("listening on")) && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(logs.every((l) => l.includes("listening on")), JSON.stringify({ logs, errs }));
+
+    // The next minute boundary at least 3 s away, then time for the pass.
+    let boundary = Math.ceil(Date.now() / 60_000) * 60_000;
+    if (boundary - Date.now() < 3_000) boundary += 60_000;
+    await new Promise((r) => setTimeout(r, boundary + 8_000 - Date.now()));
+
+    const minute = boundary / 60_000;
+    const lease = await kv.get<{ holder: string }>(["leases", "orchestrator", minute]);
+    assert.match(String(lease.value?.holder), /^replica-/, "one replica took this minute's lease");
+
+    const inMinute: Record<string, unknown>[] = [];
+    for await (const e of kv.list<Record<string, unknown>>({ prefix: ["events"] })) {
+      const ts = Date.parse(String(e.value.ts));
+      if (ts >= boundary && ts < boundary + 60_000) inMinute.push(e.value);
+    }
+    const errors = inMinute.filter((e) =>
+      e.kind === "orchestration_error" && e.caller === "orchestrator"
+    );
+    assert.ok(errors.length >= 1, "the pass ran (and met the refusing sFTP port)");
+    const perDay = new Map<string, number>();
+    for (const e of errors) {
+      assert.match(String(e.message), /^publish of \d{4}-\d{2}-\d{2} failed: Publishing/);
+      const day = String(e.delivery_day);
+      perDay.set(day, (perDay.get(day) ?? 0) + 1);
+    }
+    assert.deepEqual(
+      [...perDay.values()],
+      [...perDay.keys()].map(() => 1),
+      `one pass per minute: ${JSON.stringify(Object.fromEntries(perDay))}`,
+    );
+    // Both processes were still serving.
+    for (const child of children) {
+      const race = await Promise.race([
+        child.status.then(() => "exited"),
+        new Promise((r) => setTimeout(() => r("alive"), 10)),
+      ]);
+      assert.equal(race, "alive");
+    }
+  } finally {
+    kv.close();
+    for (const child of children) {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+    }
+    await Promise.all(children.map((c) => c.status));
+    await Promise.all([...readers, ...errReaders]);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
