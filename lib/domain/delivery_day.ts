@@ -17,7 +17,6 @@
 export const MARKET_TIME_ZONE = "Europe/Berlin";
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
-const QUARTER_HOUR_MS = 15 * 60 * 1000;
 
 /** A delivery day with its quarter-hours and gate closure. */
 export interface DeliveryDay {
@@ -56,17 +55,23 @@ export function parseDay(day: string): Temporal.PlainDate {
  * Builds a delivery day.
  * @param day local date `YYYY-MM-DD`
  * @param gateClosureLocalTime `HH:MM` local time on the day before (default `12:00`, SDAC)
+ * @returns the day's UTC interval `[start, end)`, its 92/96/100 quarter-hour starts (UTC
+ *   instants, 15 minutes apart) and its gate closure instant
  * @throws {InvalidDeliveryDayError} for a malformed or impossible date
+ * @throws {RangeError} for a `gateClosureLocalTime` that is not a time of day
  */
 export function deliveryDay(day: string, gateClosureLocalTime = "12:00"): DeliveryDay {
   const date = parseDay(day);
   const start = date.toZonedDateTime({ timeZone: MARKET_TIME_ZONE }).toInstant();
   const end = date.add({ days: 1 }).toZonedDateTime({ timeZone: MARKET_TIME_ZONE }).toInstant();
-  const count = (end.epochMilliseconds - start.epochMilliseconds) / QUARTER_HOUR_MS;
+  // Exact (elapsed) minutes between the two local midnights: 23, 24 or 25 hours.
+  const count = start.until(end).total({ unit: "minutes" }) / 15;
   const quarterHours = Array.from({ length: count }, (_, i) => start.add({ minutes: 15 * i }));
-  const [h, m] = gateClosureLocalTime.split(":").map(Number);
   const gateClosure = date.subtract({ days: 1 })
-    .toZonedDateTime({ timeZone: MARKET_TIME_ZONE, plainTime: new Temporal.PlainTime(h, m) })
+    .toZonedDateTime({
+      timeZone: MARKET_TIME_ZONE,
+      plainTime: Temporal.PlainTime.from(gateClosureLocalTime),
+    })
     .toInstant();
   return { day, start, end, quarterHours, gateClosure };
 }

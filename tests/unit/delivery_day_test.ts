@@ -48,6 +48,10 @@ Deno.test("delivery day: 2026-10-25 has 100 quarter-hours; 02:00–03:00 local h
 
 Deno.test("delivery day: configurable gate closure; bad dates refused", () => {
   assert.equal(deliveryDay("2026-01-15", "09:30").gateClosure.toString(), "2026-01-14T08:30:00Z");
+  // Gate closure on a clock-change day itself: 12:00 CEST after spring, 12:00 CET after autumn.
+  assert.equal(deliveryDay("2026-03-30").gateClosure.toString(), "2026-03-29T10:00:00Z");
+  assert.equal(deliveryDay("2026-10-26").gateClosure.toString(), "2026-10-25T11:00:00Z");
+  assert.throws(() => deliveryDay("2026-01-15", "25:00"), RangeError);
   for (const bad of ["2026-02-30", "2026-1-5", "tomorrow", "2026-13-01", ""]) {
     assert.throws(() => deliveryDay(bad), InvalidDeliveryDayError, bad);
   }
