@@ -9,7 +9,7 @@ import { maloProblem } from "../domain/malo.ts";
 import { PROFILE_CODES } from "../domain/slp/profile.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { retryKv } from "../store/kv.ts";
-import type { DayState } from "./day_state.ts";
+import { type DayState, updateDay } from "./day_state.ts";
 
 /** Path parameter: a MaLo-ID with a valid check digit. */
 export const MaloId = z.string().superRefine((v, ctx) => {
@@ -114,7 +114,10 @@ function sameContent(a: MarketLocation | null, b: MarketLocation): boolean {
   return [...keys].every((k) => x[k] === y[k]);
 }
 
-/** Day states whose gate closure is still ahead at `nowMs` (at most a few, the coming days). */
+/**
+ * Day states that a master-data change can make stale: gate closure still ahead at `nowMs`, and
+ * some step already recorded (a day nothing has consumed yet cannot be stale). Date order.
+ */
 async function openDays(
   kv: Deno.Kv,
   nowMs: number,
@@ -126,15 +129,21 @@ async function openDays(
     const e of kv.list<DayState>({ start: ["days", from], end: ["days", "\uffff"] })
   ) {
     const day = e.key[1] as string;
+    if (Object.keys(e.value.steps).length === 0) continue;
     if (deliveryDay(day, gateClosureLocalTime).gateClosure.epochMilliseconds > nowMs) out.push(e);
   }
   return out;
 }
 
+/** Open days marked stale in the same atomic as the change (KV allows 100 checks per atomic). */
+const DAYS_IN_ATOMIC = 90;
+
 /**
  * Commits a master-data change: `build` adds the location writes/deletes and the checks of what
- * it read; the master version is bumped; with `change`, every open day is marked stale in the
- * same atomic (see {@link MasterDataChange}).
+ * it read (a few at most: KV allows 100 checks per atomic); the master version is bumped; with
+ * `change`, the open days (see {@link MasterDataChange}) are marked stale in the same atomic —
+ * the nearest {@link DAYS_IN_ATOMIC} of them; any further ones (far-future days run by hand)
+ * right after, one read-check-commit each.
  * @returns false when a check failed (read again and retry)
  */
 async function commitMasterData(
@@ -147,20 +156,24 @@ async function commitMasterData(
   const op = kv.atomic();
   build(op);
   op.sum(MASTER_VERSION, 1n);
-  if (change) {
-    const at = new Date(atMs).toISOString();
-    for (const e of await openDays(kv, atMs, change.gateClosureLocalTime)) {
-      op.check(e).set(
-        e.key,
-        {
-          ...e.value,
-          input_version: e.value.input_version + 1,
-          last_input: { at, by: change.by, market_locations: changed, source: "master_data" },
-        } satisfies DayState,
-      );
-    }
+  const days = change ? await openDays(kv, atMs, change.gateClosureLocalTime) : [];
+  const lastInput = change && {
+    at: new Date(atMs).toISOString(),
+    by: change.by,
+    market_locations: changed,
+    source: "master_data" as const,
+  };
+  const bump = (s: DayState): DayState => ({
+    ...s,
+    input_version: s.input_version + 1,
+    last_input: lastInput!,
+  });
+  for (const e of days.slice(0, DAYS_IN_ATOMIC)) op.check(e).set(e.key, bump(e.value));
+  if (!(await op.commit()).ok) return false;
+  for (const e of days.slice(DAYS_IN_ATOMIC)) {
+    await updateDay(kv, e.key[1] as string, (s) => Promise.resolve({ state: bump(s), result: 0 }));
   }
-  return (await op.commit()).ok;
+  return true;
 }
 
 /**
@@ -243,7 +256,8 @@ export async function putMarketLocations(
     const ok = await commitMasterData(
       kv,
       (op) => {
-        for (const [entry, loc] of writes) op.check(entry).set(entry.key, loc);
+        // No check per location (KV allows 100 checks per atomic): the last writer wins.
+        for (const [entry, loc] of writes) op.set(entry.key, loc);
       },
       writes.length,
       atMs,

@@ -547,3 +547,53 @@ Deno.test("master data: a market location moving to another area makes the submi
     await r.close();
   }
 });
+
+Deno.test("largest batches: 500 market locations and 500 forecasts of a 100-quarter-hour day, each in one request", async () => {
+  const r = await rig(BEFORE_GC, { ACTIVE_CONTROL_AREAS: AREAS.amprion });
+  try {
+    const day = "2027-10-31"; // 100 quarter-hours
+    await portfolio(r.s);
+    await step(r.s, DAY, "aggregate");
+    const locations = Array.from({ length: 500 }, (_, i) => ({
+      malo_id: maloId(1000 + i),
+      control_area: AREAS.amprion,
+      direction: "consumption",
+    }));
+    const put = await call(`${r.s.url}/v1/market-locations`, {
+      method: "PUT",
+      headers: ext,
+      body: JSON.stringify({ market_locations: locations }),
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.deepEqual(put.body, { created: 500, replaced: 0, unchanged: 0 });
+    const view = await dayView(r.s, DAY);
+    assert.equal(view.steps.aggregated?.stale, true, "the aggregated day turned stale");
+    assert.equal(view.last_input?.market_locations, 500);
+
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const forecasts = locations.map((l) => ({
+      market_location_id: l.malo_id,
+      delivery_day: day,
+      unit: "kW",
+      values: Array.from({ length: 100 }, () => random() * 10_000),
+    }));
+    const posted = await call(`${r.s.url}/v1/forecasts`, {
+      method: "POST",
+      headers: ext,
+      body: JSON.stringify({ forecasts }),
+    });
+    assert.equal(posted.status, 200, JSON.stringify(posted.body).slice(0, 300));
+    assert.deepEqual((posted.body as { results: unknown[] }).results, [
+      { delivery_day: day, changed: 500, unchanged: 0, input_version: 1 },
+    ]);
+    assert.equal((await step(r.s, day, "aggregate")).status, 200);
+    const op = await call(`${r.s.url}/v1/delivery-days/${day}/open-position`, { headers: ext });
+    const mw = (op.body as { areas: Record<string, number[]> }).areas[AREAS.amprion];
+    assert.equal(mw.length, 100);
+    const sum = (i: number) => forecasts.reduce((acc, f) => acc + f.values[i], 0) / 1000;
+    for (const i of [0, 8, 12, 99]) assert.ok(Math.abs(mw[i] - sum(i)) < 1e-5, `quarter-hour ${i}`);
+  } finally {
+    await r.close();
+  }
+});
