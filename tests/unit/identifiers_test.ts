@@ -12,6 +12,12 @@ Deno.test("EIC: the German control areas and DE-LU are valid; a wrong check char
       "10Y1001A1001A82H",
     ]
   ) assert.ok(isValidEic(eic), eic);
+  // Other published control areas (ENTSO-E EIC list) pass the same algorithm.
+  for (
+    const eic of ["10YFR-RTE------C", "10YNL----------L", "10YAT-APG------L", "10YCH-SWISSGRIDZ"]
+  ) {
+    assert.ok(isValidEic(eic), eic);
+  }
   assert.equal(eicProblem("10YDE-RWENET---J"), "check character should be I, not J");
   assert.match(eicProblem("10ydE-RWENET---I")!, /16 characters/);
   assert.match(eicProblem("10YDE-RWENET--I")!, /16 characters/);
