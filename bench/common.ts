@@ -38,7 +38,10 @@ export interface Row {
 /** Formats a number with thousands separators and sensible precision. */
 export function fmt(n: number | undefined): string {
   if (n === undefined || Number.isNaN(n)) return "—";
-  const digits = Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 10 ? 1 : Math.abs(n) >= 1 ? 2 : 3;
+  if (n !== 0 && Math.abs(n) < 1) {
+    return n.toLocaleString("en-US", { maximumSignificantDigits: 3 });
+  }
+  const digits = Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 10 ? 1 : 2;
   return n.toLocaleString("en-US", { maximumFractionDigits: digits });
 }
 

@@ -108,8 +108,9 @@ export async function main(): Promise<Row[]> {
         metric: `fill ${filled.n} events (999 per atomic)`,
         value: filled.ms / 1000,
         unit: "s",
-        goal: "bounded < 120 s",
-        met: filled.n === TARGET,
+        note: filled.n === TARGET
+          ? "complete"
+          : `stopped at the ${FILL_LIMIT_MS / 1000} s bound: ${filled.n} of ${TARGET} events`,
       },
       row(`EventLog.list 100 after random id of ${filled.n}`, logT, bareT),
       row("EventLog.list newest 100", logNew, bareNew),

@@ -84,12 +84,16 @@ export function forecastBatches(n: number, day: string, qh: number, size = 500):
   return out;
 }
 
-/** Posts every body to `url` with `concurrency` clients; throws on a non-200; returns seconds. */
+/**
+ * Sends every body to `url` (`POST` unless `method` says otherwise) with `concurrency` clients;
+ * throws on a non-200; returns seconds.
+ */
 export async function postAll(
   url: string,
   bodies: string[],
   headers: Record<string, string>,
   concurrency: number,
+  method = "POST",
 ): Promise<number> {
   let next = 0;
   const t0 = performance.now();
@@ -97,13 +101,29 @@ export async function postAll(
     while (next < bodies.length) {
       const body = bodies[next++];
       const res = await fetch(url, {
-        method: "POST",
+        method,
         headers: { "content-type": "application/json", ...headers },
         body,
       });
       const text = await res.text();
-      if (res.status !== 200) throw new Error(`POST ${url} → ${res.status}: ${text.slice(0, 300)}`);
+      if (res.status !== 200) {
+        throw new Error(`${method} ${url} → ${res.status}: ${text.slice(0, 300)}`);
+      }
     }
   }));
   return (performance.now() - t0) / 1000;
+}
+
+/** `PUT /v1/market-locations` bodies: locations 0..n-1 as input (no `updated_at`), `size` each. */
+export function locationBatches(n: number, size = 500): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i += size) {
+    const market_locations = [];
+    for (let j = i; j < Math.min(n, i + size); j++) {
+      const { updated_at: _, ...input } = benchLocation(j, "");
+      market_locations.push(input);
+    }
+    out.push(JSON.stringify({ market_locations }));
+  }
+  return out;
 }

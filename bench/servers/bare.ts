@@ -6,6 +6,11 @@
  * - `headers`: the same body with the 13 response headers the app sends on every JSON answer
  *   (request id, the security headers, content type), copied statically: the cost of headers.
  * - `parse`: reads the body with `req.json()` and answers `{ok, n}` (n = `forecasts.length`).
+ * - `store`: the least any batch ingestion must do: reads the body with `req.json()`, checks
+ *   only that `forecasts` (or `market_locations`) is an array, and writes every item under
+ *   `["forecasts", day, malo]` (or `["market_locations", malo]`) plus a `sum` on a counter in one
+ *   `kv.atomic()` (KV file `KV_PATH`, durable before the answer). No schema validation, no
+ *   existence or previous-value reads, no lock, no event.
  * - `sse`: `GET` opens an event stream; `POST /__bench/append?rate=&seconds=` sends, at `rate`
  *   per second, one message shaped like the app's stream (`id:`, `event: config_changed`,
  *   `data:` an event record of the same fields, `data.sent` and `data.seq`) to every open
@@ -80,6 +85,45 @@ const APP_HEADERS: Record<string, string> = {
   "x-xss-protection": "0",
 };
 
+const kv = mode === "store" ? await Deno.openKv(Deno.env.get("KV_PATH")) : undefined;
+
+interface Item {
+  market_location_id?: string;
+  malo_id?: string;
+  delivery_day?: string;
+  values?: number[];
+}
+
+async function store(req: Request): Promise<Response> {
+  const body = await req.json();
+  const list: Item[] | undefined = Array.isArray(body?.forecasts)
+    ? body.forecasts
+    : Array.isArray(body?.market_locations)
+    ? body.market_locations
+    : undefined;
+  if (!list) return Response.json({ detail: "no batch" }, { status: 422 });
+  const at = new Date().toISOString();
+  const op = kv!.atomic();
+  const counters = new Set<string>();
+  for (const it of list) {
+    if (it.market_location_id && it.delivery_day) {
+      op.set(["forecasts", it.delivery_day, it.market_location_id], {
+        values: it.values,
+        source: "customer",
+        received_at: at,
+        by: "bench",
+      });
+      counters.add(it.delivery_day);
+    } else {
+      op.set(["market_locations", String(it.malo_id)], { ...it, updated_at: at });
+      counters.add("master_data");
+    }
+  }
+  for (const c of counters) op.sum(["version", c], 1n);
+  if (!(await op.commit()).ok) return Response.json({ detail: "commit failed" }, { status: 500 });
+  return Response.json({ ok: true, n: list.length });
+}
+
 const handlers: Record<string, Deno.ServeHandler> = {
   json: () => new Response(JSON.stringify({ ok: true })),
   headers: () => new Response(JSON.stringify({ ok: true }), { headers: APP_HEADERS }),
@@ -88,6 +132,7 @@ const handlers: Record<string, Deno.ServeHandler> = {
     const n = Array.isArray(body?.forecasts) ? body.forecasts.length : 1;
     return new Response(JSON.stringify({ ok: true, n }));
   },
+  store,
   sse: (req) => {
     if (req.method === "GET") return openStream();
     const q = new URL(req.url).searchParams;
@@ -114,6 +159,7 @@ const onTerm = async () => {
   ac.abort();
   const timer = setTimeout(() => Deno.exit(0), 3000);
   await server.finished;
+  kv?.close();
   clearTimeout(timer);
 };
 Deno.addSignalListener("SIGTERM", onTerm);
