@@ -76,7 +76,7 @@ export function schedulePayload(agg: Aggregate, cfg: EffectiveConfig) {
 /**
  * Submits the latest aggregate of `day` once and records the `submitted` step with the receipt.
  * @throws {HttpProblem} 409 after gate closure (nothing is sent), when the day is not
- *   aggregated, when the platform is not configured, or while another submission of the same
+ *   aggregated, when the platform, the balancing group or the sender EIC is not configured, or while another submission of the same
  *   version is in flight; {@link SubmitFailed} (502) when the platform refused or was unreachable
  */
 export async function submitDay(
@@ -96,6 +96,15 @@ export async function submitDay(
     throw new HttpProblem(
       409,
       "The market platform is not configured (market_platform_url and market_platform_api_key); nothing was submitted.",
+    );
+  }
+  const missing = (["balancing_group", "sender_eic"] as const).filter((f) => !cfg[f]);
+  if (missing.length) {
+    throw new HttpProblem(
+      409,
+      `A schedule needs the balancing group and the sender EIC; ${missing.join(" and ")} ${
+        missing.length === 1 ? "is" : "are"
+      } not configured; nothing was submitted.`,
     );
   }
   const agg = await readAggregate(kv, day);

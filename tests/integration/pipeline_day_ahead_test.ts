@@ -336,6 +336,25 @@ Deno.test("submit: network errors are retried; one submission arrives", async ()
   }
 });
 
+Deno.test("submit: without balancing group or sender EIC nothing is sent; 409 names what is missing", async () => {
+  const r = await rig(BEFORE_GC, { BALANCING_GROUP: "" });
+  try {
+    await portfolio(r.s);
+    await step(r.s, DAY, "aggregate");
+    const sub = await step(r.s, DAY, "submit");
+    assert.equal(sub.status, 409);
+    assert.equal(
+      (sub.body as { detail: string }).detail,
+      "A schedule needs the balancing group and the sender EIC; balancing_group is not configured; nothing was submitted.",
+    );
+    assert.equal(r.sim.requests(), 0);
+    const err = (await storedEvents(r.s.kv)).find((e) => e.kind === "orchestration_error");
+    assert.equal(err?.level, "warning");
+  } finally {
+    await r.close();
+  }
+});
+
 Deno.test("submit: retries stop at gate closure; nothing is sent after it", async () => {
   // 1.5 s before gate closure; the budget alone (30 s) would allow many more retries.
   const r = await rig("2026-11-22T10:59:58.500Z", { MARKET_PLATFORM_TIMEOUT_SECONDS: "30" });

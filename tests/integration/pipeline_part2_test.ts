@@ -286,6 +286,8 @@ Deno.test("two service processes on one KV file tick the same minute → exactly
       MARKET_PLATFORM_URL: r.sim.url,
       MARKET_PLATFORM_API_KEY: r.sim.apiKey,
       MARKET_PLATFORM_CA_FILE: `${dir}/ca.pem`,
+      BALANCING_GROUP: "11XDE-EXAMPLE--H",
+      SENDER_EIC: "11XDE-EXAMPLE--H",
       OUTBOX_DIR: r.outbox,
     };
     const run = (name: string, minute: number) =>
