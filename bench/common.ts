@@ -168,11 +168,14 @@ export async function spawnServer(
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buf = "";
   let url: string | undefined;
-  const deadline = Date.now() + 60_000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), 60_000);
+  });
   while (!url) {
-    const timer = sleep(Math.max(0, deadline - Date.now())).then(() => "timeout" as const);
-    const r = await Promise.race([reader.read(), timer]);
+    const r = await Promise.race([reader.read(), timeout]);
     if (r === "timeout" || r.done) {
+      clearTimeout(timer);
       child.kill("SIGKILL");
       drop();
       throw new Error(
@@ -183,6 +186,7 @@ export async function spawnServer(
     const m = /^LISTENING (\S+)$/m.exec(buf);
     if (m) url = m[1];
   }
+  clearTimeout(timer);
   (async () => {
     for (;;) {
       const r = await reader.read().catch(() => ({ done: true as const, value: undefined }));

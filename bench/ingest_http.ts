@@ -18,10 +18,14 @@
  * appends a `forecast_received` event. Every run starts with a two-batch warm-up on locations
  * that are not counted. Bounded: at most `N` forecasts per target, 300 s per target.
  *
+ * Env: `BENCH_INGEST_LOCATIONS` (100000), `BENCH_INGEST_BATCH` (500), `BENCH_INGEST_CONCURRENCY`
+ * (4), `BENCH_CPU_PROF=<dir>` (profile the app; prints a summary).
+ *
  * Run alone: `deno run -A bench/ingest_http.ts`
  * @module
  */
 import { nextOpenDay, quarterHourCount } from "../lib/domain/delivery_day.ts";
+import { summarizeProfile } from "./cpuprofile.ts";
 import { report, type Row, spawnServer, tempDir } from "./common.ts";
 import { forecastBatches, postAll, writeLocations } from "./portfolio.ts";
 
@@ -31,6 +35,8 @@ const BATCH = Number(Deno.env.get("BENCH_INGEST_BATCH") ?? 500);
 const CONCURRENCY = Number(Deno.env.get("BENCH_INGEST_CONCURRENCY") ?? 4);
 const TARGET_LIMIT_S = 300;
 const WARM = 2 * BATCH;
+/** `BENCH_CPU_PROF=<dir>`: run the app with `--cpu-prof` and print where its time went. */
+const PROF_DIR = Deno.env.get("BENCH_CPU_PROF");
 
 export async function main(): Promise<Row[]> {
   const dir = await tempDir("bench-ingest-");
@@ -59,7 +65,12 @@ export async function main(): Promise<Row[]> {
       path: string,
       headers: Record<string, string>,
     ) => {
-      const server = await spawnServer(script, env);
+      const prof = PROF_DIR && script.endsWith("app.ts");
+      const server = await spawnServer(
+        script,
+        env,
+        prof ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : [],
+      );
       try {
         await postAll(`${server.url}${path}`, warm, headers, CONCURRENCY);
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -116,6 +127,13 @@ export async function main(): Promise<Row[]> {
       throw new Error(`app stored ${stored} forecasts, expected ${N + WARM}`);
     }
 
+    if (PROF_DIR) {
+      for (const e of Deno.readDirSync(PROF_DIR)) {
+        if (e.name.endsWith(".cpuprofile")) {
+          console.log((await summarizeProfile(`${PROF_DIR}/${e.name}`)).join("\n"));
+        }
+      }
+    }
     const rate = N / appS;
     return [
       {

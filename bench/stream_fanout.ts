@@ -14,10 +14,11 @@
  * per server write, which saturates this process at 1,000 streams and then measures the client.
  *
  * Env: `BENCH_CLIENTS` ("100,1000"), `BENCH_RATE` (100), `BENCH_STREAM_SECONDS` (10),
- * `BENCH_READER` ("tcp" | "fetch").
+ * `BENCH_READER` ("tcp" | "fetch"), `BENCH_CPU_PROF=<dir>` (profile the app; prints a summary).
  * Run alone: `deno run -A bench/stream_fanout.ts`
  * @module
  */
+import { summarizeProfile } from "./cpuprofile.ts";
 import { report, type Row, sleep, spawnServer, stats, tempDir, wallMs } from "./common.ts";
 
 const PART = "3c stream fan-out";
@@ -26,6 +27,8 @@ const RATE = Number(Deno.env.get("BENCH_RATE") ?? 100);
 const SECONDS = Number(Deno.env.get("BENCH_STREAM_SECONDS") ?? 10);
 const WARM_SEQ = Math.round(RATE / 2);
 const READER = Deno.env.get("BENCH_READER") ?? "tcp";
+/** `BENCH_CPU_PROF=<dir>`: run the app with `--cpu-prof` and print where its time went. */
+const PROF_DIR = Deno.env.get("BENCH_CPU_PROF");
 
 /** A raw HTTP/1.1 GET on loopback; the body (chunked framing included) as a byte stream. */
 async function tcpStream(url: string): Promise<ReadableStream<Uint8Array>> {
@@ -137,7 +140,7 @@ export async function main(): Promise<Row[]> {
     PROCESS_API_KEYS: `ops:${apiKey}`,
     RATE_LIMIT_PER_MINUTE: "0",
     BENCH_CONTROL: "1",
-  });
+  }, PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : []);
   const bare = await spawnServer("bench/servers/bare.ts", { BARE_MODE: "sse" });
   const rows: Row[] = [];
   try {
@@ -187,6 +190,13 @@ export async function main(): Promise<Row[]> {
     await app.stop();
     await bare.stop();
     await dir.remove();
+    if (PROF_DIR) {
+      for (const e of Deno.readDirSync(PROF_DIR)) {
+        if (e.name.endsWith(".cpuprofile")) {
+          console.log((await summarizeProfile(`${PROF_DIR}/${e.name}`)).join("\n"));
+        }
+      }
+    }
   }
 }
 
