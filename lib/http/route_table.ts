@@ -19,6 +19,17 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Default `application/json`. */
   contentType?: string;
+  /** Other media types of the same response (content negotiation by `Accept`). */
+  alternatives?: MediaSpec[];
+}
+
+/** A media type and its JSON Schema, for bodies that are not JSON (e.g. `text/csv`). */
+export interface MediaSpec {
+  contentType: string;
+  /** JSON Schema of the body, e.g. `{type: "string"}` for a CSV text. */
+  schema: Record<string, unknown>;
+  /** What the body holds in this media type (columns, format). */
+  description?: string;
 }
 
 /** Declaration of one route. */
@@ -33,6 +44,8 @@ export interface RouteSpec {
   query?: z.ZodObject;
   /** Schema of the JSON body. */
   body?: z.ZodType;
+  /** Other accepted request media types beside JSON (e.g. a `text/csv` upload). */
+  altBodies?: MediaSpec[];
   responses: Record<number, ResponseSpec>;
 }
 
@@ -81,6 +94,11 @@ const VALIDATION_BODY = z.object({
 const schemaOf = (s: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(s, { target: "draft-2020-12", io, unrepresentable: "any" });
 
+/** An OpenAPI Media Type Object of a non-JSON body. */
+const mediaObject = (m: MediaSpec) => ({
+  schema: m.description ? { ...m.schema, description: m.description } : m.schema,
+});
+
 /**
  * Builds the OpenAPI 3.1.0 document from the declarations: every route with its scope as a
  * security requirement (API key, or bearer with the mapped token scope), and the error bodies
@@ -95,15 +113,14 @@ export function openApiDocument(
   for (const s of specs) {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(s.responses)) {
+      const content: Record<string, unknown> = {};
+      if (r.schema) {
+        content[r.contentType ?? "application/json"] = { schema: schemaOf(r.schema, "output") };
+      }
+      for (const alt of r.alternatives ?? []) content[alt.contentType] = mediaObject(alt);
       responses[status] = {
         description: r.description,
-        ...(r.schema
-          ? {
-            content: {
-              [r.contentType ?? "application/json"]: { schema: schemaOf(r.schema, "output") },
-            },
-          }
-          : {}),
+        ...(Object.keys(content).length ? { content } : {}),
       };
     }
     if (s.access !== "open") {
@@ -176,7 +193,12 @@ export function openApiDocument(
         ? {
           requestBody: {
             required: true,
-            content: { "application/json": { schema: schemaOf(s.body, "input") } },
+            content: {
+              "application/json": { schema: schemaOf(s.body, "input") },
+              ...Object.fromEntries(
+                (s.altBodies ?? []).map((m) => [m.contentType, mediaObject(m)]),
+              ),
+            },
           },
         }
         : {}),

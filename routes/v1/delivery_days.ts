@@ -165,6 +165,12 @@ export function registerDeliveryDays(ctx: ServiceContext): void {
         description:
           "the latest aggregate (with Accept: text/csv the CSV file of the publish step)",
         schema: OpenPosition,
+        alternatives: [{
+          contentType: "text/csv",
+          schema: { type: "string" },
+          description:
+            "columns quarter_hour_start_utc, quarter_hour_start_local (ISO 8601 with the Berlin offset), one column per control-area EIC in MW; '.' decimal, CRLF line ends",
+        }],
       },
       404: { description: "not aggregated yet" },
       422: INVALID_DAY,

@@ -44,6 +44,12 @@ export function registerForecasts(ctx: ServiceContext): void {
       "Send forecasts: JSON (one, or {forecasts: [...]} up to 500) or text/csv long format (market_location_id,start,kw); all or nothing",
     tags: ["forecasts"],
     body: ForecastBody,
+    altBodies: [{
+      contentType: "text/csv",
+      schema: { type: "string" },
+      description:
+        "long format with the header market_location_id,start,kw; start ISO 8601 with offset at a quarter-hour; kw average power of that quarter-hour",
+    }],
     responses: {
       200: { description: "accepted; per delivery day what changed", schema: Result },
       409: { description: "gate closure of a delivery day has passed; nothing was stored" },

@@ -496,6 +496,12 @@ Deno.test("OpenAPI document: 3.1.0, version 0.4.0, every route with its scope an
       ["query", "after_id", "integer"],
     ]);
     assert.deepEqual([params[0].schema.minimum, params[0].schema.maximum], [1, 1000]);
+    // Bodies that are not JSON: the CSV upload and the CSV data delivery.
+    const ingest = doc.paths["/v1/forecasts"].post.requestBody!.content;
+    assert.deepEqual(Object.keys(ingest).sort(), ["application/json", "text/csv"]);
+    assert.match(JSON.stringify(ingest["text/csv"].schema), /market_location_id,start,kw/);
+    const delivery = doc.paths["/v1/delivery-days/{day}/open-position"].get.responses["200"];
+    assert.deepEqual(Object.keys(delivery.content ?? {}).sort(), ["application/json", "text/csv"]);
     const stream = doc.paths["/v1/console/events/stream"].get;
     assert.ok(stream.responses["200"].content?.["text/event-stream"]);
   } finally {

@@ -27,7 +27,7 @@ export const DayOverviewSchema = z.object({
     at: z.string(),
     by: z.string(),
     market_locations: z.number().int(),
-    source: z.enum(["customer", "generated"]),
+    source: z.enum(["customer", "generated", "master_data"]),
   }).nullable(),
   steps: z.object({ forecast: Step, aggregated: Step, published: Step, submitted: Step }),
 });
