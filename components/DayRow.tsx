@@ -68,7 +68,7 @@ export function DayRow(p: DayRowProps) {
         {li && (
           <span class="step-line sub">
             {li.market_locations} market location{li.market_locations === 1 ? "" : "s"} ·{" "}
-            {li.source} · {li.by}
+            {li.source === "master_data" ? "master data" : li.source} · {li.by}
           </span>
         )}
       </td>

@@ -126,6 +126,34 @@ Deno.test("DayRow: DST badge, last input, manual steps; submit disabled after ga
   assert.match(html, /class="selected"/);
 });
 
+Deno.test("DayRow: a master-data change reads as words", () => {
+  const changed: DayOverview = {
+    ...day,
+    last_input: {
+      at: "2025-10-25T07:00:00Z",
+      by: "acme",
+      market_locations: 3,
+      source: "master_data",
+    },
+  };
+  const html = renderToString(
+    <table>
+      <tbody>
+        <DayRow
+          day={changed}
+          selected={false}
+          onSelect={noop}
+          busy={false}
+          onAction={noop}
+          timeZone={TZ}
+          actions={[]}
+        />
+      </tbody>
+    </table>,
+  );
+  assert.match(html, /3 market locations · master data · acme/);
+});
+
 Deno.test("PositionChart: one step line per area, axis labels, legend with min/max", () => {
   const qh = Array.from({ length: 96 }, (_, i) => ({
     start: new Date(Date.parse("2025-06-01T22:00:00Z") + i * 900_000).toISOString(),
