@@ -15,6 +15,7 @@ import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { readDay } from "../pipeline/day_state.ts";
 import { listMarketLocations, masterDataVersion } from "../pipeline/market_locations.ts";
 import { type RunnableStep, runStep } from "../pipeline/steps.ts";
+import { retryKv } from "../store/kv.ts";
 import { readOrchestratorState } from "./state.ts";
 
 /** What one pass did, per day. */
@@ -30,6 +31,7 @@ export interface PassReport {
 /** Outcome of a tick. */
 export type TickOutcome =
   | { ran: false; reason: "stopped" | "not_leader" | "busy" }
+  | { ran: false; reason: "failed"; error: string }
   | { ran: true; report: PassReport };
 
 let running = false;
@@ -106,17 +108,49 @@ export async function runPass(ctx: ServiceContext, by: string): Promise<PassRepo
 
 /**
  * One scheduled tick: no-op when stopped; otherwise the minute's lease, then a pass.
+ *
+ * Never throws: a failure outside the steps (KV unavailable, the lease unobtainable after the
+ * bounded retries of {@link retryKv}) becomes an `orchestration_error` event — and a console line
+ * should even that append fail — and the tick reports `{ran: false, reason: "failed"}`; the next
+ * tick tries again.
  * @param holder a name for this replica (stored in the lease)
  */
 export async function tick(ctx: ServiceContext, holder: string): Promise<TickOutcome> {
+  try {
+    return await tickOnce(ctx, holder);
+  } catch (err) {
+    const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
+    try {
+      await ctx.events.append({
+        kind: "orchestration_error",
+        level: "error",
+        message,
+        caller: "orchestrator",
+        data: { replica: holder },
+      });
+    } catch (appendErr) {
+      console.error(message, "— and the event could not be stored:", appendErr);
+    }
+    return { ran: false, reason: "failed", error: (err as Error).message };
+  }
+}
+
+async function tickOnce(ctx: ServiceContext, holder: string): Promise<TickOutcome> {
   const state = await readOrchestratorState(ctx.kv, ctx.settings.orchestratorAutostart);
   if (state.state !== "running") return { ran: false, reason: "stopped" };
   if (running) return { ran: false, reason: "busy" };
   const minute = Math.floor(ctx.clock.now() / 60_000);
   const key: Deno.KvKey = ["leases", "orchestrator", minute];
-  const lease = await ctx.kv.atomic().check({ key, versionstamp: null })
-    .set(key, { holder, at: new Date(ctx.clock.now()).toISOString() }, { expireIn: 10 * 60_000 })
-    .commit();
+  // Replicas on one SQLite file contend here at the same second: `database is locked` is retried.
+  const lease = await retryKv(
+    "orchestrator lease",
+    () =>
+      ctx.kv.atomic().check({ key, versionstamp: null })
+        .set(key, { holder, at: new Date(ctx.clock.now()).toISOString() }, {
+          expireIn: 10 * 60_000,
+        })
+        .commit(),
+  );
   if (!lease.ok) return { ran: false, reason: "not_leader" };
   running = true;
   try {

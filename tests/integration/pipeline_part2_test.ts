@@ -276,6 +276,44 @@ Deno.test("orchestrator tick: a no-op while stopped; one pass per minute when tw
   }
 });
 
+Deno.test("orchestrator tick: a KV that stays locked is retried, bounded, then an orchestration_error event", async () => {
+  const r = await rig();
+  try {
+    const { tick } = await import("../../lib/orchestrator/orchestrator.ts");
+    await call(`${r.s.url}/v1/console/start`, { method: "POST", headers: proc });
+    const ctx = r.s.bridge.ctx;
+    let attempts = 0;
+    // The shared SQLite file as another process holding its write lock: every atomic is refused.
+    const locked = new Proxy(ctx.kv, {
+      get(target, prop) {
+        if (prop === "atomic") {
+          return () => {
+            attempts++;
+            throw new TypeError("database is locked");
+          };
+        }
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const outcome = await tick({ ...ctx, kv: locked }, "replica-x");
+    assert.equal(outcome.ran, false);
+    assert.equal(outcome.ran === false && outcome.reason, "failed");
+    assert.ok(attempts > 1, "the lock was retried");
+    assert.ok(attempts <= 50, "the retries are bounded");
+    const errors = (await storedEvents(r.s.kv)).filter((e) => e.kind === "orchestration_error");
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0].level, "error");
+    assert.match(String(errors[0].message), /orchestrator tick of replica-x failed: .*lease/);
+    assert.equal(r.sim.submissions().length, 0, "nothing was submitted");
+    // The lock is gone: the next tick runs the pass.
+    assert.equal((await tick(ctx, "replica-x")).ran, true);
+    assert.equal(forDay(r).length, 1);
+  } finally {
+    await r.close();
+  }
+});
+
 Deno.test("two service processes on one KV file tick the same minute → exactly one pass", async () => {
   const r = await rig();
   try {
