@@ -8,6 +8,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
 import type { Clock } from "../clock.ts";
+import { retryKv } from "../store/kv.ts";
 
 /** Lifetime of a stream token in seconds (SPEC §2.1, §8). */
 export const STREAM_TOKEN_TTL_SECONDS = 300;
@@ -44,10 +45,12 @@ export class StreamTokens {
     const existing = await kv.get<Uint8Array>(KV_SECRET_KEY);
     if (existing.value) return new StreamTokens(existing.value, clock);
     const fresh = new Uint8Array(randomBytes(32));
-    const res = await kv.atomic().check({ key: KV_SECRET_KEY, versionstamp: null }).set(
-      KV_SECRET_KEY,
-      fresh,
-    ).commit();
+    const res = await retryKv(
+      "create the stream-token secret",
+      () =>
+        kv.atomic().check({ key: KV_SECRET_KEY, versionstamp: null }).set(KV_SECRET_KEY, fresh)
+          .commit(),
+    );
     if (res.ok) return new StreamTokens(fresh, clock);
     // Another replica created it first: use theirs.
     return new StreamTokens((await kv.get<Uint8Array>(KV_SECRET_KEY)).value!, clock);

@@ -17,6 +17,7 @@ import {
 import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { HttpProblem } from "../http/errors.ts";
+import { retryKv } from "../store/kv.ts";
 import { type Aggregate, readAggregate } from "./aggregate.ts";
 import { readDay, recordStep } from "./day_state.ts";
 
@@ -136,7 +137,11 @@ export async function submitDay(
     claimed_at: new Date(now).toISOString(),
     lease_until: now + budgetMs + 30_000,
   };
-  const claimed = await kv.atomic().check(existing).set(subKey(day, agg.version), claim).commit();
+  // `database is locked` (replicas on one SQLite file) is retried; a failed check is final here.
+  const claimed = await retryKv(
+    `claim submission of ${day} v${agg.version}`,
+    () => kv.atomic().check(existing).set(subKey(day, agg.version), claim).commit(),
+  );
   if (!claimed.ok) {
     const other = (await kv.get<Submission>(subKey(day, agg.version))).value;
     if (other?.state === "done") return await alreadyDone(kv, day, agg.version, key, other, opts);
