@@ -58,6 +58,12 @@ const HEAD: Deno.KvKey = ["events_head"];
 const MAX_BATCH = 200;
 const MAX_BATCH_BYTES = 400_000;
 
+/** `["events_head"]` as of our last successful commit. */
+interface HeadState {
+  id: number;
+  versionstamp: string | null;
+}
+
 interface Pending {
   event: NewEvent;
   resolve: (r: EventRecord) => void;
@@ -72,6 +78,8 @@ export class EventLog {
   #flushing: Promise<void> | undefined;
   #listeners = new Set<(records: EventRecord[]) => void>();
   #redactor: Redactor;
+  /** The head our last commit wrote; `undefined` until then or after a failed check. */
+  #head: HeadState | undefined;
 
   /**
    * @param kv the store
@@ -138,23 +146,47 @@ export class EventLog {
     }
   }
 
+  /**
+   * Writes one batch: ids continue from `["events_head"]`, records and head in one atomic that
+   * checks the head's versionstamp. The head of our own last commit is remembered, so while this
+   * process is the only writer a commit costs one KV round trip; when another process appended in
+   * between, the check fails, the head is read again and the atomic retried at once (a second
+   * failure goes through {@link retryKv}'s backoff). Ids thus stay strictly increasing, without
+   * gap or duplicate, across every process on the store.
+   */
   #commit(events: NewEvent[]): Promise<EventRecord[]> {
     return retryKv("append events", async () => {
+      const known = this.#head;
+      if (known) {
+        const records = await this.#tryCommit(events, known);
+        if (records) return records;
+      }
       const head = await this.#kv.get<number>(HEAD);
-      let id = head.value ?? 0;
-      const ts = new Date(this.#clock.now()).toISOString();
-      const records = events.map((e): EventRecord => ({
-        ...e,
-        level: e.level ?? "info",
-        id: ++id,
-        ts,
-      }));
-      const op = this.#kv.atomic().check(head);
-      for (const r of records) op.set(["events", r.id], r);
-      op.set(HEAD, id);
-      const res = await op.commit();
-      return res.ok ? records : undefined;
+      return await this.#tryCommit(events, {
+        id: head.value ?? 0,
+        versionstamp: head.versionstamp,
+      });
     });
+  }
+
+  /** One check-and-commit against `head`; `undefined` (remembered head dropped) if the check fails. */
+  async #tryCommit(events: NewEvent[], head: HeadState): Promise<EventRecord[] | undefined> {
+    this.#head = undefined; // until this commit is known to have succeeded
+    let id = head.id;
+    const ts = new Date(this.#clock.now()).toISOString();
+    const records = events.map((e): EventRecord => ({
+      ...e,
+      level: e.level ?? "info",
+      id: ++id,
+      ts,
+    }));
+    const op = this.#kv.atomic().check({ key: HEAD, versionstamp: head.versionstamp });
+    for (const r of records) op.set(["events", r.id], r);
+    op.set(HEAD, id);
+    const res = await op.commit();
+    if (!res.ok) return undefined;
+    this.#head = { id, versionstamp: res.versionstamp };
+    return records;
   }
 
   /** Id of the newest committed event, 0 when the log is empty. */
