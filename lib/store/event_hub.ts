@@ -1,12 +1,19 @@
 /**
  * Live delivery of the operations log to many readers (SPEC §6; DESIGN §5–§6).
  *
- * One hub per process: it receives this process's commits directly from the {@link EventLog}
+ * One hub per process. It receives this process's commits directly from the {@link EventLog}
  * and polls `["events_head"]` every `pollMs` for events other processes appended to the same KV
- * file (which `kv.watch` does not see). Each new batch is read from KV once and handed to every
- * subscriber. A subscriber keeps its own cursor: it drops ids it already has and fills any gap
- * from KV itself, so no event is skipped or delivered twice. Timers run only while someone
- * listens.
+ * file (which `kv.watch` does not see). The hub is the one sequencer of live events: it hands
+ * its readers a gap-free run of ids, filling from KV — once, for all readers — whatever another
+ * process wrote between two of our commits.
+ *
+ * Each batch is encoded as Server-Sent Events once ({@link encodeSseEvents}) and those bytes are
+ * shared by every reader. A reader that is up to date gets them synchronously, in the same call
+ * as the commit (no per-reader promise, stringify or encode). A reader that joins behind the head
+ * (resume from `Last-Event-ID` / `after_id`) first reads the stored events after its cursor from
+ * KV while live batches wait in its own queue; then it drains that queue and goes live. A reader
+ * keeps its own cursor and drops ids it already has, so no event is skipped or delivered twice.
+ * Timers and the log listener run only while someone listens.
  * @module
  */
 import type { EventLog, EventRecord } from "./events.ts";
@@ -19,15 +26,59 @@ export interface HubSubscription {
 
 /** What a reader receives. */
 export interface HubReader {
-  /** Called with events in id order, each exactly once, strictly after the start cursor. */
-  onEvents(records: EventRecord[]): void;
-  /** Called every `heartbeatMs` while subscribed. */
-  onHeartbeat(): void;
+  /**
+   * Called with events in id order, each exactly once, strictly after the start cursor.
+   * `frames` is their Server-Sent Events encoding ({@link encodeSseEvents}); it is shared with
+   * other readers and must not be modified.
+   */
+  onEvents(records: readonly EventRecord[], frames: Uint8Array): void;
+  /** Called every `heartbeatMs` while subscribed, with the encoded `: heartbeat` comment. */
+  onHeartbeat(frame: Uint8Array): void;
   /** Called once if reading fails (the reader should close). */
   onError(err: unknown): void;
 }
 
 const CATCH_UP_PAGE = 500;
+const encoder = new TextEncoder();
+const HEARTBEAT = encoder.encode(": heartbeat\n\n");
+
+/**
+ * The Server-Sent Events messages of `records`: per record `id:` = event id, `event:` = kind,
+ * `data:` = the JSON record, then a blank line. JSON never contains a raw line break, so each
+ * record is one `data:` line.
+ */
+export function sseEventsText(records: readonly EventRecord[]): string {
+  let text = "";
+  for (const r of records) text += `id: ${r.id}\nevent: ${r.kind}\ndata: ${JSON.stringify(r)}\n\n`;
+  return text;
+}
+
+/** {@link sseEventsText} as UTF-8 bytes. */
+export function encodeSseEvents(records: readonly EventRecord[]): Uint8Array {
+  return encoder.encode(sseEventsText(records));
+}
+
+/** A run of records with consecutive ids, encoded at most once. */
+class Batch {
+  readonly records: readonly EventRecord[];
+  #frames: Uint8Array | undefined;
+
+  constructor(records: readonly EventRecord[]) {
+    this.records = records;
+  }
+
+  get firstId(): number {
+    return this.records[0].id;
+  }
+
+  get lastId(): number {
+    return this.records[this.records.length - 1].id;
+  }
+
+  get frames(): Uint8Array {
+    return this.#frames ??= encodeSseEvents(this.records);
+  }
+}
 
 /** Fans the log out to live readers. */
 export class EventHub {
@@ -35,15 +86,25 @@ export class EventHub {
   #pollMs: number;
   #heartbeatMs: number;
   #readers = new Set<Reader>();
+  /** Id of the last event handed to the readers (every later batch starts right after it). */
   #lastId = 0;
+  /** Local commits that arrived while the hub was reading a gap from KV, in order. */
+  #pending: EventRecord[][] = [];
+  /** Read KV at least up to this id (set by the poll when another process appended). */
+  #target = 0;
+  #syncing = false;
+  /** Bumped when the last reader leaves, so a read still under way from before is dropped. */
+  #epoch = 0;
+  #starting: Promise<void> | undefined;
   #poll: ReturnType<typeof setInterval> | undefined;
   #beat: ReturnType<typeof setInterval> | undefined;
   #unsubscribe: (() => void) | undefined;
   #polling = false;
 
   /**
-   * @param pollMs how often to look for other processes' events (default 500 ms)
-   * @param heartbeatMs heartbeat period per reader (default 15 s)
+   * @param log the log to deliver
+   * @param opts `pollMs`: how often to look for other processes' events (default 500 ms);
+   *   `heartbeatMs`: heartbeat period (default 15 s)
    */
   constructor(log: EventLog, opts: { pollMs?: number; heartbeatMs?: number } = {}) {
     this.#log = log;
@@ -54,18 +115,20 @@ export class EventHub {
   /**
    * Subscribes from `afterId`: first the stored events after it, then live ones.
    * @param afterId last id the reader already has (0 = from the beginning)
+   * @throws whatever reading the head from KV throws (then nothing stays subscribed)
    */
   async subscribe(afterId: number, reader: HubReader): Promise<HubSubscription> {
-    const r = new Reader(this.#log, afterId, reader);
-    if (this.#readers.size === 0) await this.#startTimers();
+    while (!this.#unsubscribe) {
+      this.#starting ??= this.#start().finally(() => this.#starting = undefined);
+      await this.#starting;
+    }
+    const r: Reader = new Reader(this.#log, afterId, reader, () => {
+      if (this.#readers.delete(r) && this.#readers.size === 0) this.#stop();
+    });
     this.#readers.add(r);
-    r.push([]); // catch up from KV
-    return {
-      close: () => {
-        r.closed = true;
-        if (this.#readers.delete(r) && this.#readers.size === 0) this.#stopTimers();
-      },
-    };
+    // Behind the live run: read the stored events up to it first (live ones queue meanwhile).
+    if (afterId < this.#lastId) r.catchUp(this.#lastId);
+    return { close: () => r.close() };
   }
 
   /** Number of live readers. */
@@ -73,82 +136,224 @@ export class EventHub {
     return this.#readers.size;
   }
 
-  async #startTimers(): Promise<void> {
-    this.#lastId = await this.#log.head();
-    this.#unsubscribe = this.#log.subscribe((records) => this.#deliver(records));
+  async #start(): Promise<void> {
+    const head = await this.#log.head();
+    if (this.#unsubscribe) return;
+    this.#lastId = head;
+    this.#target = head;
+    // A local commit between the read above and this line shows up as a gap and is filled.
+    this.#unsubscribe = this.#log.subscribe((records) => this.#accept(records));
     this.#poll = setInterval(() => this.#pollHead(), this.#pollMs);
     this.#beat = setInterval(() => {
-      for (const r of this.#readers) r.reader.onHeartbeat();
+      for (const r of this.#readers) r.heartbeat();
     }, this.#heartbeatMs);
   }
 
-  #stopTimers(): void {
+  #stop(): void {
     clearInterval(this.#poll);
     clearInterval(this.#beat);
     this.#unsubscribe?.();
     this.#poll = this.#beat = this.#unsubscribe = undefined;
+    this.#pending = [];
+    this.#syncing = false;
+    this.#epoch++;
   }
 
-  #deliver(records: EventRecord[]): void {
+  /** A local commit (consecutive ids): straight to the readers unless a gap must be read first. */
+  #accept(records: EventRecord[]): void {
     if (!records.length) return;
-    this.#lastId = Math.max(this.#lastId, records[records.length - 1].id);
-    for (const r of this.#readers) r.push(records);
+    if (!this.#syncing && !this.#pending.length) {
+      const last = records[records.length - 1].id;
+      if (last <= this.#lastId) return;
+      const skip = this.#lastId + 1 - records[0].id;
+      if (skip >= 0) {
+        this.#broadcast(skip ? records.slice(skip) : records);
+        return;
+      }
+    }
+    // Another process's events lie before these (or a read is under way): keep the order.
+    this.#pending.push(records);
+    this.#sync();
   }
 
+  /** Hands a run that starts right after {@link EventHub.#lastId} to every reader. */
+  #broadcast(records: readonly EventRecord[]): void {
+    const batch = new Batch(records);
+    this.#lastId = batch.lastId;
+    for (const r of this.#readers) r.push(batch);
+  }
+
+  /** Releases the pending local commits that now connect to the live run. */
+  #drainPending(): void {
+    while (this.#pending.length) {
+      const records = this.#pending[0];
+      const skip = this.#lastId + 1 - records[0].id;
+      if (skip < 0) return;
+      this.#pending.shift();
+      if (skip < records.length) this.#broadcast(skip ? records.slice(skip) : records);
+    }
+  }
+
+  /**
+   * Reads from KV what lies between the live run and the next pending local commit (or the
+   * target the poll saw), once for all readers. One read loop at a time.
+   */
+  async #sync(): Promise<void> {
+    if (this.#syncing) return;
+    this.#syncing = true;
+    const epoch = this.#epoch;
+    try {
+      for (;;) {
+        this.#drainPending();
+        const want = this.#pending.length ? this.#pending[0][0].id - 1 : this.#target;
+        if (this.#lastId >= want || !this.#readers.size) break;
+        const page = await this.#log.list({ afterId: this.#lastId, limit: CATCH_UP_PAGE });
+        if (epoch !== this.#epoch) return;
+        const fresh = page.filter((e) => e.id > this.#lastId);
+        if (!fresh.length || fresh[0].id !== this.#lastId + 1) {
+          throw new Error(`event log: ids after ${this.#lastId} missing from the store`);
+        }
+        this.#broadcast(fresh);
+      }
+    } catch (err) {
+      if (epoch !== this.#epoch) return;
+      this.#pending = [];
+      for (const r of this.#readers) r.fail(err);
+    } finally {
+      if (epoch === this.#epoch) this.#syncing = false;
+    }
+  }
+
+  /** Looks for events other processes appended (the head moved past what we delivered). */
   async #pollHead(): Promise<void> {
     if (this.#polling) return;
     this.#polling = true;
+    const epoch = this.#epoch;
     try {
       const head = await this.#log.head();
-      while (head > this.#lastId && this.#readers.size) {
-        const page = await this.#log.list({ afterId: this.#lastId, limit: CATCH_UP_PAGE });
-        if (!page.length) break;
-        this.#deliver(page);
-      }
+      if (epoch !== this.#epoch) return;
+      if (head > this.#target) this.#target = head;
+      if (this.#target > this.#lastId) await this.#sync();
     } catch (err) {
-      for (const r of this.#readers) r.reader.onError(err);
+      if (epoch === this.#epoch) { for (const r of this.#readers) r.fail(err); }
     } finally {
       this.#polling = false;
     }
   }
 }
 
-/** A reader's cursor and its serialised delivery queue. */
+/**
+ * One reader's cursor. Live (no queue) it emits each batch synchronously; while it reads stored
+ * events from KV, the batches the hub hands it wait in its queue.
+ */
 class Reader {
   closed = false;
   #cursor: number;
   #log: EventLog;
-  #chain: Promise<void> = Promise.resolve();
-  readonly reader: HubReader;
+  #reader: HubReader;
+  #release: () => void;
+  /** Batches that arrived during a catch-up; `undefined` while live. */
+  #queue: Batch[] | undefined;
 
-  constructor(log: EventLog, cursor: number, reader: HubReader) {
+  /** @param release removes this reader from the hub (called once, on close or failure) */
+  constructor(log: EventLog, cursor: number, reader: HubReader, release: () => void) {
     this.#log = log;
     this.#cursor = cursor;
-    this.reader = reader;
+    this.#reader = reader;
+    this.#release = release;
   }
 
-  /** Queues a batch; fills a gap before it from KV; drops what was already delivered. */
-  push(records: EventRecord[]): void {
-    this.#chain = this.#chain.then(async () => {
-      if (this.closed) return;
-      const firstId = records.length ? records[0].id : Infinity;
-      // Gap (or initial catch-up): read from KV up to just before this batch.
-      while (!this.closed && this.#cursor + 1 < firstId) {
-        const page = await this.#log.list({ afterId: this.#cursor, limit: CATCH_UP_PAGE });
-        const upTo = page.filter((e) => e.id < firstId);
-        if (!upTo.length) break;
-        this.#emit(upTo);
-        if (upTo.length < page.length || page.length < CATCH_UP_PAGE) break;
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.#queue = undefined;
+    this.#release();
+  }
+
+  /** A live batch (consecutive ids, each batch continuing the previous one). */
+  push(batch: Batch): void {
+    if (this.closed) return;
+    if (this.#queue) {
+      this.#queue.push(batch);
+      return;
+    }
+    if (batch.lastId <= this.#cursor) return;
+    const skip = this.#cursor + 1 - batch.firstId;
+    if (skip === 0) this.#emit(batch.records, batch.frames);
+    else if (skip > 0) this.#emitRecords(batch.records.slice(skip));
+    else {
+      // Defensive: the hub never leaves a gap, but if it did, read it from KV.
+      this.#queue = [batch];
+      this.#fill(batch.firstId - 1);
+    }
+  }
+
+  /** Reads the stored events after the cursor up to `target` before going live. */
+  catchUp(target: number): void {
+    this.#queue = [];
+    this.#fill(target);
+  }
+
+  heartbeat(): void {
+    if (this.closed) return;
+    try {
+      this.#reader.onHeartbeat(HEARTBEAT);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** Delivery failed: leaves the hub, then tells the reader (once). */
+  fail(err: unknown): void {
+    if (this.closed) return;
+    this.close();
+    try {
+      this.#reader.onError(err);
+    } catch { /* the reader is gone either way */ }
+  }
+
+  async #fill(target: number): Promise<void> {
+    try {
+      const queue = this.#queue!;
+      for (;;) {
+        while (!this.closed && this.#cursor < target) {
+          const page = await this.#log.list({ afterId: this.#cursor, limit: CATCH_UP_PAGE });
+          if (this.closed) return;
+          if (!page.length) {
+            throw new Error(`event log: ids after ${this.#cursor} missing from the store`);
+          }
+          this.#emitRecords(page);
+        }
+        if (this.closed) return;
+        // Drain the batches queued meanwhile; they continue the live run without gaps.
+        while (!this.closed && queue.length && queue[0].firstId <= this.#cursor + 1) {
+          const batch = queue.shift()!;
+          if (batch.lastId <= this.#cursor) continue;
+          const skip = this.#cursor + 1 - batch.firstId;
+          if (skip === 0) this.#emit(batch.records, batch.frames);
+          else this.#emitRecords(batch.records.slice(skip));
+        }
+        if (!queue.length) {
+          this.#queue = undefined;
+          return;
+        }
+        target = queue[0].firstId - 1;
       }
-      if (!this.closed) this.#emit(records.filter((e) => e.id > this.#cursor));
-    }).catch((err) => {
-      if (!this.closed) this.reader.onError(err);
-    });
+    } catch (err) {
+      this.fail(err);
+    }
   }
 
-  #emit(records: EventRecord[]): void {
-    if (!records.length) return;
+  #emitRecords(records: readonly EventRecord[]): void {
+    if (records.length) this.#emit(records, encodeSseEvents(records));
+  }
+
+  #emit(records: readonly EventRecord[], frames: Uint8Array): void {
     this.#cursor = records[records.length - 1].id;
-    this.reader.onEvents(records);
+    try {
+      this.#reader.onEvents(records, frames);
+    } catch (err) {
+      this.fail(err); // one broken reader never keeps a batch from the others
+    }
   }
 }

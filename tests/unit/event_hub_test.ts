@@ -13,7 +13,7 @@ Deno.test("event hub: catch-up, live delivery, heartbeats; closing the last read
     const got: number[] = [];
     let beats = 0;
     const sub = await hub.subscribe(1, {
-      onEvents: (rs: EventRecord[]) => got.push(...rs.map((r) => r.id)),
+      onEvents: (rs: readonly EventRecord[]) => got.push(...rs.map((r) => r.id)),
       onHeartbeat: () => beats++,
       onError: (e) => assert.fail(String(e)),
     });

@@ -93,7 +93,7 @@ export const EventsPage = z.object({
   next_after_id: z.number().int(),
 });
 
-const encoder = new TextEncoder();
+const RETRY = new TextEncoder().encode("retry: 3000\n\n");
 
 /** Registers history and stream. */
 export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
@@ -149,23 +149,18 @@ export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
     let cancelled = false;
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
-        const send = (text: string) => {
+        // The hub hands every reader the same encoded bytes (SSE frames built once per batch).
+        const send = (bytes: Uint8Array) => {
           try {
-            controller.enqueue(encoder.encode(text));
+            controller.enqueue(bytes);
           } catch {
             sub?.close();
           }
         };
-        send("retry: 3000\n\n");
+        send(RETRY);
         const subscription = await hub.subscribe(afterId, {
-          onEvents(records) {
-            let chunk = "";
-            for (const r of records) {
-              chunk += `id: ${r.id}\nevent: ${r.kind}\ndata: ${JSON.stringify(r)}\n\n`;
-            }
-            send(chunk);
-          },
-          onHeartbeat: () => send(": heartbeat\n\n"),
+          onEvents: (_records, frames) => send(frames),
+          onHeartbeat: send,
           onError() {
             sub?.close();
             try {
