@@ -94,6 +94,8 @@ export const EventsPage = z.object({
 });
 
 const RETRY = new TextEncoder().encode("retry: 3000\n\n");
+/** Bytes a stream may hold for a client that does not read before it is dropped. */
+const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 /** Registers history and stream. */
 export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
@@ -146,15 +148,28 @@ export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
       afterId = q.after_id ?? await ctx.events.head();
     }
     let sub: { close(): void } | undefined;
-    let cancelled = false;
+    /** The client left, or the stream was ended: the subscription must go (now or once made). */
+    let gone = false;
+    const leave = () => {
+      gone = true;
+      sub?.close();
+    };
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         // The hub hands every reader the same encoded bytes (SSE frames built once per batch).
         const send = (bytes: Uint8Array) => {
+          if (gone) return;
           try {
             controller.enqueue(bytes);
           } catch {
-            sub?.close();
+            leave();
+            return;
+          }
+          // A client that stopped reading: drop the connection instead of buffering without
+          // bound; EventSource reconnects with Last-Event-ID and resumes from the log.
+          if ((controller.desiredSize ?? 0) < -MAX_QUEUED_BYTES) {
+            leave();
+            controller.error(new Error("event stream reader too slow"));
           }
         };
         send(RETRY);
@@ -162,21 +177,18 @@ export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
           onEvents: (_records, frames) => send(frames),
           onHeartbeat: send,
           onError() {
-            sub?.close();
+            leave();
             try {
               controller.close();
             } catch { /* already closed */ }
           },
         });
         // The client may have gone while we subscribed: release at once.
-        if (cancelled) subscription.close();
+        if (gone) subscription.close();
         else sub = subscription;
       },
-      cancel() {
-        cancelled = true;
-        sub?.close();
-      },
-    });
+      cancel: leave,
+    }, new ByteLengthQueuingStrategy({ highWaterMark: 0 }));
     return new Response(body, {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
