@@ -2,12 +2,17 @@
  * Runtime configuration (SPEC §2.3, §4 rule 3): console changes overlaid on the environment,
  * persisted in KV under `["config_overlay"]` so they survive restarts and are shared by replicas.
  * Removing the overlay reverts every field to its environment value (or default).
+ *
+ * The overlay is cached in memory ({@link CachedEntry}): a change through this instance is seen by
+ * the next read at once; a change by another replica within the maximum age (1 s by default), or
+ * at once where `kv.watch` reports it (Deno Deploy, KV Connect) after {@link RuntimeConfig.watch}.
  * @module
  */
 import { z } from "zod";
 import { ValidationFailed, type ValidationItem } from "../http/errors.ts";
 import { clipInput, zodIssuesToItems } from "../http/validation.ts";
 import { retryKv } from "../store/kv.ts";
+import { CachedEntry } from "./cached_entry.ts";
 import type { Redactor } from "../store/redactor.ts";
 import {
   CONFIG_FIELDS,
@@ -49,56 +54,120 @@ export const ConfigChanges = z.strictObject(
 /** Matches names of settings that must never be changed through the console. */
 const AUTH_FIELD = /api_?keys?$|^oidc|unauthenticated|rate_limit|max_request|secret|token/i;
 
+type Overlay = Partial<Record<FieldName, unknown>>;
+
+/** Options of a {@link RuntimeConfig}. */
+export interface RuntimeConfigOptions {
+  /** Longest time, in ms, another replica's change can go unseen (default 1,000). */
+  maxAgeMs?: number;
+}
+
 /** Runtime configuration of one deployment. */
 export class RuntimeConfig {
   #kv: Deno.Kv;
-  #env: Partial<Record<FieldName, unknown>>;
+  #env: Overlay;
   #redactor?: Redactor;
+  #overlayCache: CachedEntry<Overlay>;
+  /** The effective values computed from one cached overlay entry (same object while unchanged). */
+  #snapshot: { of: Deno.KvEntryMaybe<Overlay>; config: Readonly<EffectiveConfig> } | undefined;
 
   /**
    * @param envValues the environment base (from `Settings.configEnv`)
    * @param redactor told every secret value this config holds (environment and overlay, also
    *   one another replica wrote) before anyone can read it, so the event log masks it
    */
-  constructor(kv: Deno.Kv, envValues: Partial<Record<FieldName, unknown>>, redactor?: Redactor) {
+  constructor(
+    kv: Deno.Kv,
+    envValues: Overlay,
+    redactor?: Redactor,
+    opts: RuntimeConfigOptions = {},
+  ) {
     this.#kv = kv;
     this.#env = envValues;
     this.#redactor = redactor;
     this.#learnSecrets(envValues);
+    this.#overlayCache = new CachedEntry<Overlay>(kv, KEY, {
+      maxAgeMs: opts.maxAgeMs,
+      onRead: (value) => this.#learnSecrets(value),
+    });
   }
 
-  #learnSecrets(values: Partial<Record<FieldName, unknown>>): void {
+  /**
+   * Re-reads the overlay as soon as `kv.watch` reports a change (another instance on Deno
+   * Deploy or KV Connect). Call {@link RuntimeConfig.close} before closing the store.
+   */
+  watch(): void {
+    this.#overlayCache.watch();
+  }
+
+  /** Stops the watch; reads still work (from KV when the cache is old). */
+  async close(): Promise<void> {
+    await this.#overlayCache.close();
+  }
+
+  #learnSecrets(values: Overlay): void {
     if (!this.#redactor) return;
     for (const n of SECRET_FIELDS) this.#redactor.add(values[n as FieldName]);
   }
 
-  async #overlay(): Promise<Deno.KvEntryMaybe<Partial<Record<FieldName, unknown>>>> {
-    const entry = await this.#kv.get<Partial<Record<FieldName, unknown>>>(KEY);
-    if (entry.value) this.#learnSecrets(entry.value);
-    return entry;
+  /** Fresh read of the overlay (for read-modify-write); also refreshes the cache. */
+  #overlay(): Promise<Deno.KvEntryMaybe<Overlay>> {
+    return this.#overlayCache.read();
   }
 
-  #resolve(overlay: Partial<Record<FieldName, unknown>>, name: FieldName) {
+  #resolve(overlay: Overlay, name: FieldName) {
     if (name in overlay) return { value: overlay[name], source: "runtime" as const };
     if (name in this.#env) return { value: this.#env[name], source: "env" as const };
     return { value: CONFIG_FIELDS[name].default, source: "default" as const };
   }
 
-  /** Effective values, secrets included: for the pipeline only, never for a response. */
+  /**
+   * Effective values, secrets included: for the pipeline only, never for a response. A new
+   * object each call (the caller may change it); from the cached overlay (module doc).
+   * @throws whatever `kv.get` throws when the cache is too old and KV cannot be read
+   */
   async effective(): Promise<EffectiveConfig> {
-    const overlay = (await this.#overlay()).value ?? {};
-    return Object.fromEntries(
-      FIELD_NAMES.map((n) => [n, this.#resolve(overlay, n).value]),
-    ) as EffectiveConfig;
+    return { ...(await this.snapshot()) };
   }
 
-  /** The readable config with sources; secrets masked (DESIGN §4). */
+  /**
+   * Like {@link RuntimeConfig.effective}, but the same frozen object for as long as the overlay
+   * is unchanged (cheap: no copy, and callers may memoise on its identity).
+   * @throws whatever `kv.get` throws when the cache is too old and KV cannot be read
+   */
+  async snapshot(): Promise<Readonly<EffectiveConfig>> {
+    return this.peekSnapshot() ?? this.#snapshotOf(await this.#overlayCache.get());
+  }
+
+  /**
+   * The frozen effective values when the cache is young enough to serve them without a KV read,
+   * else `undefined` (then await {@link RuntimeConfig.snapshot}).
+   */
+  peekSnapshot(): Readonly<EffectiveConfig> | undefined {
+    const entry = this.#overlayCache.peek();
+    return entry && this.#snapshotOf(entry);
+  }
+
+  #snapshotOf(entry: Deno.KvEntryMaybe<Overlay>): Readonly<EffectiveConfig> {
+    if (this.#snapshot?.of === entry) return this.#snapshot.config;
+    const overlay = entry.value ?? {};
+    const config = Object.freeze(
+      Object.fromEntries(FIELD_NAMES.map((n) => [n, this.#resolve(overlay, n).value])),
+    ) as Readonly<EffectiveConfig>;
+    this.#snapshot = { of: entry, config };
+    return config;
+  }
+
+  /**
+   * The readable config with sources; secrets masked (DESIGN §4); from the cached overlay.
+   * @throws whatever `kv.get` throws when the cache is too old and KV cannot be read
+   */
   async view(): Promise<ConfigView> {
-    const overlay = (await this.#overlay()).value ?? {};
+    const overlay = (await this.#overlayCache.get()).value ?? {};
     return this.#view(overlay);
   }
 
-  #view(overlay: Partial<Record<FieldName, unknown>>): ConfigView {
+  #view(overlay: Overlay): ConfigView {
     const fields = {} as Record<FieldName, FieldView>;
     for (const n of FIELD_NAMES) {
       const def: FieldDef = CONFIG_FIELDS[n];
@@ -148,7 +217,7 @@ export class RuntimeConfig {
         .filter((i) => !forbidden.some((f) => f.loc[1] === i.loc[i.loc.length - 1]))),
     ];
     if (items.length || !parsed.success) throw new ValidationFailed(items);
-    const changes = parsed.data as Partial<Record<FieldName, unknown>>;
+    const changes = parsed.data as Overlay;
     this.#learnSecrets(changes);
     return await retryKv("update config", async () => {
       const cur = await this.#overlay();
@@ -169,7 +238,9 @@ export class RuntimeConfig {
       }
       if (!changed.length) return { view: this.#view(next), changed };
       const r = await this.#kv.atomic().check(cur).set(KEY, next).commit();
-      return r.ok ? { view: this.#view(next), changed } : undefined;
+      if (!r.ok) return undefined;
+      this.#overlayCache.written(next, r.versionstamp);
+      return { view: this.#view(next), changed };
     });
   }
 
@@ -179,7 +250,9 @@ export class RuntimeConfig {
       const cur = await this.#overlay();
       const fields = Object.keys(cur.value ?? {}) as FieldName[];
       const r = await this.#kv.atomic().check(cur).delete(KEY).commit();
-      return r.ok ? fields : undefined;
+      if (!r.ok) return undefined;
+      this.#overlayCache.written(null, null);
+      return fields;
     });
   }
 }
