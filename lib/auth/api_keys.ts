@@ -2,28 +2,36 @@
  * Named API keys (SPEC §5.1, §5.3; DESIGN §4): lookup in constant time over every configured key.
  * @module
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { ApiKeyEntry, Scope } from "../settings.ts";
 import { impliedScopes, type Principal } from "./principal.ts";
+import { equalDigests, sha256 } from "./sha256.ts";
 
 interface Digested {
   entry: ApiKeyEntry;
-  digest: Uint8Array;
+  digest: Uint32Array;
+  /** The principal of this key, built once (shared by every request; read-only). */
+  principal: Principal;
 }
 
-const sha256 = (s: string): Uint8Array => createHash("sha256").update(s, "utf8").digest();
-
 /**
- * The configured keys, pre-digested. {@link KeyRing.match} hashes the presented key once and
- * compares it with every configured digest with `timingSafeEqual`, never stopping early, so the
- * time taken tells nothing about which key matched or how much of it.
+ * The configured keys, pre-digested. {@link KeyRing.match} hashes the presented key once
+ * (SHA-256) and compares it with every configured digest in constant time, never stopping early,
+ * so the time taken tells nothing about which key matched or how much of it.
  */
 export class KeyRing {
   #keys: Digested[];
 
   /** @param entries every configured key, both scopes */
   constructor(entries: ApiKeyEntry[]) {
-    this.#keys = entries.map((entry) => ({ entry, digest: sha256(entry.secret) }));
+    this.#keys = entries.map((entry) => ({
+      entry,
+      digest: sha256(entry.secret),
+      principal: Object.freeze({
+        caller: entry.name,
+        credential_type: "api_key",
+        scopes: new Set(impliedScopes(entry.scope)),
+      }),
+    }));
   }
 
   /** Number of configured keys. */
@@ -53,19 +61,15 @@ export class KeyRing {
   /**
    * The principal for a presented key, or `undefined` when no configured key matches.
    * @param presented the `X-API-Key` value (already checked to be ASCII)
+   * @returns a shared, frozen principal per configured key
    */
   match(presented: string): Principal | undefined {
     const digest = sha256(presented);
-    let found: ApiKeyEntry | undefined;
+    let found: Principal | undefined;
     for (const k of this.#keys) {
       // Every digest is compared; no early exit.
-      if (timingSafeEqual(digest, k.digest) && !found) found = k.entry;
+      if (equalDigests(digest, k.digest) && !found) found = k.principal;
     }
-    if (!found) return undefined;
-    return {
-      caller: found.name,
-      credential_type: "api_key",
-      scopes: new Set(impliedScopes(found.scope)),
-    };
+    return found;
   }
 }
