@@ -2,18 +2,20 @@
  * Builds the service (DESIGN §2–§3) on a given KV store and clock, so that `main.ts` and the
  * tests construct exactly the same app.
  *
- * Request path: request id → security headers → audit → body-size limit → (per route)
- * authenticate → rate limit → scope guard → handler.
+ * Request path (per route, built once by {@link requestPath}): body-size limit → (scoped routes)
+ * authenticate → rate limit (left out with `RATE_LIMIT_PER_MINUTE=0`) → scope guard → handler →
+ * audit → response headers (API or console page, `lib/http/respond.ts`). A request id is made
+ * only for an internal error: it is in the 500 body, the log line and `X-Request-Id`.
+ *
+ * The config overlay and the orchestrator state are cached in memory (own changes seen at once,
+ * other replicas' within a second, `kv.watch` where it reports them): `close()` stops the watches.
  *
  * @example
  * const bridge = await createApp({ settings: loadSettings(env), kv: await Deno.openKv(path) });
  * Deno.serve(bridge.fetch);
  * @module
  */
-import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { requestId } from "hono/request-id";
-import { secureHeaders } from "hono/secure-headers";
+import { type Context, Hono } from "hono";
 import { registerConsole } from "../routes/console.tsx";
 import { registerDeliveryDayOverview } from "../routes/v1/console/delivery_days.ts";
 import { registerDeliveryDays } from "../routes/v1/delivery_days.ts";
@@ -37,11 +39,14 @@ import type { AppEnv } from "./http/env.ts";
 import { HttpProblem, problem, ValidationFailed, validationResponse } from "./http/errors.ts";
 import { audit } from "./http/middleware/audit.ts";
 import { authenticate } from "./http/middleware/authenticate.ts";
+import { bodyLimit } from "./http/middleware/body_limit.ts";
 import { rateLimit } from "./http/middleware/rate_limit.ts";
 import { requireScope } from "./http/middleware/require_scope.ts";
 import { streamAuth } from "./http/middleware/stream_auth.ts";
 import { TokenBuckets } from "./http/rate_limiter.ts";
+import { requestPath } from "./http/request_path.ts";
 import { RouteTable } from "./http/route_table.ts";
+import { OrchestratorStateStore } from "./orchestrator/state.ts";
 import type { Settings } from "./settings.ts";
 import { EventHub } from "./store/event_hub.ts";
 import { EventLog } from "./store/events.ts";
@@ -61,7 +66,10 @@ export interface BridgeApp {
   fetch: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>;
   hono: Hono<AppEnv>;
   ctx: ServiceContext;
-  /** Waits for pending event writes; the KV store stays open (the caller owns it). */
+  /**
+   * Stops the KV watches of the caches and waits for pending event writes; the KV store stays
+   * open (the caller owns it and closes it afterwards).
+   */
   close(): Promise<void>;
 }
 
@@ -86,18 +94,32 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     allowUnauthenticated: settings.allowUnauthenticated,
     failures,
   });
-  const limit = rateLimit(perCaller);
+  const limit = perCaller.enabled ? [rateLimit(perCaller)] : [];
   const stream = streamAuth({
     tokens: streamTokens,
     configured: keys.size > 0 || oidc !== undefined,
     allowUnauthenticated: settings.allowUnauthenticated,
     failures,
   });
+  const onError = (err: unknown, _c: Context<AppEnv>): Response => {
+    if (err instanceof ValidationFailed) return validationResponse(err.items);
+    if (err instanceof HttpProblem) return problem(err.status, err.message, err.headers);
+    const id = crypto.randomUUID();
+    console.error(`request ${id} failed:`, err);
+    return problem(500, `Internal error; request id ${id}.`, { "x-request-id": id });
+  };
+  const scopeGuards = { process: requireScope("process"), external: requireScope("external") };
   const routes = new RouteTable(
     hono,
-    (access) => access === "stream" ? [stream] : [authn, limit, requireScope(access)],
+    requestPath({
+      first: [bodyLimit(settings.maxRequestBytes)],
+      guard: (access) => access === "stream" ? [stream] : [authn, ...limit, scopeGuards[access]],
+      audit: audit(events),
+      onError,
+    }),
   );
   const config = new RuntimeConfig(kv, settings.configEnv, events.redactor);
+  const orchestratorState = new OrchestratorStateStore(kv, settings.orchestratorAutostart);
   const platformClient = settings.platformCaFile
     ? Deno.createHttpClient({ caCerts: [await Deno.readTextFile(settings.platformCaFile)] })
     : undefined;
@@ -113,31 +135,14 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     platformClient,
   };
 
-  hono.use(requestId());
-  hono.use(secureHeaders({
-    xFrameOptions: "DENY",
-    referrerPolicy: "no-referrer",
-    crossOriginResourcePolicy: "same-origin",
-  }));
-  hono.use(audit(events));
-  hono.use(bodyLimit({
-    maxSize: settings.maxRequestBytes,
-    onError: () =>
-      problem(413, `Request body exceeds the limit of ${settings.maxRequestBytes} bytes.`),
-  }));
-  hono.onError((err, c) => {
-    if (err instanceof ValidationFailed) return validationResponse(err.items);
-    if (err instanceof HttpProblem) return problem(err.status, err.message, err.headers);
-    console.error(`request ${c.get("requestId")} failed:`, err);
-    return problem(500, `Internal error; request id ${c.get("requestId")}.`);
-  });
+  hono.onError(onError);
   hono.notFound((c) => problem(404, `No route for ${c.req.method} ${c.req.path}.`));
 
   registerHealth(ctx);
   registerConsole(ctx);
-  registerStatus(ctx);
+  registerStatus(ctx, orchestratorState);
   registerStreamToken(ctx);
-  registerOrchestratorControl(ctx);
+  registerOrchestratorControl(ctx, orchestratorState);
   registerEvents(ctx, new EventHub(events));
   registerConfig(ctx, config);
   registerDeliveryDayOverview(ctx);
@@ -156,12 +161,15 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     });
   }
 
+  config.watch();
+  orchestratorState.watch();
   return {
     fetch: (req, info) =>
       hono.fetch(req, info ? { remoteAddr: info.remoteAddr as Deno.NetAddr } : {}),
     hono,
     ctx,
     close: async () => {
+      await Promise.all([config.close(), orchestratorState.close()]);
       await events.drain();
       platformClient?.close();
     },

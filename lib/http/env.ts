@@ -1,17 +1,25 @@
 /**
- * Typed Hono context shared by every middleware and route (DESIGN §3).
+ * Typed Hono context shared by every gate and route (DESIGN §3).
  * @module
  */
+import type { Context } from "hono";
 import type { Principal } from "../auth/principal.ts";
 
 /** Context variables set along the request path. */
 export interface AppEnv {
   Variables: {
-    /** Set by the `requestId` middleware. */
-    requestId: string;
     /** Set by authentication; absent on open routes and before authentication ran. */
     principal?: Principal;
   };
   /** `Deno.serve`'s handler info (remote address), when served by Deno. */
   Bindings: { remoteAddr?: Deno.NetAddr };
 }
+
+/**
+ * One step of a route's request path before its handler (body limit, authentication, rate
+ * limit, scope guard): answers a `Response` to stop the request there, or `undefined` to let it
+ * go on. Synchronous where it can be, so a request that needs no I/O never waits for a promise.
+ */
+export type Gate = (
+  c: Context<AppEnv>,
+) => Response | undefined | Promise<Response | undefined>;

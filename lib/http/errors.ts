@@ -1,8 +1,10 @@
 /**
  * Error bodies (SPEC §7; DESIGN §4): `{"detail": "<sentence>"}` for 401/403/404/409/413/429/503,
- * and the 422 list of `{loc, msg, type, input, ctx}`.
+ * and the 422 list of `{loc, msg, type, input, ctx}`. Both carry the API headers of
+ * {@link json}.
  * @module
  */
+import { json } from "./respond.ts";
 
 /** One 422 item, the shape FastAPI/pydantic clients parse (SPEC §7). */
 export interface ValidationItem {
@@ -41,22 +43,19 @@ export class HttpProblem extends Error {
   }
 }
 
-/** A JSON `{detail}` response. */
+/**
+ * A JSON `{detail}` response with the API headers.
+ * @param headers extra headers, e.g. `retry-after` or `www-authenticate`
+ */
 export function problem(
   status: number,
   detail: string,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): Response {
-  return new Response(JSON.stringify({ detail }), {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
+  return json(JSON.stringify({ detail }), status, headers);
 }
 
 /** A 422 response with the SPEC §7 body. */
 export function validationResponse(items: ValidationItem[]): Response {
-  return new Response(JSON.stringify({ detail: items }), {
-    status: 422,
-    headers: { "content-type": "application/json" },
-  });
+  return json(JSON.stringify({ detail: items }), 422);
 }

@@ -30,6 +30,11 @@ export class TokenBuckets {
     this.#clock = clock;
   }
 
+  /** False when built with `perMinute` 0: {@link TokenBuckets.take} then always succeeds. */
+  get enabled(): boolean {
+    return this.#perMs !== 0;
+  }
+
   /** Takes a token for `key`; when none is left says how many whole seconds to wait (≥ 1). */
   take(key: string): TakeResult {
     if (this.#perMs === 0) return { ok: true };

@@ -4,7 +4,7 @@
  * what is served.
  * @module
  */
-import type { Context, Hono, MiddlewareHandler } from "hono";
+import type { Context, Hono } from "hono";
 import { z } from "zod";
 import type { Scope } from "../settings.ts";
 import { VERSION } from "../version.ts";
@@ -52,31 +52,34 @@ export interface RouteSpec {
 /** A route handler. */
 export type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
 
+/**
+ * Turns a route's handler into the one Hono handler registered for it: the request path of
+ * DESIGN §3 (body limit, authentication, rate limit, scope guard, audit, headers) around it,
+ * chosen once per route from its declaration.
+ */
+export type RouteWrapper = (spec: RouteSpec, handler: Handler) => Handler;
+
 /** Registers routes and remembers their declarations. */
 export class RouteTable {
   readonly specs: RouteSpec[] = [];
   #app: Hono<AppEnv>;
-  #guard: (access: Scope | "stream") => MiddlewareHandler<AppEnv>[];
+  #wrap: RouteWrapper;
 
   /**
    * @param app the Hono app
-   * @param guard the middleware chain for a scoped route (authenticate → rate limit → scope),
-   *   and for the stream route (stream token only)
+   * @param wrap builds each route's whole request path; one Hono handler per route lets Hono
+   *   dispatch without composing a middleware chain on every request
    */
-  constructor(
-    app: Hono<AppEnv>,
-    guard: (access: Scope | "stream") => MiddlewareHandler<AppEnv>[],
-  ) {
+  constructor(app: Hono<AppEnv>, wrap: RouteWrapper) {
     this.#app = app;
-    this.#guard = guard;
+    this.#wrap = wrap;
   }
 
   /** Declares and registers one route. */
   add(spec: RouteSpec, handler: Handler): void {
     this.specs.push(spec);
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ":$1");
-    const chain = spec.access === "open" ? [] : this.#guard(spec.access);
-    this.#app.on(spec.method.toUpperCase(), [honoPath], ...chain, handler);
+    this.#app.on(spec.method.toUpperCase(), [honoPath], this.#wrap(spec, handler));
   }
 }
 

@@ -3,12 +3,12 @@
  * `Authorization: Bearer` into a {@link Principal}, or answers 401 / 429 / 503 itself.
  * @module
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { KeyRing } from "../../auth/api_keys.ts";
 import type { OidcVerifier } from "../../auth/oidc.ts";
 import { impliedScopes, isAsciiCredential, type Principal } from "../../auth/principal.ts";
 import { AUTH_VARIABLES } from "../../settings.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv, Gate } from "../env.ts";
 import { problem } from "../errors.ts";
 import type { TokenBuckets } from "../rate_limiter.ts";
 
@@ -42,40 +42,45 @@ export function clientAddress(env: AppEnv["Bindings"] | undefined): string {
 }
 
 /**
- * Middleware factory. Sets `principal` or answers:
+ * Gate factory. Sets `principal` or answers:
  * 503 fail-closed, 401 missing/invalid/non-ASCII credential (with `WWW-Authenticate`),
- * 429 when the client address has failed too often.
+ * 429 when the client address has failed too often. Synchronous for an API key and for a bearer
+ * token already verified (the {@link OidcVerifier} cache); a first-seen token is verified
+ * asynchronously.
  */
-export function authenticate(opts: AuthenticateOptions): MiddlewareHandler<AppEnv> {
+export function authenticate(opts: AuthenticateOptions): Gate {
   const configured = opts.keys.size > 0 || opts.oidc !== undefined;
-  return async (c, next) => {
-    if (!configured && !opts.allowUnauthenticated) return problem(503, FAIL_CLOSED_DETAIL);
-    const result = await identify(c.req.raw.headers, opts);
-    if (typeof result === "string") {
-      if (opts.allowUnauthenticated) {
-        c.set("principal", ANONYMOUS);
-        return next();
-      }
-      const taken = opts.failures.take(clientAddress(c.env));
-      if (!taken.ok) {
-        return problem(
-          429,
-          `Too many failed authentication attempts from this address; retry in ${taken.retryAfterSeconds} s.`,
-          { "retry-after": String(taken.retryAfterSeconds) },
-        );
-      }
-      return problem(401, result, { "www-authenticate": WWW_AUTHENTICATE });
+  const settle = (c: Context<AppEnv>, result: Principal | string): Response | undefined => {
+    if (typeof result !== "string") {
+      c.set("principal", result);
+      return undefined;
     }
-    c.set("principal", result);
-    await next();
+    if (opts.allowUnauthenticated) {
+      c.set("principal", ANONYMOUS);
+      return undefined;
+    }
+    const taken = opts.failures.take(clientAddress(c.env));
+    if (!taken.ok) {
+      return problem(
+        429,
+        `Too many failed authentication attempts from this address; retry in ${taken.retryAfterSeconds} s.`,
+        { "retry-after": String(taken.retryAfterSeconds) },
+      );
+    }
+    return problem(401, result, { "www-authenticate": WWW_AUTHENTICATE });
+  };
+  return (c) => {
+    if (!configured && !opts.allowUnauthenticated) return problem(503, FAIL_CLOSED_DETAIL);
+    const result = identify(c.req.raw.headers, opts);
+    return result instanceof Promise ? result.then((r) => settle(c, r)) : settle(c, result);
   };
 }
 
-/** The principal, or a sentence saying why there is none. */
-async function identify(
+/** The principal, or a sentence saying why there is none (a promise only for a new token). */
+function identify(
   headers: Headers,
   opts: AuthenticateOptions,
-): Promise<Principal | string> {
+): Principal | string | Promise<Principal | string> {
   const key = headers.get("x-api-key");
   if (key !== null) {
     if (key.trim() === "") return "The X-API-Key header is empty.";
@@ -87,11 +92,15 @@ async function identify(
   const authorization = headers.get("authorization");
   if (authorization !== null && opts.oidc && /^bearer /i.test(authorization)) {
     const token = authorization.slice(7).trim();
+    // A cached token was verified (and so was ASCII) before; its expiry is checked on lookup.
+    const known = opts.oidc.cached(token);
+    if (known) return known;
     if (!isAsciiCredential(token)) {
       return "The bearer token is not one token of printable ASCII characters.";
     }
-    const r = await opts.oidc.verify(token);
-    return r.ok ? r.principal : `The bearer token is not valid: ${r.reason}.`;
+    return opts.oidc.verify(token).then((r) =>
+      r.ok ? r.principal : `The bearer token is not valid: ${r.reason}.`
+    );
   }
   return opts.oidc
     ? "No credential: send X-API-Key or Authorization: Bearer <token>."

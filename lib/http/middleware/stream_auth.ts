@@ -6,10 +6,9 @@
  * With `ALLOW_UNAUTHENTICATED=true` the stream is open like every other route.
  * @module
  */
-import type { MiddlewareHandler } from "hono";
 import type { StreamTokens } from "../../auth/stream_token.ts";
 import { impliedScopes, isAsciiCredential, type Principal } from "../../auth/principal.ts";
-import type { AppEnv } from "../env.ts";
+import type { Gate } from "../env.ts";
 import { problem } from "../errors.ts";
 import type { TokenBuckets } from "../rate_limiter.ts";
 import { clientAddress, FAIL_CLOSED_DETAIL } from "./authenticate.ts";
@@ -31,23 +30,19 @@ const ANONYMOUS: Principal = {
   scopes: new Set(impliedScopes("process")),
 };
 
-/** Middleware factory for routes with access `stream`. */
-export function streamAuth(opts: StreamAuthOptions): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+/** Gate factory for routes with access `stream`. */
+export function streamAuth(opts: StreamAuthOptions): Gate {
+  return (c) => {
     if (opts.allowUnauthenticated) {
       c.set("principal", ANONYMOUS);
-      await next();
-      return;
+      return undefined;
     }
     if (!opts.configured) return problem(503, FAIL_CLOSED_DETAIL);
     const token = c.req.query("token") ?? "";
     const verdict = token !== "" && isAsciiCredential(token)
       ? opts.tokens.verify(token)
       : "invalid";
-    if (verdict === "ok") {
-      await next();
-      return;
-    }
+    if (verdict === "ok") return undefined;
     const taken = opts.failures.take(clientAddress(c.env));
     if (!taken.ok) {
       return problem(

@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import type { ServiceContext } from "../../../lib/context.ts";
-import {
-  type OrchestratorStateName,
-  writeOrchestratorState,
+import type {
+  OrchestratorStateName,
+  OrchestratorStateStore,
 } from "../../../lib/orchestrator/state.ts";
 
 /** The orchestrator state object (response of start and stop). */
@@ -17,8 +17,14 @@ export const OrchestratorStateBody = z.object({
   changed_by: z.string().nullable(),
 });
 
-/** Registers start and stop. */
-export function registerOrchestratorControl(ctx: ServiceContext): void {
+/**
+ * Registers start and stop.
+ * @param store the app's cached orchestrator state: the next status read shows the change
+ */
+export function registerOrchestratorControl(
+  ctx: ServiceContext,
+  store: OrchestratorStateStore,
+): void {
   const toggle = (verb: "start" | "stop", state: OrchestratorStateName, summary: string) =>
     ctx.routes.add({
       method: "post",
@@ -29,7 +35,7 @@ export function registerOrchestratorControl(ctx: ServiceContext): void {
       responses: { 200: { description: "the new state", schema: OrchestratorStateBody } },
     }, async (c) => {
       const caller = c.get("principal")?.caller ?? "unknown";
-      const value = await writeOrchestratorState(ctx.kv, state, caller, ctx.clock.now());
+      const value = await store.write(state, caller, ctx.clock.now());
       await ctx.events.append({
         kind: state === "running" ? "orchestrator_started" : "orchestrator_stopped",
         message: state === "running"

@@ -1,11 +1,17 @@
 /**
  * `GET /v1/console/status` (SPEC §2.2, §4): orchestrator state, version, key configuration facts
  * and security posture. Never a secret.
+ *
+ * Built from memory: the security facts once at start, the orchestrator state and the runtime
+ * config from their caches (no KV read while they are younger than a second), and the JSON text
+ * once per combination of the two.
  * @module
  */
 import { z } from "zod";
 import type { ServiceContext } from "../../../lib/context.ts";
-import { readOrchestratorState } from "../../../lib/orchestrator/state.ts";
+import type { EffectiveConfig } from "../../../lib/config/fields.ts";
+import { json } from "../../../lib/http/respond.ts";
+import type { OrchestratorState, OrchestratorStateStore } from "../../../lib/orchestrator/state.ts";
 import { publishTarget } from "../../../lib/pipeline/publish.ts";
 import { VERSION } from "../../../lib/version.ts";
 
@@ -43,8 +49,11 @@ export const StatusBody = z.object({
   }),
 });
 
-/** Registers the status endpoint. */
-export function registerStatus(ctx: ServiceContext): void {
+/**
+ * Registers the status endpoint.
+ * @param orchestrator the app's cached orchestrator state (the one start/stop write through)
+ */
+export function registerStatus(ctx: ServiceContext, orchestrator: OrchestratorStateStore): void {
   const s = ctx.settings;
   const callers = ctx.keys.callersPerScope();
   const credentialTypes: ("api_key" | "bearer")[] = [];
@@ -82,12 +91,23 @@ export function registerStatus(ctx: ServiceContext): void {
     summary: "Orchestrator state, version, configuration facts and security posture",
     tags: ["console"],
     responses: { 200: { description: "status", schema: StatusBody } },
-  }, async (c) => {
-    const cfg = await ctx.config.effective();
+  }, () => {
+    const state = orchestrator.peek();
+    const cfg = ctx.config.peekSnapshot();
+    if (state && cfg) return json(body(state, cfg));
+    return Promise.all([orchestrator.current(), ctx.config.snapshot()])
+      .then(([st, c]) => json(body(st, c)));
+  });
+
+  // The JSON text of the last (state, config) pair: both are shared objects that stay the same
+  // while nothing changes, so a hot status route serialises once.
+  let last: { state: object; cfg: object; text: string } | undefined;
+  const body = (state: Readonly<OrchestratorState>, cfg: Readonly<EffectiveConfig>): string => {
+    if (last && last.state === state && last.cfg === cfg) return last.text;
     const target = publishTarget(cfg);
-    return c.json({
+    const text = JSON.stringify({
       version: VERSION,
-      orchestrator: await readOrchestratorState(ctx.kv, s.orchestratorAutostart),
+      orchestrator: state,
       security,
       storage: {
         kv: kvKind,
@@ -95,5 +115,7 @@ export function registerStatus(ctx: ServiceContext): void {
         outbox_dir: target === "outbox" ? cfg.outbox_dir : null,
       },
     });
-  });
+    last = { state, cfg, text };
+    return text;
+  };
 }

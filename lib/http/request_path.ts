@@ -1,0 +1,77 @@
+/**
+ * The request path of one route (DESIGN §3), built once when the route is registered:
+ * body-size limit → (scoped routes) authentication → rate limit → scope guard, or (the stream
+ * route) the stream-token guard → handler → audit → response headers ({@link finishApi} or, for
+ * `/console` and `/static/...`, {@link finishPage}). An error thrown anywhere becomes its
+ * response through `onError` and is audited like any other answer.
+ *
+ * Each route is registered on Hono as this one handler, and every step runs synchronously unless
+ * it has I/O to wait for, so an authenticated read that needs no KV answers without a promise.
+ * @module
+ */
+import type { Context } from "hono";
+import type { Scope } from "../settings.ts";
+import type { AppEnv, Gate } from "./env.ts";
+import { finishApi, finishPage } from "./respond.ts";
+import type { Handler, RouteSpec, RouteWrapper } from "./route_table.ts";
+
+/** What the request path is made of. */
+export interface RequestPathOptions {
+  /** Runs first on every route (the body-size limit). */
+  first: Gate[];
+  /** The gates of a route by its access: a scope, or `stream`. */
+  guard(access: Scope | "stream"): Gate[];
+  /** Records the finished response of an audited route; a promise when it writes. */
+  audit(c: Context<AppEnv>, res: Response): Promise<void> | undefined;
+  /** The response for an error thrown by a gate or a handler. */
+  onError(err: unknown, c: Context<AppEnv>): Response;
+}
+
+/** True for the console page and its files: browser headers, never audited (SPEC §6). */
+export function isPagePath(path: string): boolean {
+  return path === "/console" || path.startsWith("/console/") || path.startsWith("/static/");
+}
+
+/** Builds the {@link RouteWrapper} of the app. */
+export function requestPath(opts: RequestPathOptions): RouteWrapper {
+  return (spec: RouteSpec, handler: Handler): Handler => {
+    const page = isPagePath(spec.path);
+    const audited = !page && spec.path !== "/health";
+    const finish = page ? finishPage : finishApi;
+    const gates: Gate[] = [
+      ...opts.first,
+      ...(spec.access === "open" ? [] : opts.guard(spec.access)),
+    ];
+
+    const done = (c: Context<AppEnv>, res: Response): Response | Promise<Response> => {
+      if (audited) {
+        const writing = opts.audit(c, res);
+        if (writing) return writing.then(() => finish(res));
+      }
+      return finish(res);
+    };
+    const failed = (c: Context<AppEnv>, err: unknown) => done(c, opts.onError(err, c));
+
+    const run = (c: Context<AppEnv>, from: number): Response | Promise<Response> => {
+      try {
+        for (let i = from; i < gates.length; i++) {
+          const r = gates[i](c);
+          if (r instanceof Promise) {
+            return r.then(
+              (stop) => stop ? done(c, stop) : run(c, i + 1),
+              (err) => failed(c, err),
+            );
+          }
+          if (r) return done(c, r);
+        }
+        const res = handler(c);
+        return res instanceof Promise
+          ? res.then((r) => done(c, r), (err) => failed(c, err))
+          : done(c, res);
+      } catch (err) {
+        return failed(c, err);
+      }
+    };
+    return (c) => run(c, 0);
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Response headers (DESIGN §3, §7), decided per route when it is registered, not per request:
+ *
+ * - **API** (every `/v1/...` and `/health` answer, errors included): `content-type` (set by the
+ *   handler), `cache-control: no-store` unless the handler chose another, and
+ *   `x-content-type-options: nosniff`. Nothing else: the answers are JSON, CSV or an event
+ *   stream for programs, never rendered as a page, so the framing, referrer and isolation headers
+ *   have nothing to protect, and every header costs on each of thousands of answers a second.
+ * - **Page** (`/console` and `/static/...`): the full browser set of {@link PAGE_HEADERS} beside
+ *   the CSP the console routes set themselves (DESIGN §7).
+ *
+ * {@link json} and the error helpers build API responses complete, so the route wrapper does not
+ * touch their headers again.
+ * @module
+ */
+
+/** Headers every API answer carries besides its content type. */
+export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+});
+
+/** Security headers of the console page and its files (the set `hono/secure-headers` sends). */
+export const PAGE_HEADERS: readonly (readonly [string, string])[] = Object.freeze(
+  [
+    ["cross-origin-resource-policy", "same-origin"],
+    ["cross-origin-opener-policy", "same-origin"],
+    ["origin-agent-cluster", "?1"],
+    ["referrer-policy", "no-referrer"],
+    ["strict-transport-security", "max-age=15552000; includeSubDomains"],
+    ["x-content-type-options", "nosniff"],
+    ["x-dns-prefetch-control", "off"],
+    ["x-download-options", "noopen"],
+    ["x-frame-options", "DENY"],
+    ["x-permitted-cross-domain-policies", "none"],
+    ["x-xss-protection", "0"],
+  ] as const,
+);
+
+/** Responses built complete by {@link json}; the wrapper leaves their headers alone. */
+const complete = new WeakSet<Response>();
+
+const JSON_TYPE = { "content-type": "application/json" };
+
+/**
+ * A JSON API response with the API headers.
+ * @param body the JSON text (already serialised; callers may reuse one string)
+ * @param status HTTP status, default 200
+ * @param headers extra headers (e.g. `retry-after`); a `cache-control` here replaces `no-store`
+ */
+export function json(body: string, status = 200, headers?: Record<string, string>): Response {
+  // One header in the constructor and the rest set afterwards is the cheapest form in Deno 2.9.
+  const res = new Response(body, { status, headers: JSON_TYPE });
+  const h = res.headers;
+  h.set("x-content-type-options", "nosniff");
+  if (headers) { for (const k in headers) h.set(k, headers[k]); }
+  if (!headers || !("cache-control" in headers)) h.set("cache-control", "no-store");
+  complete.add(res);
+  return res;
+}
+
+/** Adds the API headers to a response a handler built some other way; returns the response. */
+export function finishApi(res: Response): Response {
+  if (complete.has(res)) return res;
+  return withHeaders(res, (h) => {
+    if (!h.has("cache-control")) h.set("cache-control", "no-store");
+    h.set("x-content-type-options", "nosniff");
+  });
+}
+
+/** Adds {@link PAGE_HEADERS} (replacing any of the same name); returns the response. */
+export function finishPage(res: Response): Response {
+  return withHeaders(res, (h) => {
+    for (const [k, v] of PAGE_HEADERS) h.set(k, v);
+  });
+}
+
+/** Applies `edit` to the headers; a response with immutable headers is copied first. */
+function withHeaders(res: Response, edit: (h: Headers) => void): Response {
+  try {
+    edit(res.headers);
+    return res;
+  } catch {
+    const copy = new Response(res.body, res);
+    edit(copy.headers);
+    return copy;
+  }
+}
