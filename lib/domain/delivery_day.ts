@@ -18,19 +18,26 @@ export const MARKET_TIME_ZONE = "Europe/Berlin";
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A delivery day with its quarter-hours and gate closure. */
+/**
+ * A delivery day with its quarter-hours and gate closure. Immutable: `deliveryDay` returns a
+ * frozen, shared (memoized) object; copy `quarterHours` before changing it.
+ */
 export interface DeliveryDay {
   /** Local date `YYYY-MM-DD`. */
-  day: string;
+  readonly day: string;
   /** Start of the day, 00:00 local, as a UTC instant. */
-  start: Temporal.Instant;
+  readonly start: Temporal.Instant;
   /** Start of the next day, 00:00 local, as a UTC instant (exclusive end). */
-  end: Temporal.Instant;
+  readonly end: Temporal.Instant;
   /** Start instant of every quarter-hour, in order: 92, 96 or 100 of them. */
-  quarterHours: Temporal.Instant[];
+  readonly quarterHours: readonly Temporal.Instant[];
   /** Gate closure: `gateClosureLocalTime` on the previous local day, as a UTC instant. */
-  gateClosure: Temporal.Instant;
+  readonly gateClosure: Temporal.Instant;
 }
+
+/** Memo of built days, by `day|gateClosureLocalTime`; oldest entry evicted beyond the bound. */
+const MAX_MEMO = 512;
+const memo = new Map<string, DeliveryDay>();
 
 /** Thrown for a string that is not a valid local date. */
 export class InvalidDeliveryDayError extends Error {
@@ -52,15 +59,29 @@ export function parseDay(day: string): Temporal.PlainDate {
 }
 
 /**
- * Builds a delivery day.
+ * Builds a delivery day. Memoized per (`day`, `gateClosureLocalTime`) in a bounded map (512
+ * entries, oldest evicted): repeated calls return the same frozen object, so validating a
+ * batch of forecasts for one day builds its 96 instants once. Invalid input is never cached
+ * and throws on every call.
  * @param day local date `YYYY-MM-DD`
  * @param gateClosureLocalTime `HH:MM` local time on the day before (default `12:00`, SDAC)
  * @returns the day's UTC interval `[start, end)`, its 92/96/100 quarter-hour starts (UTC
- *   instants, 15 minutes apart) and its gate closure instant
+ *   instants, 15 minutes apart) and its gate closure instant; frozen (read-only, shared)
  * @throws {InvalidDeliveryDayError} for a malformed or impossible date
  * @throws {RangeError} for a `gateClosureLocalTime` that is not a time of day
  */
 export function deliveryDay(day: string, gateClosureLocalTime = "12:00"): DeliveryDay {
+  const key = `${day}|${gateClosureLocalTime}`;
+  let built = memo.get(key);
+  if (!built) {
+    built = buildDeliveryDay(day, gateClosureLocalTime);
+    if (memo.size >= MAX_MEMO) memo.delete(memo.keys().next().value!);
+    memo.set(key, built);
+  }
+  return built;
+}
+
+function buildDeliveryDay(day: string, gateClosureLocalTime: string): DeliveryDay {
   const date = parseDay(day);
   const start = date.toZonedDateTime({ timeZone: MARKET_TIME_ZONE }).toInstant();
   const end = date.add({ days: 1 }).toZonedDateTime({ timeZone: MARKET_TIME_ZONE }).toInstant();
@@ -73,7 +94,13 @@ export function deliveryDay(day: string, gateClosureLocalTime = "12:00"): Delive
       plainTime: Temporal.PlainTime.from(gateClosureLocalTime),
     })
     .toInstant();
-  return { day, start, end, quarterHours, gateClosure };
+  return Object.freeze({
+    day,
+    start,
+    end,
+    quarterHours: Object.freeze(quarterHours),
+    gateClosure,
+  });
 }
 
 /** Number of quarter-hours of a local day: 92, 96 or 100. */

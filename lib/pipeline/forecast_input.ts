@@ -11,7 +11,7 @@
  */
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
-import { deliveryDay, localDayOf } from "../domain/delivery_day.ts";
+import { type DeliveryDay, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { ValidationFailed, type ValidationItem } from "../http/errors.ts";
 import { zodIssuesToItems } from "../http/validation.ts";
 import { type ForecastItem, MAX_BATCH } from "./forecasts.ts";
@@ -188,6 +188,16 @@ export async function forecastsFromCsv(
     kw: r[col.kw],
   }));
   const items: ValidationItem[] = [];
+  // Local day of an instant: rows of one day reuse its [start, end) instead of a time-zone lookup.
+  let lastDay: DeliveryDay | undefined;
+  const dayOf = (ms: number): string => {
+    if (
+      lastDay && ms >= lastDay.start.epochMilliseconds && ms < lastDay.end.epochMilliseconds
+    ) return lastDay.day;
+    const day = localDayOf(ms);
+    lastDay = deliveryDay(day);
+    return day;
+  };
   const groups = new Map<
     string,
     { malo: string; day: string; firstRow: number; points: [number, number][] }
@@ -240,7 +250,7 @@ export async function forecastsFromCsv(
       });
       return;
     }
-    const day = localDayOf(ms);
+    const day = dayOf(ms);
     const key = `${malo.data}/${day}`;
     const g = groups.get(key) ?? { malo: malo.data, day, firstRow: idx + 1, points: [] };
     g.points.push([ms, kw]);

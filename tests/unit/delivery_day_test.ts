@@ -62,3 +62,34 @@ Deno.test("next open day: tomorrow before gate closure, the day after from then 
   assert.equal(nextOpenDay(Date.parse("2026-11-22T11:00:00Z")), "2026-11-24");
   assert.equal(localDayOf(Date.parse("2026-11-22T23:30:00Z")), "2026-11-23");
 });
+
+Deno.test("delivery day: memoized per (day, gate closure), frozen, invalid input throws every time", () => {
+  const a = deliveryDay("2026-11-24");
+  assert.equal(deliveryDay("2026-11-24"), a, "the same object for the same day");
+  assert.equal(deliveryDay("2026-11-24", "12:00"), a, "12:00 is the default");
+  assert.ok(Object.isFrozen(a));
+  assert.ok(Object.isFrozen(a.quarterHours));
+  assert.throws(() => (a.quarterHours as Temporal.Instant[]).push(a.start), TypeError);
+  assert.throws(() => ((a as { day: string }).day = "2026-11-25"), TypeError);
+  const early = deliveryDay("2026-11-24", "09:30");
+  assert.notEqual(early, a);
+  assert.equal(early.gateClosure.toString(), "2026-11-23T08:30:00Z");
+  assert.equal(a.gateClosure.toString(), "2026-11-23T11:00:00Z");
+  assert.equal(early.quarterHours.length, 96);
+  for (let i = 0; i < 2; i++) {
+    assert.throws(() => deliveryDay("2026-02-30"), InvalidDeliveryDayError);
+    assert.throws(() => deliveryDay("2026-11-24", "25:00"), RangeError);
+  }
+  // Bounded: many days later the first is built afresh, equal in value.
+  for (let i = 1; i <= 600; i++) {
+    deliveryDay(
+      `2027-01-01`,
+      `${String(i % 24).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}`,
+    );
+  }
+  const again = deliveryDay("2026-11-24");
+  assert.deepEqual(
+    again.quarterHours.map((q) => q.toString()),
+    a.quarterHours.map((q) => q.toString()),
+  );
+});
