@@ -18,8 +18,9 @@
  * Goal: under 30 s in total (absolute). Baseline, same run: the sum of bare costs of each step:
  * register and ingest — the same bodies to a bare server that parses them and stores them in one
  * atomic each (`bench/servers/bare.ts`, `BARE_MODE=store`); forecast — a bare `kv.list` of the
- * locations plus a bare atomic write (400 per atomic) of the app's generated values; aggregate —
- * a bare `kv.list` of the day's forecasts; publish — writing the published CSV again to a temp
+ * locations plus a bare atomic write (400 per atomic) of the app's generated forecast records as
+ * stored (profile references, lib/pipeline/forecasts.ts); aggregate — a bare `kv.list` of the
+ * day's forecasts; publish — writing the published CSV again to a temp
  * name and renaming it; submit — one HTTPS POST of the same payload to the simulator with a fresh
  * TLS client. The bare forecast/aggregate numbers are taken on the app's KV file after the app
  * stopped (the KV work alone, no profile computation or summing).

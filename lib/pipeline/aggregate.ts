@@ -1,13 +1,14 @@
 /**
  * Aggregation (DESIGN §8, process step "aggregate"): the open position per active control area,
  * MW per quarter-hour, consumption positive and generation negative, from the latest forecast of
- * every market location of that area. Stored under `["aggregates", <day>]` with the input version
+ * every market location of that area (customer forecasts as stored, generated ones computed from
+ * their profile reference, see `./forecasts.ts`). Stored under `["aggregates", <day>]` with the input version
  * it reflects.
  * @module
  */
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { type DayState, updateDay } from "./day_state.ts";
-import { forecastsOfDay } from "./forecasts.ts";
+import { addForecastTo, forecastsOfDay } from "./forecasts.ts";
 import { listMarketLocations } from "./market_locations.ts";
 
 /** A stored aggregate: the open position of one delivery day. */
@@ -75,13 +76,12 @@ export async function aggregateDay(
         continue;
       }
       const f = forecasts.get(loc.malo_id)?.value;
-      if (!f || f.values.length !== n) {
+      // Either stored layout; a forecast with the wrong number of values counts as missing.
+      const sign = loc.direction === "generation" ? -1 : 1;
+      if (!f || !addForecastTo(sums[loc.control_area], sign, f, day)) {
         counts.missing_forecast++;
         continue;
       }
-      const sign = loc.direction === "generation" ? -1 : 1;
-      const acc = sums[loc.control_area];
-      for (let i = 0; i < n; i++) acc[i] += sign * f.values[i];
       counts.market_locations++;
     }
     for (const malo of forecasts.keys()) if (!known.has(malo)) counts.unknown_location++;

@@ -2,18 +2,31 @@
  * Forecast storage and ingestion (DESIGN §8): one forecast per market location and delivery
  * day under `["forecasts", <day>, <malo_id>]`, average kW per real quarter-hour (92/96/100).
  * A customer forecast wins over a generated one; a newer forecast supersedes the older one.
+ *
+ * Two stored layouts, both read everywhere ({@link forecastValues}):
+ * - {@link ValuesForecast} `{values, source, received_at, by}`: the values themselves. Customer
+ *   forecasts, and generated forecasts written before profile references existed.
+ * - {@link ProfileForecast} `{source: "generated", profile, annual_kwh, region, shape, …}`: a
+ *   generated forecast as a reference to its standard load profile; the values are computed on
+ *   read as `round3(shape × annual_kwh)`, bit-identical to what the generator used to store.
+ *   About 150 bytes instead of ~1 KiB of serialized numbers per location and day.
  * @module
  */
 import { HttpProblem } from "../http/errors.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
+import {
+  generateProfileForecast,
+  type ProfileCode,
+  sharedProfileShape,
+} from "../domain/slp/profile.ts";
 import { retryKv } from "../store/kv.ts";
 import { type DayState, emptyDay, withDayLock } from "./day_state.ts";
 
 /** Who produced a forecast. */
 export type ForecastSource = "customer" | "generated";
 
-/** A stored forecast. */
-export interface StoredForecast {
+/** A forecast stored with its values (every customer forecast; older generated ones). */
+export interface ValuesForecast {
   /** Average kW per quarter-hour of the delivery day, in time order. */
   values: number[];
   source: ForecastSource;
@@ -21,6 +34,105 @@ export interface StoredForecast {
   received_at: string;
   /** Caller name, or `orchestrator`. */
   by: string;
+}
+
+/**
+ * A generated forecast stored as a reference to its standard load profile: its values (average
+ * kW per quarter-hour) are {@link generatedValues}`(profile, annual_kwh, day, region)`.
+ */
+export interface ProfileForecast {
+  source: "generated";
+  /** BDEW profile code the values come from. */
+  profile: ProfileCode;
+  /** Annual energy of the market location at generation time, kWh/a. */
+  annual_kwh: number;
+  /** Holiday region the day type was taken from, e.g. `DE`. */
+  region: string;
+  /** `shapeFingerprint(profile, day, region)` at generation time (detects changed tables). */
+  shape: string;
+  /** ISO-8601 UTC instant it was generated. */
+  received_at: string;
+  /** Caller name, or `orchestrator`. */
+  by: string;
+}
+
+/** A stored forecast, in either layout. */
+export type StoredForecast = ValuesForecast | ProfileForecast;
+
+/** True for the reference layout (values computed on read). */
+export function isProfileForecast(f: StoredForecast): f is ProfileForecast {
+  return !("values" in f);
+}
+
+/** kW rounded to 3 decimals (1 W), as generated forecasts are stored and summed. */
+export const roundKw = (kw: number): number => Math.round(kw * 1000) / 1000;
+
+/**
+ * Values of a generated forecast: the profile forecast (shape × annual kWh, see
+ * `lib/domain/slp/profile.ts`) rounded to 1 W.
+ * @returns average kW per real quarter-hour of `day` (92/96/100 values)
+ */
+export function generatedValues(
+  profile: ProfileCode,
+  annualKwh: number,
+  day: string,
+  region: string,
+): number[] {
+  return generateProfileForecast(profile, annualKwh, day, region).map(roundKw);
+}
+
+/**
+ * Values of a stored forecast of `day`, whichever layout it was stored in.
+ * @returns average kW per quarter-hour, in time order (a fresh array for references; the stored
+ *   array itself for the values layout)
+ */
+export function forecastValues(f: StoredForecast, day: string): number[] {
+  return isProfileForecast(f) ? generatedValues(f.profile, f.annual_kwh, day, f.region) : f.values;
+}
+
+/**
+ * Adds `sign ×` the forecast's values to `acc` (kW per quarter-hour), without building an array
+ * for references: for the reference layout each term is `roundKw(shape[i] × annual_kwh)`, the
+ * very number {@link generatedValues} returns, so the sums are bit-identical to summing stored
+ * values in the same order.
+ * @returns false (nothing added) when the forecast does not have `acc.length` values
+ */
+export function addForecastTo(
+  acc: Float64Array,
+  sign: 1 | -1,
+  f: StoredForecast,
+  day: string,
+): boolean {
+  const n = acc.length;
+  if (isProfileForecast(f)) {
+    const shape = sharedProfileShape(f.profile, day, f.region);
+    if (shape.length !== n) return false;
+    const kwh = f.annual_kwh;
+    for (let i = 0; i < n; i++) acc[i] += sign * (Math.round(shape[i] * kwh * 1000) / 1000);
+    return true;
+  }
+  const values = f.values;
+  if (values.length !== n) return false;
+  for (let i = 0; i < n; i++) acc[i] += sign * values[i];
+  return true;
+}
+
+/** Keys per `kv.getMany` (the KV limit). */
+const GET_MANY_LIMIT = 10;
+
+/**
+ * Reads many keys: `kv.getMany` in chunks of 10 (the KV limit), all chunks concurrently.
+ * @returns one entry per key, in the order of `keys`
+ */
+export async function getManyChunked<T>(
+  kv: Deno.Kv,
+  keys: Deno.KvKey[],
+): Promise<Deno.KvEntryMaybe<T>[]> {
+  const chunks: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
+  for (let i = 0; i < keys.length; i += GET_MANY_LIMIT) {
+    chunks.push(kv.getMany<T[]>(keys.slice(i, i + GET_MANY_LIMIT)));
+  }
+  return (await Promise.all(chunks)).flat();
 }
 
 /** One forecast to ingest (already validated: known location, right count, finite values). */
@@ -96,19 +208,24 @@ export function ingestForecasts(
   }
   return withDayLocks(days, () =>
     retryKv("ingest forecasts", async () => {
-      const dayEntries = await kv.getMany<DayState[]>(days.map((d) => ["days", d]));
-      const existing: (StoredForecast | null)[] = [];
-      for (let i = 0; i < items.length; i += 10) {
-        const chunk = items.slice(i, i + 10).map((it) => forecastKey(it.delivery_day, it.malo_id));
-        for (const e of await kv.getMany<StoredForecast[]>(chunk)) existing.push(e.value);
-      }
+      const [dayEntries, existingEntries] = await Promise.all([
+        getManyChunked<DayState>(kv, days.map((d) => ["days", d])),
+        getManyChunked<StoredForecast>(
+          kv,
+          items.map((it) => forecastKey(it.delivery_day, it.malo_id)),
+        ),
+      ]);
+      const existing = existingEntries.map((e) => e.value);
       const at = new Date(nowMs).toISOString();
       const op = kv.atomic();
       const changedPerDay = new Map<string, Set<string>>();
       const unchangedPerDay = new Map<string, number>();
       items.forEach((it, i) => {
         const prev = existing[i];
-        if (prev && prev.source === "customer" && sameValues(prev.values, it.values)) {
+        if (
+          prev && prev.source === "customer" && !isProfileForecast(prev) &&
+          sameValues(prev.values, it.values)
+        ) {
           unchangedPerDay.set(it.delivery_day, (unchangedPerDay.get(it.delivery_day) ?? 0) + 1);
           return;
         }
@@ -119,7 +236,7 @@ export function ingestForecasts(
             source: "customer",
             received_at: at,
             by,
-          } satisfies StoredForecast,
+          } satisfies ValuesForecast,
         );
         const set = changedPerDay.get(it.delivery_day) ?? new Set();
         set.add(it.malo_id);
@@ -154,7 +271,7 @@ export function ingestForecasts(
     }));
 }
 
-/** Every stored forecast of a day, by MaLo-ID. */
+/** Every stored forecast of a day (either layout), by MaLo-ID. */
 export async function forecastsOfDay(
   kv: Deno.Kv,
   day: string,

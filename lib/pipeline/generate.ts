@@ -1,13 +1,31 @@
 /**
  * Forecast generation (DESIGN §8, process step "forecast"): for every market location with a
  * standard load profile and no customer forecast for the day, the BDEW profile scaled to its
- * annual energy (see `lib/domain/slp/profile.ts` for the profile rules and clock-change days).
+ * annual energy (see `lib/domain/slp/profile.ts` for the profile rules and clock-change days),
+ * rounded to 1 W.
+ *
+ * A generated forecast is stored as a {@link ProfileForecast} reference (profile, annual kWh,
+ * region, shape fingerprint), not as its values: readers compute the values on demand
+ * (`forecastValues`, `addForecastTo` in `./forecasts.ts`). Generated forecasts stored with their
+ * values by an earlier version are still read, and are left as they are while their values are
+ * still right.
  * @module
  */
-import { generateProfileForecast } from "../domain/slp/profile.ts";
+import {
+  InvalidAnnualEnergyError,
+  type ProfileCode,
+  shapeFingerprint,
+} from "../domain/slp/profile.ts";
 import { retryKv } from "../store/kv.ts";
 import { type DayState, emptyDay, recordStep, withDayLock } from "./day_state.ts";
-import { forecastKey, forecastsOfDay, type StoredForecast } from "./forecasts.ts";
+import {
+  forecastKey,
+  forecastsOfDay,
+  generatedValues,
+  isProfileForecast,
+  type ProfileForecast,
+  type StoredForecast,
+} from "./forecasts.ts";
 import { listMarketLocations, masterDataVersion } from "./market_locations.ts";
 
 /** Outcome of one generation run. */
@@ -29,7 +47,22 @@ export interface GenerateResult {
 }
 
 const BATCH = 400;
-const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/**
+ * True when the stored generated forecast `prev` already holds what `next` would. A reference
+ * must be the same reference (profile, annual kWh, region and shape fingerprint: a reference
+ * made from other profile tables is stale even though reading it now would use the current
+ * tables). A forecast stored with its values by an earlier version is current when its values
+ * are the ones `next` stands for (so an upgrade does not rewrite, nor bump, anything).
+ */
+function alreadyCurrent(prev: StoredForecast, next: ProfileForecast, day: string): boolean {
+  if (isProfileForecast(prev)) {
+    return prev.profile === next.profile && prev.annual_kwh === next.annual_kwh &&
+      prev.region === next.region && prev.shape === next.shape;
+  }
+  const want = generatedValues(next.profile, next.annual_kwh, day, next.region);
+  return prev.values.length === want.length && prev.values.every((v, i) => v === want[i]);
+}
 
 /**
  * Generates and stores the day's profile forecasts, then records the `forecast` step.
@@ -67,20 +100,23 @@ export function generateForecasts(
           if (prev?.source === "generated") writes.push([loc.malo_id, null]);
           continue;
         }
-        const values = generateProfileForecast(
-          loc.standard_load_profile,
-          loc.annual_kwh,
-          day,
-          opts.region,
-        ).map(round3);
-        if (
-          prev && prev.values.length === values.length &&
-          prev.values.every((v, i) => v === values[i])
-        ) {
+        const profile: ProfileCode = loc.standard_load_profile;
+        const kwh = loc.annual_kwh;
+        if (!(kwh >= 0) || kwh === Infinity) throw new InvalidAnnualEnergyError(kwh);
+        const next: ProfileForecast = {
+          source: "generated",
+          profile,
+          annual_kwh: kwh,
+          region: opts.region,
+          shape: shapeFingerprint(profile, day, opts.region),
+          received_at: at,
+          by: opts.by,
+        };
+        if (prev && alreadyCurrent(prev, next, day)) {
           unchanged++;
           continue;
         }
-        writes.push([loc.malo_id, { values, source: "generated", received_at: at, by: opts.by }]);
+        writes.push([loc.malo_id, next]);
       }
       const state = dayEntry.value ?? emptyDay(day);
       let version = state.input_version;
@@ -93,7 +129,10 @@ export function generateForecasts(
         };
         const r = await kv.atomic().check(dayEntry).set(["days", day], bumped).commit();
         if (!r.ok) return undefined;
-        let stamp = r.versionstamp;
+        // The batches write forecast keys only, so the day's versionstamp stays `r.versionstamp`
+        // unless someone else (a customer forecast, another replica) changed the day meanwhile:
+        // then the check fails and the whole run reads again.
+        const stamp = r.versionstamp;
         for (let i = 0; i < writes.length; i += BATCH) {
           const op = kv.atomic().check({ key: ["days", day], versionstamp: stamp });
           for (const [malo, f] of writes.slice(i, i + BATCH)) {
@@ -102,7 +141,6 @@ export function generateForecasts(
           }
           const w = await op.commit();
           if (!w.ok) return undefined; // a customer forecast arrived: read again
-          stamp = (await kv.get(["days", day])).versionstamp ?? stamp;
         }
       }
       const result: GenerateResult = {

@@ -13,7 +13,7 @@ import {
   forecastsFromCsv,
   forecastsFromJson,
 } from "../../lib/pipeline/forecast_input.ts";
-import { ingestForecasts } from "../../lib/pipeline/forecasts.ts";
+import { getManyChunked, ingestForecasts } from "../../lib/pipeline/forecasts.ts";
 
 const Result = z.object({
   results: z.array(z.object({
@@ -26,14 +26,11 @@ const Result = z.object({
 
 /** Registers forecast ingestion. */
 export function registerForecasts(ctx: ServiceContext): void {
+  // Registered MaLo-IDs among `ids` (up to 500): 10-key reads, all concurrently.
   const known = async (ids: string[]) => {
     const out = new Set<string>();
-    for (let i = 0; i < ids.length; i += 10) {
-      const entries = await ctx.kv.getMany(
-        ids.slice(i, i + 10).map((id) => ["market_locations", id]),
-      );
-      for (const e of entries) if (e.value !== null) out.add(e.key[1] as string);
-    }
+    const entries = await getManyChunked(ctx.kv, ids.map((id) => ["market_locations", id]));
+    for (const e of entries) if (e.value !== null) out.add(e.key[1] as string);
     return out;
   };
   ctx.routes.add({

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
+import { forecastValues, type StoredForecast } from "../../lib/pipeline/forecasts.ts";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 
@@ -187,8 +188,14 @@ for (const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100]] as const) {
       assert.equal(view.steps.submitted?.version, version);
 
       // Stored forecasts: one value per real quarter-hour.
-      const h0 = (await r.s.kv.get<{ values: number[] }>(["forecasts", day, maloId(1)])).value!;
-      const pv = (await r.s.kv.get<{ values: number[] }>(["forecasts", day, maloId(3)])).value!;
+      const stored = async (i: number) => ({
+        values: forecastValues(
+          (await r.s.kv.get<StoredForecast>(["forecasts", day, maloId(i)])).value!,
+          day,
+        ),
+      });
+      const h0 = await stored(1);
+      const pv = await stored(3);
       assert.equal(h0.values.length, n);
       assert.equal(pv.values.length, n);
 

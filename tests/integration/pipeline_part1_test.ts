@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
+import { forecastValues, type StoredForecast } from "../../lib/pipeline/forecasts.ts";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 
@@ -604,10 +605,9 @@ for (const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100], ["2026-12-25", 
       );
       assert.equal((again.body as { input_version: number }).input_version, 2);
 
-      const h0 =
-        (await s.kv.get<{ values: number[]; source: string }>(["forecasts", day, maloId(1)]))
-          .value!;
-      assert.equal(h0.source, "generated");
+      const h0Stored = (await s.kv.get<StoredForecast>(["forecasts", day, maloId(1)])).value!;
+      assert.equal(h0Stored.source, "generated");
+      const h0 = { values: forecastValues(h0Stored, day) };
       assert.equal(h0.values.length, n);
       const expected = generateProfileForecast("H0", 4000, day, "DE").map((v) =>
         Math.round(v * 1000) / 1000
@@ -623,8 +623,10 @@ for (const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100], ["2026-12-25", 
       const areas = (op.body as { areas: Record<string, number[]> }).areas;
       assert.equal(areas[AREAS.amprion].length, n);
       assert.equal(areas[AREAS.tennet][0], 0.007);
-      const g0 =
-        (await s.kv.get<{ values: number[] }>(["forecasts", day, maloId(2)])).value!.values;
+      const g0 = forecastValues(
+        (await s.kv.get<StoredForecast>(["forecasts", day, maloId(2)])).value!,
+        day,
+      );
       const i = Math.floor(n / 2);
       assert.ok(Math.abs(areas[AREAS.amprion][i] - (h0.values[i] + g0[i]) / 1000) < 1e-6);
       const kinds = (await storedEvents(s.kv)).map((e) => e.kind).filter((k) => k !== "api_call");

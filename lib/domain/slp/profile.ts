@@ -83,6 +83,7 @@ const KW_PER_KWH_1999 = 1 / 1_000;
 const KW_PER_KWH_2025 = 4 / 1_000_000;
 const MAX_CACHED = 20_000;
 const shapes = new Map<string, Float64Array>();
+const fingerprints = new Map<string, string>();
 const tableIndices = new Map<string, Uint8Array>();
 
 /** True for a supported profile code. */
@@ -205,6 +206,47 @@ export function profileShape(
   region: string = DEFAULT_REGION,
 ): Float64Array {
   return cachedShape(code, day, region).slice();
+}
+
+/**
+ * The cached shape itself, without the copy `profileShape` makes: kW per 1 kWh/a for each real
+ * quarter-hour of the day (92/96/100 values). Shared with every caller: read only. For loops
+ * that scale one shape for many market locations (aggregation of generated forecasts).
+ * @throws {UnknownProfileError} {InvalidDeliveryDayError} {UnknownHolidayRegionError}
+ */
+export function sharedProfileShape(
+  code: ProfileCode,
+  day: string,
+  region: string = DEFAULT_REGION,
+): Readonly<Float64Array> {
+  if (!isProfileCode(code)) throw new UnknownProfileError(code);
+  return cachedShape(code, day, region);
+}
+
+/**
+ * Fingerprint of a shape: FNV-1a (32 bit) over the bytes of its 92/96/100 float64 values, as 8
+ * hex digits. Equal fingerprints mean (up to a 2^-32 collision) bit-identical shapes, so a stored
+ * reference to a generated forecast can tell whether the profile tables or rules that produced
+ * it have changed since (then its values would differ and it must be generated again).
+ * Cached per (code, day, region).
+ * @throws {UnknownProfileError} {InvalidDeliveryDayError} {UnknownHolidayRegionError}
+ */
+export function shapeFingerprint(
+  code: ProfileCode,
+  day: string,
+  region: string = DEFAULT_REGION,
+): string {
+  const key = `${code}|${day}|${region}`;
+  let fp = fingerprints.get(key);
+  if (fp === undefined) {
+    const shape = sharedProfileShape(code, day, region);
+    const bytes = new Uint8Array(shape.buffer, shape.byteOffset, shape.byteLength);
+    let h = 0x811c9dc5;
+    for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+    fp = (h >>> 0).toString(16).padStart(8, "0");
+    remember(fingerprints, key, fp);
+  }
+  return fp;
 }
 
 /**
