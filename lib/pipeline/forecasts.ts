@@ -208,14 +208,14 @@ export function ingestForecasts(
   }
   return withDayLocks(days, () =>
     retryKv("ingest forecasts", async () => {
-      const [dayEntries, existingEntries] = await Promise.all([
-        getManyChunked<DayState>(kv, days.map((d) => ["days", d])),
-        getManyChunked<StoredForecast>(
-          kv,
-          items.map((it) => forecastKey(it.delivery_day, it.malo_id)),
-        ),
-      ]);
-      const existing = existingEntries.map((e) => e.value);
+      // Day states first, then the forecasts: a forecast changed after the day read also bumped
+      // the day, so the commit's check fails and this round reads again (never stale
+      // "unchanged" answers). The forecast chunks themselves are read concurrently.
+      const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => ["days", d]));
+      const existing = (await getManyChunked<StoredForecast>(
+        kv,
+        items.map((it) => forecastKey(it.delivery_day, it.malo_id)),
+      )).map((e) => e.value);
       const at = new Date(nowMs).toISOString();
       const op = kv.atomic();
       const changedPerDay = new Map<string, Set<string>>();
