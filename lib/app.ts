@@ -52,6 +52,20 @@ import { EventHub } from "./store/event_hub.ts";
 import { EventLog } from "./store/events.ts";
 import { Redactor } from "./store/redactor.ts";
 
+/**
+ * Hono's `c.env` for a request served by `Deno.serve`: the client address is read from the
+ * handler info only when asked (failed authentication), not on every request.
+ */
+class ServeBindings {
+  #info: Deno.ServeHandlerInfo;
+  constructor(info: Deno.ServeHandlerInfo) {
+    this.#info = info;
+  }
+  get remoteAddr(): Deno.NetAddr {
+    return this.#info.remoteAddr as Deno.NetAddr;
+  }
+}
+
 /** What the app is built from. */
 export interface AppDeps {
   settings: Settings;
@@ -164,8 +178,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   config.watch();
   orchestratorState.watch();
   return {
-    fetch: (req, info) =>
-      hono.fetch(req, info ? { remoteAddr: info.remoteAddr as Deno.NetAddr } : {}),
+    fetch: (req, info) => hono.fetch(req, info ? new ServeBindings(info) : {}),
     hono,
     ctx,
     close: async () => {
