@@ -4,14 +4,18 @@
  */
 import type { ApiKeyEntry, Scope } from "../settings.ts";
 import { impliedScopes, type Principal } from "./principal.ts";
-import { equalDigests, sha256 } from "./sha256.ts";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Buffer } from "node:buffer";
 
 interface Digested {
   entry: ApiKeyEntry;
-  digest: Uint32Array;
+  digest: Buffer;
   /** The principal of this key, built once (shared by every request; read-only). */
   principal: Principal;
 }
+
+/** SHA-256 of a secret's UTF-8 bytes (node:crypto; 32 bytes). */
+const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
 
 /**
  * The configured keys, pre-digested. {@link KeyRing.match} hashes the presented key once
@@ -68,7 +72,7 @@ export class KeyRing {
     let found: Principal | undefined;
     for (const k of this.#keys) {
       // Every digest is compared; no early exit.
-      if (equalDigests(digest, k.digest) && !found) found = k.principal;
+      if (timingSafeEqual(digest, k.digest) && !found) found = k.principal;
     }
     return found;
   }
