@@ -54,9 +54,14 @@ export async function main(): Promise<Row[]> {
   const bareHeaders = QUICK
     ? undefined
     : await spawnServer("bench/servers/bare.ts", { BARE_MODE: "headers" });
+  const status = `${app.url}/v1/console/status`;
+  // The status body as the app answers it, for a bare server that answers the same bytes.
+  const statusBody = await (await fetch(status, { headers: { "x-api-key": apiKey } })).text();
+  const bareBody = QUICK
+    ? undefined
+    : await spawnServer("bench/servers/bare.ts", { BARE_MODE: "body", BARE_BODY: statusBody });
   try {
     const token = await jwks.sign({ scope: "process:run" });
-    const status = `${app.url}/v1/console/status`;
     const post = `${dir.path}/post.lua`;
     await Deno.writeTextFile(post, 'wrk.method = "POST"\n');
     const streamToken = `${app.url}/v1/console/stream-token`;
@@ -69,6 +74,7 @@ export async function main(): Promise<Row[]> {
     if (!QUICK) {
       // Diagnostics: the app without auth and KV, and auth without KV.
       targets["bare+hdrs"] = { url: `${bareHeaders!.url}/`, headers: {} };
+      targets["bare+body"] = { url: `${bareBody!.url}/`, headers: {} };
       targets["health"] = { url: `${app.url}/health`, headers: {} };
       targets["token+key"] = { url: streamToken, headers: { "x-api-key": apiKey }, script: post };
       targets["token+jwt"] = {
@@ -134,7 +140,11 @@ export async function main(): Promise<Row[]> {
       row("API key", 0.6),
       row("bearer", 0.55),
       ...(QUICK ? [] : [
-        diag("bare+hdrs", "bare handler + the app's 13 response headers"),
+        diag("bare+hdrs", "bare handler + 13 response headers (the app's before this issue)"),
+        diag(
+          "bare+body",
+          `bare handler answering the status body (${statusBody.length} bytes, same headers)`,
+        ),
         diag("health", "GET /health (app stack, no auth, no KV)"),
         diag("token+key", "POST /v1/console/stream-token, API key (auth + HMAC, no KV)"),
         diag("token+jwt", "POST /v1/console/stream-token, bearer (auth + HMAC, no KV)"),
@@ -144,6 +154,7 @@ export async function main(): Promise<Row[]> {
     await app.stop();
     await bare.stop();
     await bareHeaders?.stop();
+    await bareBody?.stop();
     await jwks.close();
     await dir.remove();
     if (PROF_DIR) {

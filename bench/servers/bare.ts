@@ -5,6 +5,8 @@
  * - `json` (default): `new Response(JSON.stringify({ ok: true }))` for every request.
  * - `headers`: the same body with the 13 response headers the app sends on every JSON answer
  *   (request id, the security headers, content type), copied statically: the cost of headers.
+ * - `body`: answers `BARE_BODY` (a JSON text, e.g. the app's status body) with the three headers
+ *   the app sends on API answers: the floor of a route that answers that many bytes.
  * - `parse`: reads the body with `req.json()` and answers `{ok, n}` (n = `forecasts.length`).
  * - `store`: the least any batch ingestion must do: reads the body with `req.json()`, checks
  *   only that `forecasts` (or `market_locations`) is an array, and writes every item under
@@ -127,6 +129,14 @@ async function store(req: Request): Promise<Response> {
 const handlers: Record<string, Deno.ServeHandler> = {
   json: () => new Response(JSON.stringify({ ok: true })),
   headers: () => new Response(JSON.stringify({ ok: true }), { headers: APP_HEADERS }),
+  body: () =>
+    new Response(Deno.env.get("BARE_BODY") ?? "{}", {
+      headers: {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+      },
+    }),
   parse: async (req) => {
     const body = await req.json();
     const n = Array.isArray(body?.forecasts) ? body.forecasts.length : 1;
