@@ -9,6 +9,7 @@
  * @module
  */
 import { CachedEntry } from "../config/cached_entry.ts";
+import { retryKv } from "../store/kv.ts";
 
 /** Literal orchestrator states. `running`: scheduled runs happen. */
 export type OrchestratorStateName = "running" | "stopped";
@@ -50,22 +51,6 @@ const INITIAL_STOPPED: OrchestratorState = Object.freeze({
 /** The state before anyone changed it (a new object: the caller may change it). */
 function initialState(autostart: boolean): OrchestratorState {
   return { ...(autostart ? INITIAL_RUNNING : INITIAL_STOPPED) };
-}
-
-/** Persists a new state; returns it. One KV write, atomic. */
-export async function writeOrchestratorState(
-  kv: Deno.Kv,
-  state: OrchestratorStateName,
-  by: string,
-  atMs: number,
-): Promise<OrchestratorState> {
-  const value: OrchestratorState = {
-    state,
-    changed_at: new Date(atMs).toISOString(),
-    changed_by: by,
-  };
-  await kv.set(KEY, value);
-  return value;
 }
 
 /**
@@ -111,7 +96,7 @@ export class OrchestratorStateStore {
    * Persists a new state (one KV write) and caches it; returns it.
    * @param by the caller's name
    * @param atMs instant of the change, ms since the epoch
-   * @throws whatever `kv.set` throws
+   * @throws {KvContentionError} (lib/store/kv.ts) when KV stays locked; whatever else `kv.set` throws
    */
   async write(
     state: OrchestratorStateName,
@@ -123,7 +108,8 @@ export class OrchestratorStateStore {
       changed_at: new Date(atMs).toISOString(),
       changed_by: by,
     };
-    const r = await this.#kv.set(KEY, value);
+    // `database is locked` (replicas on one SQLite file) is retried, bounded.
+    const r = await retryKv("write the orchestrator state", () => this.#kv.set(KEY, value));
     this.#cache.written(Object.freeze({ ...value }), r.versionstamp);
     return value;
   }
