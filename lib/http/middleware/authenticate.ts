@@ -42,6 +42,23 @@ export function clientAddress(env: AppEnv["Bindings"] | undefined): string {
 }
 
 /**
+ * Counts one failed authentication against the client's address (DESIGN §4: keys cannot be
+ * guessed at full speed); the 429 answer when that address is over its limit, else `undefined`.
+ */
+export function limitFailure(
+  failures: TokenBuckets,
+  env: AppEnv["Bindings"] | undefined,
+): Response | undefined {
+  const taken = failures.take(clientAddress(env));
+  if (taken.ok) return undefined;
+  return problem(
+    429,
+    `Too many failed authentication attempts from this address; retry in ${taken.retryAfterSeconds} s.`,
+    { "retry-after": String(taken.retryAfterSeconds) },
+  );
+}
+
+/**
  * Gate factory. Sets `principal` or answers:
  * 503 fail-closed, 401 missing/invalid/non-ASCII credential (with `WWW-Authenticate`),
  * 429 when the client address has failed too often. Synchronous for an API key and for a bearer
@@ -59,14 +76,8 @@ export function authenticate(opts: AuthenticateOptions): Gate {
       c.set("principal", ANONYMOUS);
       return undefined;
     }
-    const taken = opts.failures.take(clientAddress(c.env));
-    if (!taken.ok) {
-      return problem(
-        429,
-        `Too many failed authentication attempts from this address; retry in ${taken.retryAfterSeconds} s.`,
-        { "retry-after": String(taken.retryAfterSeconds) },
-      );
-    }
+    const limited = limitFailure(opts.failures, c.env);
+    if (limited) return limited;
     return problem(401, result, { "www-authenticate": WWW_AUTHENTICATE });
   };
   return (c) => {

@@ -11,7 +11,7 @@ import { impliedScopes, isAsciiCredential, type Principal } from "../../auth/pri
 import type { Gate } from "../env.ts";
 import { problem } from "../errors.ts";
 import type { TokenBuckets } from "../rate_limiter.ts";
-import { clientAddress, FAIL_CLOSED_DETAIL } from "./authenticate.ts";
+import { FAIL_CLOSED_DETAIL, limitFailure } from "./authenticate.ts";
 
 /** What the stream guard needs. */
 export interface StreamAuthOptions {
@@ -43,14 +43,8 @@ export function streamAuth(opts: StreamAuthOptions): Gate {
       ? opts.tokens.verify(token)
       : "invalid";
     if (verdict === "ok") return undefined;
-    const taken = opts.failures.take(clientAddress(c.env));
-    if (!taken.ok) {
-      return problem(
-        429,
-        `Too many failed authentication attempts from this address; retry in ${taken.retryAfterSeconds} s.`,
-        { "retry-after": String(taken.retryAfterSeconds) },
-      );
-    }
+    const limited = limitFailure(opts.failures, c.env);
+    if (limited) return limited;
     return problem(
       401,
       verdict === "expired"
