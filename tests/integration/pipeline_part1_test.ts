@@ -1,186 +1,23 @@
 /**
- * Day-ahead pipeline part 1 through the HTTP API: market locations, forecast ingestion (JSON and
- * CSV), 422/409 refusals, idempotency, staleness, aggregation, open position, clock-change days.
+ * Day-ahead pipeline part 1 through the HTTP API: forecast ingestion (JSON and CSV), 422/409
+ * refusals, idempotency, staleness, aggregation, open position, clock-change days. Master data
+ * and path validation: `pipeline_master_data_test.ts`.
  */
 import assert from "node:assert/strict";
-import { FakeClock } from "../../lib/clock.ts";
 import { forecastValues, type StoredForecast } from "../../lib/pipeline/forecasts.ts";
-import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
+import { call, startServer, storedEvents } from "../support/app.ts";
+import {
+  clockFor,
+  csvDay,
+  env,
+  ext,
+  flat,
+  type Item,
+  post,
+  proc,
+  register,
+} from "../support/pipeline.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
-
-const PROC = "proc-secret-0001-aaaaaaaa";
-const EXT = "ext-secret-0001-cccccccccc";
-const env = {
-  PROCESS_API_KEYS: `ops:${PROC}`,
-  EXTERNAL_API_KEYS: `acme:${EXT}`,
-  RATE_LIMIT_PER_MINUTE: "0",
-  ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
-};
-const ext = { "x-api-key": EXT, "content-type": "application/json" };
-const proc = { "x-api-key": PROC, "content-type": "application/json" };
-type Item = {
-  loc: unknown[];
-  msg: string;
-  type: string;
-  input: unknown;
-  ctx: Record<string, unknown>;
-};
-
-/** A clock two days before the given day, 08:00 UTC (before gate closure). */
-const clockFor = (day: string) => new FakeClock(Date.parse(`${day}T08:00:00Z`) - 2 * 86_400_000);
-
-async function register(
-  s: TestServer,
-  id: string,
-  body: Record<string, unknown>,
-): Promise<void> {
-  const r = await call(`${s.url}/v1/market-locations/${id}`, {
-    method: "PUT",
-    headers: ext,
-    body: JSON.stringify(body),
-  });
-  assert.ok(r.status === 201 || r.status === 200, JSON.stringify(r.body));
-}
-
-const post = (s: TestServer, body: unknown, headers: Record<string, string> = ext) =>
-  call(`${s.url}/v1/forecasts`, {
-    method: "POST",
-    headers,
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-
-const flat = (n: number, kw: number) => Array.from({ length: n }, () => kw);
-
-/** A complete long-format CSV day for one market location, every value `kw`. */
-function csvDay(malo: string, day: string, kw: number): string {
-  const start = Temporal.PlainDate.from(day).toZonedDateTime({ timeZone: "Europe/Berlin" });
-  const end = start.add({ days: 1 });
-  const rows = ["market_location_id,start,kw"];
-  for (let t = start; Temporal.ZonedDateTime.compare(t, end) < 0; t = t.add({ minutes: 15 })) {
-    rows.push(`${malo},${t.toString({ timeZoneName: "never" })},${kw}`);
-  }
-  return rows.join("\n") + "\n";
-}
-
-Deno.test("market locations: CRUD and 422 field by field", async () => {
-  const s = await startServer(env);
-  try {
-    const id = maloId(1);
-    const created = await call(`${s.url}/v1/market-locations/${id}`, {
-      method: "PUT",
-      headers: ext,
-      body: JSON.stringify({
-        control_area: AREAS.amprion,
-        direction: "consumption",
-        standard_load_profile: "H0",
-        annual_kwh: 3500,
-        name: "Bäckerei",
-      }),
-    });
-    assert.equal(created.status, 201);
-    const again = await call(`${s.url}/v1/market-locations/${id}`, {
-      method: "PUT",
-      headers: ext,
-      body: JSON.stringify({ control_area: AREAS.amprion, direction: "consumption" }),
-    });
-    assert.equal(again.status, 200);
-    const list = await call(`${s.url}/v1/market-locations`, { headers: ext });
-    assert.equal((list.body as { market_locations: unknown[] }).market_locations.length, 1);
-    const cases: [string, unknown, unknown[], string][] = [
-      [
-        "41373559240",
-        { control_area: AREAS.amprion, direction: "consumption" },
-        ["path", "malo_id"],
-        "value_error.malo_id",
-      ],
-      [
-        id,
-        { control_area: "10YDE-RWENET---J", direction: "consumption" },
-        ["body", "control_area"],
-        "value_error.eic",
-      ],
-      [
-        id,
-        { control_area: AREAS.amprion, direction: "sideways" },
-        ["body", "direction"],
-        "value_error.enum",
-      ],
-      [id, { control_area: AREAS.amprion, direction: "consumption", standard_load_profile: "H0" }, [
-        "body",
-        "annual_kwh",
-      ], "missing"],
-      [id, { control_area: AREAS.amprion, direction: "consumption", colour: "red" }, [
-        "body",
-        "colour",
-      ], "extra_forbidden"],
-      [
-        id,
-        {
-          control_area: AREAS.amprion,
-          direction: "consumption",
-          standard_load_profile: "H0",
-          annual_kwh: -3500,
-        },
-        ["body", "annual_kwh"],
-        "value_error.too_small",
-      ],
-      [
-        id,
-        {
-          control_area: AREAS.amprion,
-          direction: "consumption",
-          standard_load_profile: "H1",
-          annual_kwh: 3500,
-        },
-        ["body", "standard_load_profile"],
-        "value_error.enum",
-      ],
-    ];
-    for (const [mid, body, loc, type] of cases) {
-      const r = await call(`${s.url}/v1/market-locations/${mid}`, {
-        method: "PUT",
-        headers: ext,
-        body: JSON.stringify(body),
-      });
-      assert.equal(r.status, 422, JSON.stringify(body));
-      const item = (r.body as { detail: Item[] }).detail[0];
-      assert.deepEqual(item.loc, loc);
-      assert.equal(item.type, type);
-    }
-    assert.equal(
-      (await call(`${s.url}/v1/market-locations/${id}`, { method: "DELETE", headers: ext })).status,
-      204,
-    );
-    assert.equal((await call(`${s.url}/v1/market-locations/${id}`, { headers: ext })).status, 404);
-  } finally {
-    await s.close();
-  }
-});
-
-Deno.test("delivery-day routes: an impossible day is a 422 naming path.day; never a 500", async () => {
-  const s = await startServer(env);
-  try {
-    for (const bad of ["2026-02-30", "2026-13-01", "26-01-01", "tomorrow"]) {
-      const requests: [string, string, Record<string, string>][] = [
-        ...["forecast", "aggregate", "publish", "submit"].map((step) =>
-          ["POST", `/v1/delivery-days/${bad}/${step}`, proc] as [string, string, typeof proc]
-        ),
-        ["GET", `/v1/delivery-days/${bad}/open-position`, ext],
-      ];
-      for (const [method, path, headers] of requests) {
-        const r = await call(`${s.url}${path}`, { method, headers });
-        assert.equal(r.status, 422, `${method} ${path}`);
-        const [item] = (r.body as { detail: Item[] }).detail;
-        assert.deepEqual(item.loc, ["path", "day"]);
-        assert.equal(item.input, bad);
-      }
-    }
-    // Nothing was written for any of them.
-    assert.equal((await Array.fromAsync(s.kv.list({ prefix: ["days"] }))).length, 0);
-  } finally {
-    await s.close();
-  }
-});
 
 for (
   const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100], ["2026-01-15", 96], [

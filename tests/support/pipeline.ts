@@ -1,0 +1,73 @@
+/**
+ * Shared fixtures of the pipeline tests over HTTP: keys, the app's environment with two active
+ * control areas, and helpers to register market locations and post forecasts.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { FakeClock } from "../../lib/clock.ts";
+import { call, type TestServer } from "./app.ts";
+import { AREAS } from "./portfolio.ts";
+
+/** Process key of the caller `ops`. */
+export const PROC = "proc-secret-0001-aaaaaaaa";
+/** External key of the caller `acme`. */
+export const EXT = "ext-secret-0001-cccccccccc";
+/** Service environment: both keys, no rate limit, Amprion and TenneT active. */
+export const env = {
+  PROCESS_API_KEYS: `ops:${PROC}`,
+  EXTERNAL_API_KEYS: `acme:${EXT}`,
+  RATE_LIMIT_PER_MINUTE: "0",
+  ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
+};
+/** JSON request headers with the external key. */
+export const ext = { "x-api-key": EXT, "content-type": "application/json" };
+/** JSON request headers with the process key. */
+export const proc = { "x-api-key": PROC, "content-type": "application/json" };
+/** One item of a 422 body (SPEC §7). */
+export type Item = {
+  loc: unknown[];
+  msg: string;
+  type: string;
+  input: unknown;
+  ctx: Record<string, unknown>;
+};
+
+/** A clock two days before the given day, 08:00 UTC (before gate closure). */
+export const clockFor = (day: string) =>
+  new FakeClock(Date.parse(`${day}T08:00:00Z`) - 2 * 86_400_000);
+
+/** Registers (PUT) one market location with the external key; asserts 200/201. */
+export async function register(
+  s: TestServer,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<void> {
+  const r = await call(`${s.url}/v1/market-locations/${id}`, {
+    method: "PUT",
+    headers: ext,
+    body: JSON.stringify(body),
+  });
+  assert.ok(r.status === 201 || r.status === 200, JSON.stringify(r.body));
+}
+
+/** POST /v1/forecasts with a JSON value (stringified) or a text body as given. */
+export const post = (s: TestServer, body: unknown, headers: Record<string, string> = ext) =>
+  call(`${s.url}/v1/forecasts`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+
+/** `n` quarter-hour values of `kw` each. */
+export const flat = (n: number, kw: number) => Array.from({ length: n }, () => kw);
+
+/** A complete long-format CSV day for one market location, every value `kw`. */
+export function csvDay(malo: string, day: string, kw: number): string {
+  const start = Temporal.PlainDate.from(day).toZonedDateTime({ timeZone: "Europe/Berlin" });
+  const end = start.add({ days: 1 });
+  const rows = ["market_location_id,start,kw"];
+  for (let t = start; Temporal.ZonedDateTime.compare(t, end) < 0; t = t.add({ minutes: 15 })) {
+    rows.push(`${malo},${t.toString({ timeZoneName: "never" })},${kw}`);
+  }
+  return rows.join("\n") + "\n";
+}
