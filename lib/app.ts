@@ -150,7 +150,15 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   };
 
   hono.onError(onError);
-  hono.notFound((c) => problem(404, `No route for ${c.req.method} ${c.req.path}.`));
+  hono.notFound((c) => {
+    const allowed = routes.methodsFor(c.req.path);
+    if (allowed.length === 0) return problem(404, `No route for ${c.req.method} ${c.req.path}.`);
+    return problem(
+      405,
+      `${c.req.path} does not answer ${c.req.method}; it answers ${allowed.join(", ")}.`,
+      { allow: allowed.join(", ") },
+    );
+  });
 
   registerHealth(ctx);
   registerConsole(ctx);

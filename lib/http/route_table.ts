@@ -78,9 +78,35 @@ export class RouteTable {
   /** Declares and registers one route. */
   add(spec: RouteSpec, handler: Handler): void {
     this.specs.push(spec);
+    this.#patterns.push({ method: spec.method.toUpperCase(), re: pathPattern(spec.path) });
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ":$1");
     this.#app.on(spec.method.toUpperCase(), [honoPath], this.#wrap(spec, handler));
   }
+
+  /**
+   * The methods declared for a concrete request path (e.g. `["GET", "HEAD", "PUT"]` for
+   * `/v1/console/config`), for a 405 answer with `Allow` (RFC 9110 §15.5.6); empty when no route
+   * has this path. `HEAD` is listed wherever `GET` is (Hono answers it from the GET route).
+   */
+  methodsFor(path: string): string[] {
+    const out = new Set<string>();
+    for (const p of this.#patterns) {
+      if (!p.re.test(path)) continue;
+      out.add(p.method);
+      if (p.method === "GET") out.add("HEAD");
+    }
+    return [...out];
+  }
+
+  #patterns: { method: string; re: RegExp }[] = [];
+}
+
+/** A declared path as a RegExp: `{param}` matches one segment, as Hono's `:param` does. */
+function pathPattern(path: string): RegExp {
+  const parts = path.split(/\{\w+\}/).map((literal) =>
+    literal.replace(/[.*+?^$()|[\]\\]/g, "\\$&")
+  );
+  return new RegExp(`^${parts.join("[^/]+")}$`);
 }
 
 const ERROR_BODY = z.object({ detail: z.string() });

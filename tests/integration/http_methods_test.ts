@@ -1,0 +1,55 @@
+/**
+ * Unknown paths and wrong methods are refused with a sentence, never a bare status: 404 names the
+ * request, 405 names what the path answers and carries `Allow` (RFC 9110 §15.5.6).
+ */
+import assert from "node:assert/strict";
+import { call, startServer } from "../support/app.ts";
+
+const PROC = "proc-secret-0001-aaaaaaaa";
+
+Deno.test("a wrong method on a known path is 405 with Allow; an unknown path is 404", async () => {
+  const s = await startServer({ PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" });
+  try {
+    const headers = { "x-api-key": PROC };
+    const status = await call(`${s.url}/v1/console/status`, { method: "DELETE", headers });
+    assert.equal(status.status, 405);
+    assert.equal(status.headers.get("allow"), "GET, HEAD");
+    assert.deepEqual(status.body, {
+      detail: "/v1/console/status does not answer DELETE; it answers GET, HEAD.",
+    });
+
+    const config = await call(`${s.url}/v1/console/config`, { method: "POST", headers });
+    assert.equal(config.status, 405);
+    assert.deepEqual(config.headers.get("allow")?.split(", ").sort(), [
+      "DELETE",
+      "GET",
+      "HEAD",
+      "PUT",
+    ]);
+
+    // A path parameter matches one segment: a known route shape with another method …
+    const step = await call(`${s.url}/v1/delivery-days/2026-11-23/aggregate`, { headers });
+    assert.equal(step.status, 405);
+    assert.equal(step.headers.get("allow"), "POST");
+    // … but one segment more is no route at all.
+    const deeper = await call(`${s.url}/v1/delivery-days/2026-11-23/aggregate/now`, {
+      method: "POST",
+      headers,
+    });
+    assert.equal(deeper.status, 404);
+    assert.deepEqual(deeper.body, {
+      detail: "No route for POST /v1/delivery-days/2026-11-23/aggregate/now.",
+    });
+
+    // HEAD, listed in Allow, is answered wherever GET is.
+    const head = await fetch(`${s.url}/v1/console/status`, { method: "HEAD", headers });
+    assert.equal(head.status, 200);
+    await head.body?.cancel();
+
+    const unknown = await call(`${s.url}/v1/nothing-here`);
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.headers.get("content-type"), "application/json");
+  } finally {
+    await s.close();
+  }
+});
