@@ -133,13 +133,26 @@ export async function sendSchedules(
       );
     } catch (err) {
       if (err instanceof MarketPlatformError) throw err;
-      last = new MarketPlatformError(
-        `market platform not reachable: ${(err as Error).message}`,
-        null,
-        (err as Error).message,
-        attempts,
-        true,
-      );
+      const cutAtDeadline = (err as Error).name === "TimeoutError" && remaining <= 15_000;
+      if (cutAtDeadline && last) {
+        // Our own deadline (budget or gate closure) cut this attempt short: what the platform
+        // last answered is what the operator needs to read, not our abort.
+        last = new MarketPlatformError(
+          `${last.message}; the last attempt was cut off at the deadline`,
+          last.status,
+          last.body,
+          attempts,
+          true,
+        );
+      } else {
+        last = new MarketPlatformError(
+          `market platform not reachable: ${(err as Error).message}`,
+          null,
+          (err as Error).message,
+          attempts,
+          true,
+        );
+      }
     }
     const wait = Math.min(base * 2 ** (attempts - 1), 8_000) * (0.75 + Math.random() / 2);
     if (Date.now() + wait >= deadline) break;

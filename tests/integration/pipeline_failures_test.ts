@@ -121,7 +121,8 @@ Deno.test("submit: retries stop at gate closure; nothing is sent after it", asyn
     assert.equal(sub.status, 502);
     assert.match(
       (sub.body as { detail: string }).detail,
-      /answered 503: maintenance \(gave up after \d+ attempts within 1\.5 s before gate closure 2026-11-22T11:00:00Z\)/,
+      // The last attempt may be cut off by gate closure itself; the 503 is still what is reported.
+      /answered 503: maintenance(; the last attempt was cut off at the deadline)? \(gave up after \d+ attempts within 1\.5 s before gate closure 2026-11-22T11:00:00Z\)/,
     );
     assert.ok(elapsed < 4_000, `stopped after ${elapsed} ms, not at the 30 s budget`);
     assert.ok(r.sim.requests() > 1, "5xx was retried until then");
@@ -129,6 +130,28 @@ Deno.test("submit: retries stop at gate closure; nothing is sent after it", asyn
     const err = (await storedEvents(r.s.kv)).find((e) => e.kind === "orchestration_error");
     assert.equal((err?.data as { platform_status: number }).platform_status, 503);
   } finally {
+    await r.close();
+  }
+});
+
+Deno.test("submit: an attempt cut off by the deadline reports the platform's last answer, not our abort", async () => {
+  const r = await rig(BEFORE_GC, { MARKET_PLATFORM_TIMEOUT_SECONDS: "1" });
+  try {
+    await portfolio(r.s);
+    await step(r.s, DAY, "aggregate");
+    r.sim.failNext(503, "maintenance", 100_000);
+    r.sim.delay(400); // two answers fit into the 1 s budget; the third attempt is cut off
+    const sub = await step(r.s, DAY, "submit");
+    assert.equal(sub.status, 502);
+    assert.match(
+      (sub.body as { detail: string }).detail,
+      /answered 503: maintenance; the last attempt was cut off at the deadline \(gave up after \d+ attempts within 1 s\)/,
+    );
+    const err = (await storedEvents(r.s.kv)).find((e) => e.kind === "orchestration_error");
+    assert.equal((err?.data as { platform_status: number }).platform_status, 503);
+    assert.equal(forDay(r.sim, DAY).length, 0);
+  } finally {
+    r.sim.delay(0);
     await r.close();
   }
 });
