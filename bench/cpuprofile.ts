@@ -1,6 +1,7 @@
 /**
  * Summarises a V8 `.cpuprofile` (as written by `deno run --cpu-prof`): self time per function,
- * and time per source file, heaviest first. Used by `http_auth.ts` when `BENCH_CPU_PROF` is set.
+ * and time per source file, heaviest first. Used by the parts that take `BENCH_CPU_PROF`
+ * ({@link printProfiles}).
  *
  * Standalone: `deno run -A bench/cpuprofile.ts <file.cpuprofile> [top]`
  * @module
@@ -61,4 +62,13 @@ if (import.meta.main) {
   const [file, top] = Deno.args;
   if (!file) throw new Error("usage: deno run -A bench/cpuprofile.ts <file.cpuprofile> [top]");
   console.log((await summarizeProfile(file, Number(top ?? 25))).join("\n"));
+}
+
+/** Prints the summary of every `.cpuprofile` in `dir` (the parts' `BENCH_CPU_PROF` folder). */
+export async function printProfiles(dir: string): Promise<void> {
+  for (const e of Deno.readDirSync(dir)) {
+    if (e.name.endsWith(".cpuprofile")) {
+      console.log((await summarizeProfile(`${dir}/${e.name}`)).join("\n"));
+    }
+  }
 }

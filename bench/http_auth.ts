@@ -18,7 +18,7 @@
  * @module
  */
 import { startFakeJwks } from "../tests/support/fake_jwks.ts";
-import { summarizeProfile } from "./cpuprofile.ts";
+import { printProfiles } from "./cpuprofile.ts";
 import { hasWrk, report, type Row, spawnServer, tempDir, wrk, type WrkResult } from "./common.ts";
 
 const PART = "2 http auth";
@@ -157,13 +157,7 @@ export async function main(): Promise<Row[]> {
     await bareBody?.stop();
     await jwks.close();
     await dir.remove();
-    if (PROF_DIR) {
-      for (const e of Deno.readDirSync(PROF_DIR)) {
-        if (e.name.endsWith(".cpuprofile")) {
-          console.log((await summarizeProfile(`${PROF_DIR}/${e.name}`)).join("\n"));
-        }
-      }
-    }
+    if (PROF_DIR) await printProfiles(PROF_DIR);
   }
 }
 

@@ -25,7 +25,7 @@
  * @module
  */
 import { nextOpenDay, quarterHourCount } from "../lib/domain/delivery_day.ts";
-import { summarizeProfile } from "./cpuprofile.ts";
+import { printProfiles } from "./cpuprofile.ts";
 import { report, type Row, spawnServer, tempDir } from "./common.ts";
 import { forecastBatches, postAll, writeLocations } from "./portfolio.ts";
 
@@ -127,13 +127,7 @@ export async function main(): Promise<Row[]> {
       throw new Error(`app stored ${stored} forecasts, expected ${N + WARM}`);
     }
 
-    if (PROF_DIR) {
-      for (const e of Deno.readDirSync(PROF_DIR)) {
-        if (e.name.endsWith(".cpuprofile")) {
-          console.log((await summarizeProfile(`${PROF_DIR}/${e.name}`)).join("\n"));
-        }
-      }
-    }
+    if (PROF_DIR) await printProfiles(PROF_DIR);
     const rate = N / appS;
     return [
       {

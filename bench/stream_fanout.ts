@@ -18,7 +18,7 @@
  * Run alone: `deno run -A bench/stream_fanout.ts`
  * @module
  */
-import { summarizeProfile } from "./cpuprofile.ts";
+import { printProfiles } from "./cpuprofile.ts";
 import { report, type Row, sleep, spawnServer, stats, tempDir, wallMs } from "./common.ts";
 
 const PART = "3c stream fan-out";
@@ -190,13 +190,7 @@ export async function main(): Promise<Row[]> {
     await app.stop();
     await bare.stop();
     await dir.remove();
-    if (PROF_DIR) {
-      for (const e of Deno.readDirSync(PROF_DIR)) {
-        if (e.name.endsWith(".cpuprofile")) {
-          console.log((await summarizeProfile(`${PROF_DIR}/${e.name}`)).join("\n"));
-        }
-      }
-    }
+    if (PROF_DIR) await printProfiles(PROF_DIR);
   }
 }
 

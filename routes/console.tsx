@@ -14,22 +14,7 @@ import { readManifest } from "../lib/console/bundle.ts";
 import { fieldMeta } from "../lib/console/field_meta.ts";
 import { CONSOLE_CSP, renderConsolePage } from "../lib/console/page.tsx";
 import { serveStatic } from "../lib/console/static.ts";
-
-/** Event kinds the filter offers before any has been seen (DESIGN §6). */
-export const EVENT_KINDS = [
-  "api_call",
-  "access_denied",
-  "auth_disabled",
-  "forecast_received",
-  "forecasts_generated",
-  "positions_aggregated",
-  "csv_published",
-  "schedules_submitted",
-  "orchestration_error",
-  "config_changed",
-  "orchestrator_started",
-  "orchestrator_stopped",
-];
+import { EVENT_KINDS } from "../lib/store/events.ts";
 
 /** Registers the console page and the static files it needs. */
 export function registerConsole(ctx: ServiceContext): void {
@@ -49,7 +34,7 @@ export function registerConsole(ctx: ServiceContext): void {
       script: manifest ? `/static/build/${manifest.script}` : null,
       stylesheets: ["/static/theme.css", "/static/styles.css", "/static/panels.css"],
       fields,
-      kinds: EVENT_KINDS,
+      kinds: [...EVENT_KINDS],
     });
     return c.body(html, 200, {
       ...csp,

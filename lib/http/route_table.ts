@@ -110,7 +110,8 @@ function pathPattern(path: string): RegExp {
 }
 
 const ERROR_BODY = z.object({ detail: z.string() });
-const VALIDATION_BODY = z.object({
+/** The 422 body of SPEC §7 (`detail: [{loc, msg, type, input, ctx}]`), for OpenAPI. */
+export const VALIDATION_BODY = z.object({
   detail: z.array(z.object({
     loc: z.array(z.union([z.string(), z.number()])),
     msg: z.string(),

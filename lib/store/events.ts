@@ -15,19 +15,23 @@ import { Redactor } from "./redactor.ts";
 export type EventLevel = "info" | "warning" | "error";
 
 /** Event kinds (SPEC §6 gives the first three exactly; DESIGN §6 the rest). */
-export type EventKind =
-  | "api_call"
-  | "access_denied"
-  | "auth_disabled"
-  | "forecast_received"
-  | "forecasts_generated"
-  | "positions_aggregated"
-  | "csv_published"
-  | "schedules_submitted"
-  | "orchestration_error"
-  | "config_changed"
-  | "orchestrator_started"
-  | "orchestrator_stopped";
+export const EVENT_KINDS = [
+  "api_call",
+  "access_denied",
+  "auth_disabled",
+  "forecast_received",
+  "forecasts_generated",
+  "positions_aggregated",
+  "csv_published",
+  "schedules_submitted",
+  "orchestration_error",
+  "config_changed",
+  "orchestrator_started",
+  "orchestrator_stopped",
+] as const;
+
+/** One of {@link EVENT_KINDS}. */
+export type EventKind = typeof EVENT_KINDS[number];
 
 /** What a caller hands to {@link EventLog.append}; id and ts are assigned by the log. */
 export interface NewEvent {

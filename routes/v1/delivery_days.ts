@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { ServiceContext } from "../../lib/context.ts";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { problem, ValidationFailed } from "../../lib/http/errors.ts";
-import type { ResponseSpec } from "../../lib/http/route_table.ts";
+import { type ResponseSpec, VALIDATION_BODY } from "../../lib/http/route_table.ts";
 import { readAggregate } from "../../lib/pipeline/aggregate.ts";
 import { readDay } from "../../lib/pipeline/day_state.ts";
 import { type RunnableStep, runStep } from "../../lib/pipeline/steps.ts";
@@ -42,19 +42,9 @@ const OpenPosition = z.object({
   areas: z.record(z.string(), z.array(z.number())),
 });
 
-/** SPEC §7 422 body, for routes whose only validated input is a path parameter. */
-export const ValidationBody = z.object({
-  detail: z.array(z.object({
-    loc: z.array(z.union([z.string(), z.number()])),
-    msg: z.string(),
-    type: z.string(),
-    input: z.unknown(),
-    ctx: z.record(z.string(), z.unknown()),
-  })),
-});
 const INVALID_DAY: ResponseSpec = {
   description: "{day} is not a calendar date YYYY-MM-DD (loc [path, day])",
-  schema: ValidationBody,
+  schema: VALIDATION_BODY,
 };
 
 /** What each step answers with 200. */

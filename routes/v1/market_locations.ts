@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { ServiceContext } from "../../lib/context.ts";
 import { problem } from "../../lib/http/errors.ts";
-import { ValidationBody } from "./delivery_days.ts";
+import { VALIDATION_BODY } from "../../lib/http/route_table.ts";
 import { ValidationFailed } from "../../lib/http/errors.ts";
 import { parseOr422, readJson, zodIssuesToItems } from "../../lib/http/validation.ts";
 import {
@@ -71,7 +71,7 @@ export function registerMarketLocations(ctx: ServiceContext): void {
     responses: {
       200: { description: "the market location", schema: MarketLocationSchema },
       404: { description: "not registered" },
-      422: { description: "not a valid MaLo-ID (loc [path, malo_id])", schema: ValidationBody },
+      422: { description: "not a valid MaLo-ID (loc [path, malo_id])", schema: VALIDATION_BODY },
     },
   }, async (c) => {
     const id = idOf(c.req.param("malo_id"));
@@ -87,7 +87,7 @@ export function registerMarketLocations(ctx: ServiceContext): void {
     responses: {
       204: { description: "removed; open delivery days turn stale" },
       404: { description: "not registered" },
-      422: { description: "not a valid MaLo-ID (loc [path, malo_id])", schema: ValidationBody },
+      422: { description: "not a valid MaLo-ID (loc [path, malo_id])", schema: VALIDATION_BODY },
     },
   }, async (c) => {
     const id = idOf(c.req.param("malo_id"));
