@@ -16,25 +16,10 @@ import { ensureBundle } from "../../lib/console/bundle.ts";
 import { call, startServer } from "../support/app.ts";
 import { launchBrowser, shot, skipBrowserTests, watchProblems } from "../support/chromium.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
+import { EXT, ext, postForecast, PROC } from "../support/day_ahead_rig.ts";
 
-const PROC = "proc-secret-e2e-pipe-0001";
-const EXT = "ext-secret-e2e-pipe-00001";
-const ext = { "x-api-key": EXT, "content-type": "application/json" };
-
-/** Posts a flat customer forecast (kW) for market location `n` on `day`. */
-async function postForecast(url: string, n: number, day: string, kw: number): Promise<void> {
-  const r = await call(`${url}/v1/forecasts`, {
-    method: "POST",
-    headers: ext,
-    body: JSON.stringify({
-      market_location_id: maloId(n),
-      delivery_day: day,
-      unit: "kW",
-      values: Array(quarterHourCount(day)).fill(kw),
-    }),
-  });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-}
+/** A flat customer forecast (kW) for every quarter-hour of `day`. */
+const flatDay = (day: string, kw: number) => Array(quarterHourCount(day)).fill(kw);
 
 /** The cells of one overview row: forecast, aggregated, published, submitted. */
 const cells = (page: Page, day: string) => {
@@ -97,7 +82,7 @@ Deno.test({
       body: JSON.stringify({ control_area: AREAS.amprion, direction: "generation", name: "PV" }),
     });
     assert.ok(pv.status === 201 || pv.status === 200, JSON.stringify(pv.body));
-    await postForecast(s.url, 9, day, 1_000);
+    await postForecast(s, 9, day, flatDay(day, 1_000));
 
     await page.goto(`${s.url}/console`);
     await page.waitForSelector("html[data-ready=true]");
@@ -154,7 +139,7 @@ Deno.test({
     await t.step("a newer customer forecast marks the steps stale without a reload", async () => {
       const input = c.row.locator("td").nth(1);
       const before = Number(/v(\d+)/.exec(await input.innerText())?.[1]);
-      await postForecast(s.url, 9, day, 2_500);
+      await postForecast(s, 9, day, flatDay(day, 2_500));
       await c.aggregated.getByText("stale").waitFor({ timeout: 5000 });
       await c.submitted.getByText("stale").waitFor({ timeout: 5000 });
       assert.match(await c.aggregated.innerText(), /newer forecast/);

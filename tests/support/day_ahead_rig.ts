@@ -8,12 +8,10 @@ import assert from "node:assert/strict";
 import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, type TestServer } from "./app.ts";
+import { EXT, ext, PROC, proc } from "./pipeline.ts";
 import { AREAS, maloId } from "./portfolio.ts";
 
-export const PROC = "proc-secret-0001-aaaaaaaa";
-export const EXT = "ext-secret-0001-cccccccccc";
-export const proc = { "x-api-key": PROC, "content-type": "application/json" };
-export const ext = { "x-api-key": EXT, "content-type": "application/json" };
+export { EXT, ext, PROC, proc };
 
 export type Sim = Awaited<ReturnType<typeof startSimulator>>;
 export type StepView = {
