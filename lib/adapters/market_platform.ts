@@ -2,9 +2,12 @@
  * Client of the external market-platform API (SPEC §1; DESIGN §8): `POST {url}/schedules` over
  * HTTPS with the platform key raw in the `authorization` header and an `idempotency-key`.
  * 5xx answers and network errors are retried with exponential backoff inside the time budget;
- * 4xx answers are final. The key is never part of an error message.
+ * 4xx answers and TLS handshake failures (untrusted certificate, no TLS on the other side; see
+ * {@link classifyFetchFailure}) are final for the attempt. The key is never part of an error
+ * message.
  * @module
  */
+import { classifyFetchFailure } from "./fetch_failure.ts";
 
 /** A schedule submission as sent (JSON). */
 export interface SchedulePayload {
@@ -27,14 +30,28 @@ export interface Receipt {
   idempotency_key: string;
 }
 
-/** The platform refused, or could not be reached within the budget. */
+/**
+ * The platform refused, could not be reached within the budget, or failed the TLS handshake.
+ * `message` names the cause: the platform's answer, the network error's deepest cause (e.g.
+ * `tcp connect error: Connection refused (os error 111)`) or the TLS failure (e.g.
+ * `invalid peer certificate: UnknownIssuer`).
+ */
 export class MarketPlatformError extends Error {
   readonly code = "ERR_MARKET_PLATFORM";
-  /** HTTP status of the last answer, or `null` for a network error/timeout. */
+  /** HTTP status of the last answer, or `null` for a network error, TLS failure or timeout. */
   readonly status: number | null;
-  /** The platform's error body, as text (quote it as text, never as markup). */
+  /**
+   * The platform's error body, or the cause of a network error or TLS failure, as text (quote it
+   * as text, never as markup).
+   */
   readonly body: string;
+  /** Attempts made, including the last one. */
   readonly attempts: number;
+  /**
+   * Whether trying again later may succeed: false for a 4xx (the platform refused this
+   * submission) and for a TLS failure (it repeats until a certificate or the configuration
+   * changes); true for 5xx and network errors that outlasted the budget.
+   */
   readonly retriable: boolean;
   constructor(
     message: string,
@@ -75,8 +92,9 @@ export interface PlatformTarget {
 
 /**
  * Sends one submission.
- * @throws {MarketPlatformError} on a 4xx (not retried), or when 5xx/network errors outlast the
- *   budget
+ * @throws {MarketPlatformError} on a 4xx or a TLS handshake failure (both final, not retried,
+ *   `retriable: false`: the same request would fail the same way; the next orchestrator tick tries
+ *   again), or when 5xx/network errors outlast the budget (`retriable: true`)
  */
 export async function sendSchedules(
   target: PlatformTarget,
@@ -133,6 +151,18 @@ export async function sendSchedules(
       );
     } catch (err) {
       if (err instanceof MarketPlatformError) throw err;
+      const failure = classifyFetchFailure(err);
+      if (failure.kind === "tls") {
+        throw new MarketPlatformError(
+          `market platform TLS handshake failed: ${failure.reason} (${
+            attempts === 1 ? "1 attempt" : `attempt ${attempts}`
+          }, not retried)`,
+          null,
+          failure.reason,
+          attempts,
+          false,
+        );
+      }
       const cutAtDeadline = (err as Error).name === "TimeoutError" && remaining <= 15_000;
       if (cutAtDeadline && last) {
         // Our own deadline (budget or gate closure) cut this attempt short: what the platform
@@ -146,9 +176,9 @@ export async function sendSchedules(
         );
       } else {
         last = new MarketPlatformError(
-          `market platform not reachable: ${(err as Error).message}`,
+          `market platform not reachable: ${failure.reason}`,
           null,
-          (err as Error).message,
+          failure.reason,
           attempts,
           true,
         );
