@@ -19,7 +19,7 @@ Deno.cron("orchestrator", "* * * * *", async () => {
   try {
     await tick(current.ctx, replica);
   } catch (err) {
-    console.error("orchestrator tick failed:", err);
+    current.ctx.log.error("orchestration_error", "orchestrator tick failed", err);
   }
 });
 

@@ -2,10 +2,16 @@
  * Builds the service (DESIGN §2–§3) on a given KV store and clock, so that `main.ts` and the
  * tests construct exactly the same app.
  *
- * Request path (per route, built once by {@link requestPath}): body-size limit → (scoped routes)
- * authenticate → rate limit (left out with `RATE_LIMIT_PER_MINUTE=0`) → scope guard → handler →
- * audit → response headers (API or console page, `lib/http/respond.ts`). A request id is made
- * only for an internal error: it is in the 500 body, the log line and `X-Request-Id`.
+ * Request path (per route, built once by {@link requestPath}): declared body length →
+ * (scoped routes) authenticate → rate limit (left out with `RATE_LIMIT_PER_MINUTE=0`) → scope
+ * guard → counted body → handler → audit (refusals throttled per address and caller) →
+ * redaction of the answer → response headers (API or console page, `lib/http/respond.ts`). No
+ * body byte is read before the credential and scope are checked. A request id is made only for
+ * an internal error: it is in the 500 body, the process-log line and `X-Request-Id`.
+ *
+ * One {@link Redactor} masks every configured secret (API keys, the stream-token key, the
+ * third-party secrets of the configuration) in answers, events, log lines and quoted foreign
+ * text (docs/access-control.md, "Secrets").
  *
  * The config overlay and the orchestrator state are cached in memory (own changes seen at once,
  * other replicas' within a second, `kv.watch` where it reports them): `close()` stops the watches.
@@ -37,9 +43,12 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { ServiceContext } from "./context.ts";
 import type { AppEnv } from "./http/env.ts";
 import { HttpProblem, problem, ValidationFailed, validationResponse } from "./http/errors.ts";
-import { audit } from "./http/middleware/audit.ts";
+import { audit, denialSummaryEvent } from "./http/middleware/audit.ts";
 import { authenticate } from "./http/middleware/authenticate.ts";
-import { bodyLimit } from "./http/middleware/body_limit.ts";
+import { countedBody, declaredLengthLimit } from "./http/middleware/body_limit.ts";
+import { DenialThrottle } from "./http/denial_throttle.ts";
+import { answerRedaction } from "./http/redact_answer.ts";
+import { ProcessLog } from "./log.ts";
 import { rateLimit } from "./http/middleware/rate_limit.ts";
 import { requireScope } from "./http/middleware/require_scope.ts";
 import { streamAuth } from "./http/middleware/stream_auth.ts";
@@ -95,11 +104,15 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const { settings, kv } = deps;
   const clock = deps.clock ?? systemClock;
   const hono = new Hono<AppEnv>();
-  // Every configured secret is masked in every stored event (SPEC §1, §6).
-  const events = new EventLog(kv, clock, new Redactor(settings.apiKeys.map((k) => k.secret)));
+  // One redaction step for every outward text: answers, events, log lines, quoted foreign text
+  // (docs/access-control.md, "Secrets"). The config adds its secrets as it learns them.
+  const redactor = new Redactor(settings.apiKeys.map((k) => k.secret));
+  const log = new ProcessLog(redactor, clock);
+  const events = new EventLog(kv, clock, redactor);
   const keys = new KeyRing(settings.apiKeys);
   const oidc = settings.oidc ? new OidcVerifier(settings.oidc, clock) : undefined;
   const streamTokens = await StreamTokens.create(keys.processSecrets(), kv, clock);
+  for (const form of streamTokens.keyForms()) redactor.add(form);
   const perCaller = new TokenBuckets(settings.rateLimitPerMinute, settings.rateLimitBurst, clock);
   const failures = new TokenBuckets(settings.rateLimitPerMinute, settings.rateLimitBurst, clock);
   const authn = authenticate({
@@ -119,20 +132,28 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     if (err instanceof ValidationFailed) return validationResponse(err.items);
     if (err instanceof HttpProblem) return problem(err.status, err.message, err.headers);
     const id = crypto.randomUUID();
-    console.error(`request ${id} failed:`, err);
+    log.error("request_failed", `request ${id} failed`, err, { request_id: id });
     return problem(500, `Internal error; request id ${id}.`, { "x-request-id": id });
   };
   const scopeGuards = { process: requireScope("process"), external: requireScope("external") };
+  const denials = new DenialThrottle(clock);
+  const writeDenialSummaries = (all: boolean) =>
+    Promise.all(denials.flush(all).map((s) => events.append(denialSummaryEvent(s))));
+  // Summaries of minutes nobody was refused after are written by this timer (or at close).
+  const denialTimer = setInterval(() => writeDenialSummaries(false).catch(() => {}), 60_000);
+  Deno.unrefTimer(denialTimer);
   const routes = new RouteTable(
     hono,
     requestPath({
-      first: [bodyLimit(settings.maxRequestBytes)],
+      first: [declaredLengthLimit(settings.maxRequestBytes)],
       guard: (access) => access === "stream" ? [stream] : [authn, ...limit, scopeGuards[access]],
-      audit: audit(events),
+      body: [countedBody(settings.maxRequestBytes)],
+      audit: audit(events, denials),
+      redact: answerRedaction(redactor),
       onError,
     }),
   );
-  const config = new RuntimeConfig(kv, settings.configEnv, events.redactor);
+  const config = new RuntimeConfig(kv, settings.configEnv, redactor);
   const orchestratorState = new OrchestratorStateStore(kv, settings.orchestratorAutostart);
   const platformClient = settings.platformCaFile
     ? Deno.createHttpClient({ caCerts: [await Deno.readTextFile(settings.platformCaFile)] })
@@ -142,6 +163,8 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     kv,
     clock,
     events,
+    redactor,
+    log,
     keys,
     streamTokens,
     routes,
@@ -190,6 +213,8 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     hono,
     ctx,
     close: async () => {
+      clearInterval(denialTimer);
+      await writeDenialSummaries(true);
       await Promise.all([config.close(), orchestratorState.close()]);
       await events.drain();
       platformClient?.close();

@@ -9,6 +9,8 @@ import type { Clock } from "./clock.ts";
 import type { RouteTable } from "./http/route_table.ts";
 import type { Settings } from "./settings.ts";
 import type { EventLog } from "./store/events.ts";
+import type { ProcessLog } from "./log.ts";
+import type { Redactor } from "./store/redactor.ts";
 
 /** Shared services of one app instance. */
 export interface ServiceContext {
@@ -16,6 +18,10 @@ export interface ServiceContext {
   kv: Deno.Kv;
   clock: Clock;
   events: EventLog;
+  /** The one redaction step of answers, events, log lines and quoted foreign text. */
+  redactor: Redactor;
+  /** Process log (stderr/stdout), redacted. */
+  log: ProcessLog;
   keys: KeyRing;
   streamTokens: StreamTokens;
   routes: RouteTable;

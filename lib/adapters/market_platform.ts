@@ -3,10 +3,12 @@
  * HTTPS with the platform key raw in the `authorization` header and an `idempotency-key`.
  * 5xx answers and network errors are retried with exponential backoff inside the time budget;
  * 4xx answers and TLS handshake failures (untrusted certificate, no TLS on the other side; see
- * {@link classifyFetchFailure}) are final for the attempt. The key is never part of an error
- * message.
+ * {@link classifyFetchFailure}) are final for the attempt. Every quoted answer and cause passes
+ * the redactor (masked first, then cut to {@link MAX_QUOTED_BODY} characters), so neither the key
+ * nor any other configured secret is part of an error message (docs/access-control.md).
  * @module
  */
+import { Redactor, type TextRedactor } from "../store/redactor.ts";
 import { classifyFetchFailure } from "./fetch_failure.ts";
 
 /** A schedule submission as sent (JSON). */
@@ -88,7 +90,15 @@ export interface PlatformTarget {
   client?: Deno.HttpClient;
   /** For tests: shorter backoff base (default 500 ms). */
   backoffBaseMs?: number;
+  /**
+   * Masks secrets in the platform's answers before they are cut and quoted (default: masks
+   * `apiKey` only). Pass the app's redactor so that every configured secret is masked.
+   */
+  redactor?: TextRedactor;
 }
+
+/** Longest quote of a platform's error body in a message or event, in characters. */
+export const MAX_QUOTED_BODY = 2000;
 
 /**
  * Sends one submission.
@@ -101,6 +111,7 @@ export async function sendSchedules(
   payload: SchedulePayload,
   idempotencyKey: string,
 ): Promise<Receipt> {
+  const redactor = target.redactor ?? new Redactor([target.apiKey]);
   const budgetMs = target.timeoutSeconds * 1000;
   const limited = target.stopAfterMs !== undefined && target.stopAfterMs < budgetMs;
   const deadline = Date.now() + (limited ? Math.max(0, target.stopAfterMs!) : budgetMs);
@@ -132,7 +143,8 @@ export async function sendSchedules(
         } catch { /* keep text */ }
         return { status: res.status, body, attempts, idempotency_key: idempotencyKey };
       }
-      const quoted = text.slice(0, 2000);
+      // Masked first, cut after: a secret that straddles the cut cannot survive in part.
+      const quoted = redactor.text(text, MAX_QUOTED_BODY);
       if (res.status < 500) {
         throw new MarketPlatformError(
           `market platform refused the submission with ${res.status}: ${quoted}`,
@@ -152,13 +164,14 @@ export async function sendSchedules(
     } catch (err) {
       if (err instanceof MarketPlatformError) throw err;
       const failure = classifyFetchFailure(err);
+      const reason = redactor.text(failure.reason, MAX_QUOTED_BODY);
       if (failure.kind === "tls") {
         throw new MarketPlatformError(
-          `market platform TLS handshake failed: ${failure.reason} (${
+          `market platform TLS handshake failed: ${reason} (${
             attempts === 1 ? "1 attempt" : `attempt ${attempts}`
           }, not retried)`,
           null,
-          failure.reason,
+          reason,
           attempts,
           false,
         );
@@ -176,9 +189,9 @@ export async function sendSchedules(
         );
       } else {
         last = new MarketPlatformError(
-          `market platform not reachable: ${failure.reason}`,
+          `market platform not reachable: ${reason}`,
           null,
-          failure.reason,
+          reason,
           attempts,
           true,
         );

@@ -7,6 +7,7 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import SftpClient from "ssh2-sftp-client";
+import { Redactor, type TextRedactor } from "../store/redactor.ts";
 
 /** Connection and target of an upload. */
 export interface SftpTarget {
@@ -23,9 +24,14 @@ export interface SftpTarget {
   remoteDir: string;
   /** Connect timeout in ms (default 10 s). */
   timeoutMs?: number;
+  /**
+   * Masks secrets in the server's and the library's error texts before they are quoted
+   * (default: masks `password` and `privateKey`). Pass the app's redactor to mask every secret.
+   */
+  redactor?: TextRedactor;
 }
 
-/** The upload was refused; `message` says why and never contains a secret. */
+/** The upload was refused; `message` says why and has passed the redactor (no secret in it). */
 export class SftpUploadError extends Error {
   readonly code: "ERR_SFTP_HOST_KEY" | "ERR_SFTP";
   constructor(code: "ERR_SFTP_HOST_KEY" | "ERR_SFTP", message: string) {
@@ -52,6 +58,8 @@ export async function uploadViaSftp(
   content: string,
 ): Promise<string> {
   const client = new SftpClient("scheduling-bridge");
+  const redactor = target.redactor ?? new Redactor([target.password, target.privateKey]);
+  const cause = (err: unknown) => redactor.text((err as Error).message, 2000);
   let seen: string | undefined;
   const trimmed = target.remoteDir.replace(/\/+$/, "");
   const dir = trimmed || (target.remoteDir.startsWith("/") ? "" : ".");
@@ -83,7 +91,7 @@ export async function uploadViaSftp(
     }
     throw new SftpUploadError(
       "ERR_SFTP",
-      `sFTP connection to ${target.host}:${target.port} failed: ${(err as Error).message}`,
+      `sFTP connection to ${target.host}:${target.port} failed: ${cause(err)}`,
     );
   }
   try {
@@ -94,7 +102,7 @@ export async function uploadViaSftp(
     await client.delete(tempPath, true).catch(() => {});
     throw new SftpUploadError(
       "ERR_SFTP",
-      `sFTP upload to ${target.host}:${finalPath} failed: ${(err as Error).message}`,
+      `sFTP upload to ${target.host}:${finalPath} failed: ${cause(err)}`,
     );
   } finally {
     await client.end().catch(() => {});

@@ -56,6 +56,15 @@ export class StreamTokens {
     return new StreamTokens((await kv.get<Uint8Array>(KV_SECRET_KEY)).value!, clock);
   }
 
+  /**
+   * The signing key as text (hex, base64, base64url): secrets the redactor masks wherever they
+   * might appear (docs/access-control.md, "Secrets").
+   */
+  keyForms(): string[] {
+    const key = Buffer.from(this.#key);
+    return [key.toString("hex"), key.toString("base64"), key.toString("base64url")];
+  }
+
   #sign(expiry: number): string {
     return createHmac("sha256", this.#key).update(`stream:${expiry}`).digest("base64url");
   }

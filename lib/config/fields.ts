@@ -76,10 +76,11 @@ export const CONFIG_FIELDS = {
   },
   sftp_password: {
     env: "SFTP_PASSWORD",
-    schema: z.string().min(1).max(1024),
+    // At least 8 characters, so that the redactor can always mask it (docs/access-control.md).
+    schema: z.string().min(8).max(1024),
     default: null,
     secret: true,
-    description: "sFTP password (write-only)",
+    description: "sFTP password, at least 8 characters (write-only)",
   },
   sftp_private_key: {
     env: "SFTP_PRIVATE_KEY",

@@ -207,7 +207,7 @@ export class RuntimeConfig {
         msg: "API keys and authentication settings cannot be changed through the console; " +
           "set them in the environment",
         type: "forbidden_field",
-        input: "********",
+        input: null,
         ctx: {},
       }));
     const parsed = ConfigChanges.safeParse(body);

@@ -14,7 +14,10 @@ export interface ValidationItem {
   msg: string;
   /** Stable machine code, e.g. `value_error.eic`, `extra_forbidden`, `int_parsing`. */
   type: string;
-  /** The offending value (masked when the field is a secret). */
+  /**
+   * The offending value; `null` for a secret field, an unknown field and a body that did not
+   * parse (never quoted there). Any configured secret in it is masked by the answer's redaction.
+   */
   input: unknown;
   /** Extra facts, e.g. `{expected: "…"}`; `{}` when none. */
   ctx: Record<string, unknown>;

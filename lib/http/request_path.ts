@@ -1,9 +1,11 @@
 /**
- * The request path of one route (DESIGN §3), built once when the route is registered:
- * body-size limit → (scoped routes) authentication → rate limit → scope guard, or (the stream
- * route) the stream-token guard → handler → audit → response headers ({@link finishApi} or, for
- * `/console` and `/static/...`, {@link finishPage}). An error thrown anywhere becomes its
- * response through `onError` and is audited like any other answer.
+ * The request path of one route (docs/architecture.md, "Request path"), built once when the
+ * route is registered: declared body length → (scoped routes) authentication → rate limit →
+ * scope guard, or (the stream route) the stream-token guard → counted body → handler → audit →
+ * redaction of the answer → response headers ({@link finishApi} or, for `/console` and
+ * `/static/...`, {@link finishPage}). No body byte is read before the credential and the scope
+ * are checked. An error thrown anywhere becomes its response through `onError` and is audited
+ * like any other answer.
  *
  * Each route is registered on Hono as this one handler, and every step runs synchronously unless
  * it has I/O to wait for, so an authenticated read that needs no KV answers without a promise.
@@ -17,10 +19,17 @@ import type { Handler, RouteSpec, RouteWrapper } from "./route_table.ts";
 
 /** What the request path is made of. */
 export interface RequestPathOptions {
-  /** Runs first on every route (the body-size limit). */
+  /** Runs first on every route (the declared body length). */
   first: Gate[];
   /** The gates of a route by its access: a scope, or `stream`. */
   guard(access: Scope | "stream"): Gate[];
+  /** Runs after the guard, before the handler (the counted body). */
+  body: Gate[];
+  /**
+   * The answer of an API route as it may leave: every configured secret masked
+   * (docs/access-control.md, "Secrets"); a promise only when the body must be read first.
+   */
+  redact(res: Response): Response | Promise<Response>;
   /** Records the finished response of an audited route; a promise when it writes. */
   audit(c: Context<AppEnv>, res: Response): Promise<void> | undefined;
   /** The response for an error thrown by a gate or a handler. */
@@ -37,10 +46,14 @@ export function requestPath(opts: RequestPathOptions): RouteWrapper {
   return (spec: RouteSpec, handler: Handler): Handler => {
     const page = isPagePath(spec.path);
     const audited = !page && spec.path !== "/health";
-    const finish = page ? finishPage : finishApi;
+    const finish = page ? finishPage : (res: Response) => {
+      const masked = opts.redact(res);
+      return masked instanceof Promise ? masked.then(finishApi) : finishApi(masked);
+    };
     const gates: Gate[] = [
       ...opts.first,
       ...(spec.access === "open" ? [] : opts.guard(spec.access)),
+      ...opts.body,
     ];
 
     const done = (c: Context<AppEnv>, res: Response): Response | Promise<Response> => {

@@ -37,8 +37,16 @@ export const PAGE_HEADERS: readonly (readonly [string, string])[] = Object.freez
   ] as const,
 );
 
-/** Responses built complete by {@link json}; the wrapper leaves their headers alone. */
-const complete = new WeakSet<Response>();
+/**
+ * Responses built complete by {@link json}, with their body text: the wrapper leaves their
+ * headers alone, and the redaction step reads the text from here instead of the stream.
+ */
+const complete = new WeakMap<Response, string>();
+
+/** The body text of a response built by {@link json}, else `undefined`. */
+export function jsonBodyOf(res: Response): string | undefined {
+  return complete.get(res);
+}
 
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -55,7 +63,7 @@ export function json(body: string, status = 200, headers?: Record<string, string
   h.set("x-content-type-options", "nosniff");
   if (headers) { for (const k in headers) h.set(k, headers[k]); }
   if (!headers || !("cache-control" in headers)) h.set("cache-control", "no-store");
-  complete.add(res);
+  complete.set(res, body);
   return res;
 }
 

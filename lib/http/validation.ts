@@ -2,6 +2,7 @@
  * Request validation with zod, mapped onto the 422 body of SPEC §7.
  * @module
  */
+import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { z } from "zod";
 import { ValidationFailed, type ValidationItem } from "./errors.ts";
 
@@ -30,9 +31,8 @@ export function zodIssuesToItems(
           loc: [where, ...issue.path.map(String), key],
           msg: `unknown field "${key}"`,
           type: "extra_forbidden",
-          input: secretFields.has(key)
-            ? "********"
-            : clipInput(valueAt(input, [...issue.path, key])),
+          // Named, never quoted: it may be a secret under a misspelt name.
+          input: null,
           ctx: {},
         });
       }
@@ -56,9 +56,8 @@ export function zodIssuesToItems(
       loc: [where, ...path],
       msg: issue.message,
       type: params?.type ?? TYPE_OF[issue.code] ?? issue.code,
-      input: secretFields.has(field) && raw !== undefined && raw !== null
-        ? "********"
-        : clipInput(raw),
+      // A secret field's value is never quoted, whatever the error.
+      input: secretFields.has(field) ? null : clipInput(raw),
       ctx,
     });
   }
@@ -106,19 +105,47 @@ export function parseOr422<S extends z.ZodType>(
   throw new ValidationFailed(zodIssuesToItems(where, r.error.issues, input, secretFields));
 }
 
-/** Reads the body as JSON or throws a 422 saying it is not JSON. */
+/**
+ * Reads the body as JSON.
+ * @throws {ValidationFailed} a 422 `json_invalid` that says where the body broke (position in
+ *   characters from 0; line and column from 1) without quoting any of it: a body that does not
+ *   parse may be a secret pasted into the wrong place (docs/access-control.md, "Secrets")
+ */
 export async function readJson(req: Request): Promise<unknown> {
   const text = await req.text();
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
   } catch (err) {
+    const { reason, position } = whereJsonBreaks(text, (err as Error).message);
+    const before = text.slice(0, position).split("\n");
+    const line = before.length;
+    const column = before[before.length - 1].length + 1;
     throw new ValidationFailed([{
       loc: ["body"],
-      msg: `body is not valid JSON: ${(err as Error).message}`,
+      msg:
+        `body is not valid JSON: ${reason} at position ${position} (line ${line}, column ${column})`,
       type: "json_invalid",
-      input: text.length > 200 ? text.slice(0, 200) + "…" : text,
-      ctx: {},
+      input: null,
+      ctx: { position, line, column },
     }]);
   }
+}
+
+/**
+ * Why and where a text that `JSON.parse` refused breaks: V8's own position when its message
+ * names one (its wording does not quote the text then), else the first error jsonc-parser finds.
+ */
+function whereJsonBreaks(text: string, v8Message: string): { reason: string; position: number } {
+  const m = /^(.*?) in JSON at position (\d+)/.exec(v8Message);
+  if (m) return { reason: m[1].toLowerCase(), position: Number(m[2]) };
+  if (v8Message.startsWith("Unexpected end of JSON input")) {
+    return { reason: "unexpected end of input", position: text.length };
+  }
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false });
+  const first = errors[0];
+  if (!first) return { reason: "not parseable", position: 0 };
+  const words = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, "$1 $2");
+  return { reason: words.toLowerCase(), position: first.offset };
 }

@@ -129,7 +129,11 @@ export async function tick(ctx: ServiceContext, holder: string): Promise<TickOut
         data: { replica: holder },
       });
     } catch (appendErr) {
-      console.error(message, "— and the event could not be stored:", appendErr);
+      ctx.log.error(
+        "orchestration_error",
+        `${message} — and the event could not be stored`,
+        appendErr,
+      );
     }
     return { ran: false, reason: "failed", error: (err as Error).message };
   }

@@ -7,6 +7,7 @@ import { writeToOutbox } from "../adapters/outbox.ts";
 import { uploadViaSftp } from "../adapters/sftp.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { HttpProblem } from "../http/errors.ts";
+import type { TextRedactor } from "../store/redactor.ts";
 import { readAggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
 import { openPositionCsv, openPositionFileName } from "./open_position_csv.ts";
@@ -38,7 +39,7 @@ export async function publishDay(
   kv: Deno.Kv,
   day: string,
   cfg: EffectiveConfig,
-  opts: { by: string; nowMs: number },
+  opts: { by: string; nowMs: number; redactor?: TextRedactor },
 ): Promise<PublishResult> {
   const agg = await readAggregate(kv, day);
   if (!agg) {
@@ -67,6 +68,7 @@ export async function publishDay(
           privateKey: cfg.sftp_private_key,
           hostKeySha256: cfg.sftp_host_key_sha256,
           remoteDir: cfg.sftp_remote_dir,
+          redactor: opts.redactor,
         },
         file,
         csv,

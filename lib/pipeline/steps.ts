@@ -61,7 +61,7 @@ export async function runStep(
         return { delivery_day: day, version: agg.version, counts: agg.counts };
       }
       case "publish": {
-        const r = await publishDay(ctx.kv, day, cfg, { by, nowMs });
+        const r = await publishDay(ctx.kv, day, cfg, { by, nowMs, redactor: ctx.redactor });
         await ctx.events.append({
           kind: "csv_published",
           message: `Published ${r.file} (${r.rows} quarter-hours) to ${
@@ -79,6 +79,7 @@ export async function runStep(
           now: () => ctx.clock.now(),
           client: ctx.platformClient,
           backoffBaseMs: ctx.settings.platformBackoffMs,
+          redactor: ctx.redactor,
         });
         if (r.sent) {
           await ctx.events.append({

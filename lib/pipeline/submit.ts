@@ -18,6 +18,7 @@ import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { HttpProblem } from "../http/errors.ts";
 import { retryKv } from "../store/kv.ts";
+import type { TextRedactor } from "../store/redactor.ts";
 import { type Aggregate, readAggregate } from "./aggregate.ts";
 import { readDay, recordStep } from "./day_state.ts";
 
@@ -84,7 +85,14 @@ export async function submitDay(
   kv: Deno.Kv,
   day: string,
   cfg: EffectiveConfig,
-  opts: { by: string; now: () => number; client?: Deno.HttpClient; backoffBaseMs?: number },
+  opts: {
+    by: string;
+    now: () => number;
+    client?: Deno.HttpClient;
+    backoffBaseMs?: number;
+    /** Masks secrets in the platform's answers before they are quoted. */
+    redactor?: TextRedactor;
+  },
 ): Promise<SubmitResult> {
   const gc = deliveryDay(day, cfg.gate_closure_local_time).gateClosure;
   if (gc.epochMilliseconds <= opts.now()) {
@@ -165,6 +173,7 @@ export async function submitDay(
         stopReason: `before gate closure ${gc.toString()}`,
         client: opts.client,
         backoffBaseMs: opts.backoffBaseMs,
+        redactor: opts.redactor,
       },
       schedulePayload(agg, cfg),
       key,

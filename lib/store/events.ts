@@ -57,6 +57,15 @@ export interface EventRecord extends NewEvent {
   level: EventLevel;
 }
 
+/** Longest `path` stored in an event, in characters (docs/access-control.md, "Audit events"). */
+export const MAX_EVENT_PATH = 200;
+
+/** `event` with its `path` cut to {@link MAX_EVENT_PATH} characters (the last one `…`). */
+function boundPath(event: NewEvent): NewEvent {
+  if (event.path === undefined || event.path.length <= MAX_EVENT_PATH) return event;
+  return { ...event, path: event.path.slice(0, MAX_EVENT_PATH - 1) + "…" };
+}
+
 const HEAD: Deno.KvKey = ["events_head"];
 /** Events per atomic: well under KV's 1,000 mutations and its total size limit. */
 const MAX_BATCH = 200;
@@ -131,10 +140,10 @@ export class EventLog {
         let bytes = 0;
         while (this.#queue.length && batch.length < MAX_BATCH && bytes < MAX_BATCH_BYTES) {
           const p = this.#queue.shift()!;
-          const json = JSON.stringify(p.event);
-          bytes += json.length + 100;
-          // No secret is ever stored, whatever the message quotes (SPEC §1, §6).
-          p.event = this.#redactor.redact(p.event, json);
+          // No secret is ever stored, whatever the message quotes; masked before any cut
+          // (docs/access-control.md, "Secrets").
+          p.event = boundPath(this.#redactor.redact(p.event));
+          bytes += JSON.stringify(p.event).length + 100;
           batch.push(p);
         }
         try {

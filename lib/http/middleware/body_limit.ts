@@ -1,45 +1,65 @@
 /**
- * Request size limit (SPEC §5.7.3, §8; DESIGN §3): a declared `Content-Length` over the limit is
- * refused with 413 before anything is read; a body without a length (chunked) is counted while
- * read and refused once past the limit; an accepted counted body is handed on in memory.
- * Requests without a body pass untouched.
+ * Request size limit in two gates, so that no body byte is read before the credential and the
+ * scope are checked (docs/access-control.md, "Request path"):
+ *
+ * 1. {@link declaredLengthLimit} runs first on every route: a declared `Content-Length` over the
+ *    limit is refused with 413 at once; nothing is read.
+ * 2. {@link countedBody} runs after authentication and the scope guard: a body without a declared
+ *    length (chunked) is wrapped in a counting stream that fails with {@link BodyTooLarge} (413)
+ *    once past the limit. The body is read only when, and as far as, the handler reads it; it is
+ *    never buffered here.
+ *
+ * A declared length is enforced by the HTTP server itself (the body cannot be longer), so only
+ * bodies without one need counting. A refused request's body is never read.
  * @module
  */
 import type { Gate } from "../env.ts";
-import { problem } from "../errors.ts";
+import { HttpProblem, problem } from "../errors.ts";
+
+/** A body went past `MAX_REQUEST_BYTES` while it was read: answered with 413. */
+export class BodyTooLarge extends HttpProblem {
+  /** @param maxBytes the limit, in bytes */
+  constructor(maxBytes: number) {
+    super(413, tooLargeDetail(maxBytes));
+    this.name = "BodyTooLarge";
+  }
+}
+
+const tooLargeDetail = (maxBytes: number) => `Request body exceeds the limit of ${maxBytes} bytes.`;
 
 /**
- * Gate factory.
+ * Gate factory: 413 for a declared `Content-Length` over `maxBytes`, before anything else.
  * @param maxBytes the limit (`MAX_REQUEST_BYTES`), in bytes
  */
-export function bodyLimit(maxBytes: number): Gate {
-  const tooLarge = () => problem(413, `Request body exceeds the limit of ${maxBytes} bytes.`);
+export function declaredLengthLimit(maxBytes: number): Gate {
+  return (c) => {
+    const length = c.req.raw.headers.get("content-length");
+    if (length === null || c.req.raw.headers.has("transfer-encoding")) return undefined;
+    return parseInt(length || "0", 10) > maxBytes
+      ? problem(413, tooLargeDetail(maxBytes))
+      : undefined;
+  };
+}
+
+/**
+ * Gate factory: counts a body without a declared length while the handler reads it; the read
+ * fails with {@link BodyTooLarge} past `maxBytes`. Never answers by itself.
+ * @param maxBytes the limit (`MAX_REQUEST_BYTES`), in bytes
+ */
+export function countedBody(maxBytes: number): Gate {
   return (c) => {
     const raw = c.req.raw;
-    if (!raw.body) return undefined;
-    const length = raw.headers.get("content-length");
-    if (length !== null && !raw.headers.has("transfer-encoding")) {
-      return parseInt(length || "0", 10) > maxBytes ? tooLarge() : undefined;
-    }
-    return (async () => {
-      let size = 0;
-      let buffer = new Uint8Array(0);
-      const reader = raw.body!.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        const offset = size;
-        size += value.length;
-        if (size > maxBytes) return tooLarge();
-        if (size > buffer.length) {
-          const grown = new Uint8Array(Math.min(maxBytes, Math.max(size, buffer.length * 2)));
-          grown.set(buffer.subarray(0, offset));
-          buffer = grown;
-        }
-        buffer.set(value, offset);
-      }
-      c.req.raw = new Request(raw, { body: buffer.subarray(0, size) });
-      return undefined;
-    })();
+    const declared = raw.headers.get("content-length") !== null;
+    if (!raw.body || (declared && !raw.headers.has("transfer-encoding"))) return undefined;
+    let size = 0;
+    const counter = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength;
+        if (size > maxBytes) controller.error(new BodyTooLarge(maxBytes));
+        else controller.enqueue(chunk);
+      },
+    });
+    c.req.raw = new Request(raw, { body: raw.body.pipeThrough(counter) });
+    return undefined;
   };
 }

@@ -1,0 +1,45 @@
+/**
+ * The redaction step of HTTP answers (docs/access-control.md, "Secrets"): the body of every API
+ * answer that carries text (JSON, plain text, CSV, XML) passes the app's {@link Redactor} before
+ * it leaves, whatever the handler or an error quoted. Event streams are not read here: each event
+ * was redacted when it was stored.
+ *
+ * A body built by `json()` is checked from its text without touching the stream, and a text the
+ * redactor found clean before is not scanned again, so the hot path (the status route) stays
+ * synchronous and costs one set lookup.
+ * @module
+ */
+import type { Redactor } from "../store/redactor.ts";
+import { jsonBodyOf } from "./respond.ts";
+
+const TEXT_TYPES =
+  /^(application\/(json|xml|problem\+json|[a-z.+-]*\+(json|xml))|text\/(?!event-stream))/;
+
+/**
+ * Builds the step: `answer(res)` is `res` itself when nothing needed masking, else a copy with
+ * the masked body (same status and headers).
+ */
+export function answerRedaction(
+  redactor: Redactor,
+): (res: Response) => Response | Promise<Response> {
+  return (res) => {
+    if (redactor.size === 0 || res.body === null) return res;
+    const known = jsonBodyOf(res);
+    if (known !== undefined) {
+      const masked = redactor.answer(known, true);
+      return masked === known ? res : copy(res, masked);
+    }
+    const type = res.headers.get("content-type") ?? "";
+    if (!TEXT_TYPES.test(type)) return res;
+    return res.text().then((text) => {
+      const masked = redactor.answer(text, type.includes("json"));
+      return copy(res, masked);
+    });
+  };
+}
+
+function copy(res: Response, body: string): Response {
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  return new Response(body, { status: res.status, statusText: res.statusText, headers });
+}
