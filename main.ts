@@ -3,7 +3,7 @@
  * Exits with status 1 and a message naming the variable when the environment is invalid.
  * @module
  */
-import { type BridgeApp, createApp } from "./lib/app.ts";
+import { type BridgeApp, createApp } from "./app.ts";
 import { tick } from "./lib/orchestrator/orchestrator.ts";
 import { loadSettings, SettingsError } from "./lib/settings.ts";
 import { openKv } from "./lib/store/kv.ts";

@@ -9,7 +9,7 @@
  * Run: `deno bench -A bench/auth_bench.ts` (`--json` for the machine-readable form run.ts reads)
  * @module
  */
-import { createApp } from "../lib/app.ts";
+import { createApp } from "../app.ts";
 import { KeyRing } from "../lib/auth/api_keys.ts";
 import { OidcVerifier } from "../lib/auth/oidc.ts";
 import { systemClock } from "../lib/clock.ts";

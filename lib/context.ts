@@ -6,7 +6,6 @@ import type { KeyRing } from "./auth/api_keys.ts";
 import type { StreamTokens } from "./auth/stream_token.ts";
 import type { RuntimeConfig } from "./config/runtime_config.ts";
 import type { Clock } from "./clock.ts";
-import type { RouteTable } from "./http/route_table.ts";
 import type { Settings } from "./settings.ts";
 import type { EventLog } from "./store/events.ts";
 import type { ProcessLog } from "./log.ts";
@@ -24,7 +23,6 @@ export interface ServiceContext {
   log: ProcessLog;
   keys: KeyRing;
   streamTokens: StreamTokens;
-  routes: RouteTable;
   /** Runtime configuration (environment + console overlay). */
   config: RuntimeConfig;
   /** TLS client for the market platform when `MARKET_PLATFORM_CA_FILE` is set. */

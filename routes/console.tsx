@@ -9,15 +9,15 @@
  * stale); the page names the file the last build's manifest records.
  * @module
  */
-import type { ServiceContext } from "../lib/context.ts";
+import type { RouteContext } from "../lib/http/route_context.ts";
 import { readManifest } from "../lib/console/bundle.ts";
 import { fieldMeta } from "../lib/console/field_meta.ts";
-import { CONSOLE_CSP, renderConsolePage } from "../lib/console/page.tsx";
-import { serveStatic } from "../lib/console/static.ts";
+import { CONSOLE_CSP, renderConsolePage } from "./console_page.tsx";
+import { serveStatic } from "../lib/http/static_files.ts";
 import { EVENT_KINDS } from "../lib/store/events.ts";
 
 /** Registers the console page and the static files it needs. */
-export function registerConsole(ctx: ServiceContext): void {
+export function registerConsole(ctx: RouteContext): void {
   const fields = fieldMeta();
   const csp = { "content-security-policy": CONSOLE_CSP };
 

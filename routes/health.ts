@@ -3,11 +3,11 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../lib/context.ts";
+import type { RouteContext } from "../lib/http/route_context.ts";
 import { VERSION } from "../lib/version.ts";
 
 /** Registers the health probe. */
-export function registerHealth(ctx: ServiceContext): void {
+export function registerHealth(ctx: RouteContext): void {
   ctx.routes.add({
     method: "get",
     path: "/health",

@@ -12,7 +12,7 @@
  * SIGTERM: stops serving, drains events, closes KV and exits normally (so `--cpu-prof` is written).
  * @module
  */
-import { createApp } from "../../lib/app.ts";
+import { createApp } from "../../app.ts";
 import { loadSettings } from "../../lib/settings.ts";
 
 const env = Deno.env.toObject();

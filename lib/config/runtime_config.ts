@@ -9,8 +9,8 @@
  * @module
  */
 import { z } from "zod";
-import { ValidationFailed, type ValidationItem } from "../http/errors.ts";
-import { clipInput, zodIssuesToItems } from "../http/validation.ts";
+import { type InputIssue, InvalidInput } from "../domain/errors.ts";
+import { clipInput, zodIssuesToItems } from "../domain/issues.ts";
 import { retryKv } from "../store/kv.ts";
 import { CachedEntry } from "./cached_entry.ts";
 import type { Redactor } from "../store/redactor.ts";
@@ -187,20 +187,20 @@ export class RuntimeConfig {
    * Applies a partial update atomically. `null` removes the field's override.
    * @param body the parsed JSON body
    * @returns the new view and the names of fields whose override changed
-   * @throws {ValidationFailed} for a non-object, an unknown field, an authentication field, or a
+   * @throws {InvalidInput} (`ERR_CONFIG_INVALID`) for a non-object, an unknown field, an authentication field, or a
    *   bad value; nothing is written then
    */
   async update(body: unknown): Promise<{ view: ConfigView; changed: FieldName[] }> {
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      throw new ValidationFailed([{
+      throw new InvalidInput([{
         loc: ["body"],
         msg: "expected a JSON object with the fields to change",
         type: "type_error.object",
         input: clipInput(body ?? null),
         ctx: {},
-      }]);
+      }], "ERR_CONFIG_INVALID");
     }
-    const forbidden: ValidationItem[] = Object.keys(body)
+    const forbidden: InputIssue[] = Object.keys(body)
       .filter((k) => !(k in CONFIG_FIELDS) && AUTH_FIELD.test(k))
       .map((k) => ({
         loc: ["body", k],
@@ -216,7 +216,7 @@ export class RuntimeConfig {
       ...(parsed.success ? [] : zodIssuesToItems("body", parsed.error.issues, body, SECRET_FIELDS)
         .filter((i) => !forbidden.some((f) => f.loc[1] === i.loc[i.loc.length - 1]))),
     ];
-    if (items.length || !parsed.success) throw new ValidationFailed(items);
+    if (items.length || !parsed.success) throw new InvalidInput(items, "ERR_CONFIG_INVALID");
     const changes = parsed.data as Overlay;
     this.#learnSecrets(changes);
     return await retryKv("update config", async () => {

@@ -21,7 +21,7 @@ const ROOT = new URL("../../", import.meta.url);
 /** Output directory (git-ignored). */
 export const BUILD_DIR = new URL("static/build/", ROOT);
 const MANIFEST = new URL("manifest.json", BUILD_DIR);
-const ENTRY = new URL("lib/console/client.tsx", ROOT);
+const ENTRY = new URL("client.tsx", ROOT);
 
 /** What a build produced. */
 export interface BundleManifest {

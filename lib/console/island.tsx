@@ -11,7 +11,6 @@
  * renderToString(<body><Island collector={islands} name="KeyGate" props={{}} /><IslandData collector={islands} /></body>);
  * @module
  */
-import { type IslandName, type IslandProps, ISLANDS } from "./registry.ts";
 
 /** Id of the props data block. */
 export const ISLAND_DATA_ID = "island-props";
@@ -38,11 +37,19 @@ export function serializeProps(value: unknown): string {
   );
 }
 
-/** Renders island `name` with `props` inside its marker. */
-export function Island<N extends IslandName>(
-  { collector, name, props }: { collector: IslandCollector; name: N; props: IslandProps<N> },
+/**
+ * Renders `component` with `props` inside the marker of island `name` (the name the client
+ * bundle looks up in its registry, `islands.ts`).
+ */
+export function Island<P extends object>(
+  { collector, name, component, props }: {
+    collector: IslandCollector;
+    name: string;
+    component: (p: P) => preact.JSX.Element;
+    props: P;
+  },
 ) {
-  const Component = ISLANDS[name] as (p: object) => preact.JSX.Element;
+  const Component = component as (p: object) => preact.JSX.Element;
   const id = collector.add(props);
   return (
     <div class="island" data-island={name} data-island-id={String(id)}>

@@ -4,33 +4,25 @@
  * {@link json}.
  * @module
  */
+import { type InputIssue, InvalidInput } from "../domain/errors.ts";
 import { json } from "./respond.ts";
 
-/** One 422 item, the shape FastAPI/pydantic clients parse (SPEC §7). */
-export interface ValidationItem {
-  /** Where: e.g. `["body", "sftp_host"]` or `["query", "limit"]`. */
-  loc: (string | number)[];
-  /** A sentence for a person. */
-  msg: string;
-  /** Stable machine code, e.g. `value_error.eic`, `extra_forbidden`, `int_parsing`. */
-  type: string;
-  /**
-   * The offending value; `null` for a secret field, an unknown field and a body that did not
-   * parse (never quoted there). Any configured secret in it is masked by the answer's redaction.
-   */
-  input: unknown;
-  /** Extra facts, e.g. `{expected: "…"}`; `{}` when none. */
-  ctx: Record<string, unknown>;
-}
+/** One 422 item (docs/architecture.md "Errors"); the domain's {@link InputIssue}. */
+export type ValidationItem = InputIssue;
 
-/** Thrown by handlers to answer 422 with {@link ValidationItem}s. */
-export class ValidationFailed extends Error {
-  /** The items of the 422 body. */
-  readonly items: ValidationItem[];
+/**
+ * Thrown by routes and edge gates to answer 422 with {@link ValidationItem}s: the domain's
+ * {@link InvalidInput} with the code `ERR_INPUT_INVALID`.
+ */
+export class ValidationFailed extends InvalidInput {
   constructor(items: ValidationItem[]) {
-    super(items.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));
+    super(items, "ERR_INPUT_INVALID");
     this.name = "ValidationFailed";
-    this.items = items;
+  }
+
+  /** The items of the 422 body. */
+  get items(): ValidationItem[] {
+    return this.issues;
   }
 }
 

@@ -12,8 +12,8 @@
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
 import { type DeliveryDay, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
-import { ValidationFailed, type ValidationItem } from "../http/errors.ts";
-import { zodIssuesToItems } from "../http/validation.ts";
+import { type InputIssue, InvalidInput } from "../domain/errors.ts";
+import { zodIssuesToItems } from "../domain/issues.ts";
 import { type ForecastItem, MAX_BATCH } from "./forecasts.ts";
 import { MaloId } from "./market_locations.ts";
 
@@ -53,7 +53,7 @@ const QH_MS = 15 * 60 * 1000;
 /**
  * Validates a JSON body.
  * @param known returns true for a registered MaLo-ID
- * @throws {ValidationFailed} with every problem found
+ * @throws {InvalidInput} (`ERR_FORECAST_INVALID`) with every problem found
  */
 export async function forecastsFromJson(
   body: unknown,
@@ -64,14 +64,19 @@ export async function forecastsFromJson(
   let base: (string | number)[];
   if (isBatch) {
     const b = ForecastBatchJson.safeParse(body);
-    if (!b.success) throw new ValidationFailed(zodIssuesToItems("body", b.error.issues, body));
+    if (!b.success) {
+      throw new InvalidInput(
+        zodIssuesToItems("body", b.error.issues, body),
+        "ERR_FORECAST_INVALID",
+      );
+    }
     raw = b.data.forecasts;
     base = ["body", "forecasts"];
   } else {
     raw = [body];
     base = ["body"];
   }
-  const items: ValidationItem[] = [];
+  const items: InputIssue[] = [];
   const parsed: ForecastItem[] = [];
   raw.forEach((f, i) => {
     const r = ForecastJson.safeParse(f);
@@ -88,7 +93,7 @@ export async function forecastsFromJson(
       values: r.data.values,
     });
   });
-  if (items.length) throw new ValidationFailed(items);
+  if (items.length) throw new InvalidInput(items, "ERR_FORECAST_INVALID");
   await checkSemantics(parsed, (i) => (isBatch ? [...base, i] : base), known);
   return parsed;
 }
@@ -99,7 +104,7 @@ async function checkSemantics(
   locOf: (i: number) => (string | number)[],
   known: (ids: string[]) => Promise<Set<string>>,
 ): Promise<void> {
-  const items: ValidationItem[] = [];
+  const items: InputIssue[] = [];
   const registered = await known([...new Set(parsed.map((p) => p.malo_id))]);
   const seen = new Set<string>();
   parsed.forEach((p, i) => {
@@ -136,7 +141,7 @@ async function checkSemantics(
     }
     seen.add(key);
   });
-  if (items.length) throw new ValidationFailed(items);
+  if (items.length) throw new InvalidInput(items, "ERR_FORECAST_INVALID");
 }
 
 /**
@@ -145,7 +150,7 @@ async function checkSemantics(
  * and local delivery day; each group must cover every quarter-hour of its day exactly once.
  * @param text the body (UTF-8, a leading BOM is ignored; `,` separator, `.` decimal)
  * @param known returns the registered MaLo-IDs among `ids`
- * @throws {ValidationFailed} naming the row (1-based data row) and column, or the group
+ * @throws {InvalidInput} (`ERR_FORECAST_INVALID`) naming the row (1-based data row) and column, or the group
  *   (`["body", "market_location_id", <id>, <day>]`) for a wrong number of quarter-hours
  */
 export async function forecastsFromCsv(
@@ -156,13 +161,13 @@ export async function forecastsFromCsv(
   try {
     table = parse(text, { skip_empty_lines: true, trim: true, bom: true });
   } catch (err) {
-    throw new ValidationFailed([{
+    throw new InvalidInput([{
       loc: ["body"],
       msg: `not valid CSV: ${(err as Error).message}`,
       type: "csv_invalid",
       input: text.length > 200 ? text.slice(0, 200) + "…" : text,
       ctx: {},
-    }]);
+    }], "ERR_FORECAST_INVALID");
   }
   const [header = [], ...data] = table;
   const want = ["market_location_id", "start", "kw"];
@@ -172,7 +177,7 @@ export async function forecastsFromCsv(
   >;
   const exact = header.length === want.length && want.every((h) => col[h] >= 0);
   if (!exact || data.length === 0) {
-    throw new ValidationFailed([{
+    throw new InvalidInput([{
       loc: ["body", "header"],
       msg: exact
         ? "no data rows after the header"
@@ -180,14 +185,14 @@ export async function forecastsFromCsv(
       type: "value_error.csv_header",
       input: header.join(","),
       ctx: { expected: want.join(",") },
-    }]);
+    }], "ERR_FORECAST_INVALID");
   }
   const rows = data.map((r) => ({
     market_location_id: r[col.market_location_id],
     start: r[col.start],
     kw: r[col.kw],
   }));
-  const items: ValidationItem[] = [];
+  const items: InputIssue[] = [];
   // Local day of an instant: rows of one day reuse its [start, end) instead of a time-zone lookup.
   let lastDay: DeliveryDay | undefined;
   const dayOf = (ms: number): string => {
@@ -256,15 +261,15 @@ export async function forecastsFromCsv(
     g.points.push([ms, kw]);
     groups.set(key, g);
   });
-  if (items.length) throw new ValidationFailed(items);
+  if (items.length) throw new InvalidInput(items, "ERR_FORECAST_INVALID");
   if (groups.size > MAX_BATCH) {
-    throw new ValidationFailed([{
+    throw new InvalidInput([{
       loc: ["body"],
       msg: `at most ${MAX_BATCH} forecasts (market location × day) per request`,
       type: "value_error.too_big",
       input: groups.size,
       ctx: { maximum: MAX_BATCH },
-    }]);
+    }], "ERR_FORECAST_INVALID");
   }
   const registered = await known([...new Set([...groups.values()].map((g) => g.malo))]);
   const out: ForecastItem[] = [];
@@ -297,6 +302,6 @@ export async function forecastsFromCsv(
     }
     out.push({ malo_id: g.malo, delivery_day: g.day, values: qhs.map((q) => byStart.get(q)!) });
   }
-  if (items.length) throw new ValidationFailed(items);
+  if (items.length) throw new InvalidInput(items, "ERR_FORECAST_INVALID");
   return out;
 }

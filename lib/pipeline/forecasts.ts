@@ -12,7 +12,7 @@
  *   About 150 bytes instead of ~1 KiB of serialized numbers per location and day.
  * @module
  */
-import { HttpProblem } from "../http/errors.ts";
+import { GateClosed } from "../domain/errors.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import {
   generateProfileForecast,
@@ -171,7 +171,7 @@ function withDayLocks<T>(days: string[], fn: () => Promise<T>): Promise<T> {
 
 /**
  * Refuses a delivery day whose gate closure has passed.
- * @throws {HttpProblem} 409 naming the gate-closure instant
+ * @throws {GateClosed} naming the gate-closure instant
  */
 export function assertBeforeGateClosure(
   day: string,
@@ -181,8 +181,7 @@ export function assertBeforeGateClosure(
 ): void {
   const gc = deliveryDay(day, gateClosureLocalTime).gateClosure;
   if (gc.epochMilliseconds <= nowMs) {
-    throw new HttpProblem(
-      409,
+    throw new GateClosed(
       `Gate closure for delivery day ${day} was ${gc.toString()} (${gateClosureLocalTime} Europe/Berlin on the day before); ${what}.`,
     );
   }
@@ -193,7 +192,7 @@ export function assertBeforeGateClosure(
  * writes the changed forecasts and bumps each day's `input_version` by one when anything of
  * that day changed.
  * @param items at most {@link MAX_BATCH}; validated by the caller
- * @throws {HttpProblem} 409 when a day's gate closure has passed (nothing is written)
+ * @throws {GateClosed} when a day's gate closure has passed (nothing is written)
  */
 export function ingestForecasts(
   kv: Deno.Kv,

@@ -6,7 +6,7 @@
 import { writeToOutbox } from "../adapters/outbox.ts";
 import { uploadViaSftp } from "../adapters/sftp.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
-import { HttpProblem } from "../http/errors.ts";
+import { NotAggregated, PublishFailed } from "../domain/errors.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { readAggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
@@ -32,7 +32,7 @@ export function publishTarget(cfg: EffectiveConfig): "sftp" | "outbox" {
 
 /**
  * Publishes the latest aggregate of `day` and records the `published` step.
- * @throws {HttpProblem} 409 when the day has not been aggregated; 502 with the adapter's
+ * @throws {NotAggregated} when the day has not been aggregated; {@link PublishFailed} with the adapter's
  *   message when the upload fails (nothing is recorded then)
  */
 export async function publishDay(
@@ -43,10 +43,7 @@ export async function publishDay(
 ): Promise<PublishResult> {
   const agg = await readAggregate(kv, day);
   if (!agg) {
-    throw new HttpProblem(
-      409,
-      `Delivery day ${day} has not been aggregated yet; nothing to publish.`,
-    );
+    throw new NotAggregated(day, "publish");
   }
   const file = openPositionFileName(agg);
   const csv = openPositionCsv(agg);
@@ -77,7 +74,7 @@ export async function publishDay(
       location = await writeToOutbox(cfg.outbox_dir, file, csv);
     }
   } catch (err) {
-    throw new HttpProblem(502, `Publishing ${file} failed: ${(err as Error).message}`);
+    throw new PublishFailed(`Publishing ${file} failed: ${(err as Error).message}`, { cause: err });
   }
   const result: PublishResult = {
     delivery_day: day,

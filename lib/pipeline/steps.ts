@@ -6,7 +6,7 @@
  * @module
  */
 import type { ServiceContext } from "../context.ts";
-import { HttpProblem } from "../http/errors.ts";
+import { DomainError } from "../domain/errors.ts";
 import { aggregateDay } from "./aggregate.ts";
 import { generateForecasts } from "./generate.ts";
 import { publishDay } from "./publish.ts";
@@ -18,7 +18,8 @@ export type RunnableStep = "forecast" | "aggregate" | "publish" | "submit";
 /**
  * Runs `step` for `day` as `by` (a caller name or `orchestrator`).
  * @returns the step's result object (JSON-serialisable)
- * @throws {HttpProblem} 409/502 from the step; other errors as they are
+ * @throws {DomainError} the step's refusal or failure (named, with its code); other errors as
+ *   they are
  */
 export async function runStep(
   ctx: ServiceContext,
@@ -105,13 +106,14 @@ export async function runStep(
     const platform = err instanceof SubmitFailed ? err.platform : undefined;
     await ctx.events.append({
       kind: "orchestration_error",
-      level: err instanceof HttpProblem && err.status === 409 ? "warning" : "error",
+      // A refusal (gate closure, nothing to publish, not configured) is a warning; a failure an error.
+      level: err instanceof DomainError && err.outcome !== "failed" ? "warning" : "error",
       message: `${step} of ${day} failed: ${(err as Error).message}`,
       caller: by,
       delivery_day: day,
       data: {
         step,
-        ...(err instanceof HttpProblem ? { status: err.status } : {}),
+        ...(err instanceof DomainError ? { code: err.code } : {}),
         ...(platform
           ? {
             platform_status: platform.status,

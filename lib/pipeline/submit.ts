@@ -16,7 +16,8 @@ import {
 } from "../adapters/market_platform.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
-import { HttpProblem } from "../http/errors.ts";
+import { DomainError, NotAggregated, NotConfigured, SubmissionInFlight } from "../domain/errors.ts";
+import { assertBeforeGateClosure } from "./forecasts.ts";
 import { retryKv } from "../store/kv.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { type Aggregate, readAggregate } from "./aggregate.ts";
@@ -44,10 +45,13 @@ export interface SubmitResult {
 }
 
 /** Thrown when the platform refused or was unreachable; carries the platform error. */
-export class SubmitFailed extends HttpProblem {
+export class SubmitFailed extends DomainError {
   readonly platform: MarketPlatformError;
   constructor(day: string, err: MarketPlatformError) {
-    super(502, `Submission of ${day} failed: ${err.message}`);
+    super("ERR_SUBMIT_FAILED", "failed", `Submission of ${day} failed: ${err.message}`, {
+      cause: err,
+    });
+    this.name = "SubmitFailed";
     this.platform = err;
   }
 }
@@ -77,9 +81,10 @@ export function schedulePayload(agg: Aggregate, cfg: EffectiveConfig) {
 
 /**
  * Submits the latest aggregate of `day` once and records the `submitted` step with the receipt.
- * @throws {HttpProblem} 409 after gate closure (nothing is sent), when the day is not
- *   aggregated, when the platform, the balancing group or the sender EIC is not configured, or while another submission of the same
- *   version is in flight; {@link SubmitFailed} (502) when the platform refused or was unreachable
+ * @throws {GateClosed} after gate closure (nothing is sent); {@link NotAggregated} when the day
+ *   is not aggregated; {@link NotConfigured} when the platform, the balancing group or the
+ *   sender EIC is not configured; {@link SubmissionInFlight} while another submission of the
+ *   same version is in flight; {@link SubmitFailed} when the platform refused or was unreachable
  */
 export async function submitDay(
   kv: Deno.Kv,
@@ -95,22 +100,17 @@ export async function submitDay(
   },
 ): Promise<SubmitResult> {
   const gc = deliveryDay(day, cfg.gate_closure_local_time).gateClosure;
-  if (gc.epochMilliseconds <= opts.now()) {
-    throw new HttpProblem(
-      409,
-      `Gate closure for delivery day ${day} was ${gc.toString()} (${cfg.gate_closure_local_time} Europe/Berlin on the day before); nothing was submitted.`,
-    );
-  }
+  assertBeforeGateClosure(day, opts.now(), cfg.gate_closure_local_time, "nothing was submitted");
   if (!cfg.market_platform_url || !cfg.market_platform_api_key) {
-    throw new HttpProblem(
-      409,
+    throw new NotConfigured(
+      "ERR_PLATFORM_NOT_CONFIGURED",
       "The market platform is not configured (market_platform_url and market_platform_api_key); nothing was submitted.",
     );
   }
   const missing = (["balancing_group", "sender_eic"] as const).filter((f) => !cfg[f]);
   if (missing.length) {
-    throw new HttpProblem(
-      409,
+    throw new NotConfigured(
+      "ERR_SCHEDULE_PARTIES_MISSING",
       `A schedule needs the balancing group and the sender EIC; ${missing.join(" and ")} ${
         missing.length === 1 ? "is" : "are"
       } not configured; nothing was submitted.`,
@@ -118,10 +118,7 @@ export async function submitDay(
   }
   const agg = await readAggregate(kv, day);
   if (!agg) {
-    throw new HttpProblem(
-      409,
-      `Delivery day ${day} has not been aggregated yet; nothing to submit.`,
-    );
+    throw new NotAggregated(day, "submit");
   }
   const key = idempotencyKey(day, agg.version);
   const budgetMs = cfg.market_platform_timeout_seconds * 1000;
@@ -133,8 +130,7 @@ export async function submitDay(
     return await alreadyDone(kv, day, agg.version, key, existing.value, opts);
   }
   if (existing.value?.state === "in_flight" && existing.value.lease_until > now) {
-    throw new HttpProblem(
-      409,
+    throw new SubmissionInFlight(
       `Version ${agg.version} of ${day} is being submitted by ${existing.value.claimed_by} since ${existing.value.claimed_at}; not sent twice.`,
     );
   }
@@ -153,8 +149,7 @@ export async function submitDay(
   if (!claimed.ok) {
     const other = (await kv.get<Submission>(subKey(day, agg.version))).value;
     if (other?.state === "done") return await alreadyDone(kv, day, agg.version, key, other, opts);
-    throw new HttpProblem(
-      409,
+    throw new SubmissionInFlight(
       `Version ${agg.version} of ${day} is being submitted by ${
         other?.claimed_by ?? "another caller"
       }; not sent twice.`,

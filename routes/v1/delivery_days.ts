@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../lib/context.ts";
+import type { RouteContext } from "../../lib/http/route_context.ts";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { problem, ValidationFailed } from "../../lib/http/errors.ts";
 import { type ResponseSpec, VALIDATION_BODY } from "../../lib/http/route_table.ts";
@@ -128,7 +128,7 @@ function stepResponses(step: (typeof STEP_ROUTES)[number]): Record<number, Respo
 }
 
 /** Registers the delivery-day step routes and the open-position data delivery. */
-export function registerDeliveryDays(ctx: ServiceContext): void {
+export function registerDeliveryDays(ctx: RouteContext): void {
   for (const step of STEP_ROUTES) {
     ctx.routes.add({
       method: "post",

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../lib/context.ts";
+import type { RouteContext } from "../../lib/http/route_context.ts";
 import { HttpProblem } from "../../lib/http/errors.ts";
 import { readJson } from "../../lib/http/validation.ts";
 import {
@@ -25,7 +25,7 @@ const Result = z.object({
 });
 
 /** Registers forecast ingestion. */
-export function registerForecasts(ctx: ServiceContext): void {
+export function registerForecasts(ctx: RouteContext): void {
   // Registered MaLo-IDs among `ids` (up to 500): 10-key reads, all concurrently.
   const known = async (ids: string[]) => {
     const out = new Set<string>();

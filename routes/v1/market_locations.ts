@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../lib/context.ts";
+import type { RouteContext } from "../../lib/http/route_context.ts";
 import { problem } from "../../lib/http/errors.ts";
 import { VALIDATION_BODY } from "../../lib/http/route_table.ts";
 import { ValidationFailed } from "../../lib/http/errors.ts";
@@ -30,7 +30,7 @@ const ListQuery = z.strictObject({
 const PathParams = z.object({ malo_id: MaloId });
 
 /** Registers the market-location routes. */
-export function registerMarketLocations(ctx: ServiceContext): void {
+export function registerMarketLocations(ctx: RouteContext): void {
   const path = "/v1/market-locations/{malo_id}";
   const idOf = (raw: string | undefined) =>
     parseOr422(PathParams, { malo_id: raw ?? "" }, "path").malo_id;

@@ -3,11 +3,11 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../lib/context.ts";
+import type { RouteContext } from "../../lib/http/route_context.ts";
 import { openApiDocument } from "../../lib/http/route_table.ts";
 
 /** Registers the document route; call after every other route is registered. */
-export function registerOpenApi(ctx: ServiceContext): void {
+export function registerOpenApi(ctx: RouteContext): void {
   let doc: Record<string, unknown> | undefined;
   ctx.routes.add({
     method: "get",

@@ -3,11 +3,11 @@
  * stopped (the operator's override, SPEC §3.1).
  * @module
  */
-import type { ServiceContext } from "../../lib/context.ts";
+import type { RouteContext } from "../../lib/http/route_context.ts";
 import { runPass } from "../../lib/orchestrator/orchestrator.ts";
 
 /** Registers the manual pass. */
-export function registerOrchestrate(ctx: ServiceContext): void {
+export function registerOrchestrate(ctx: RouteContext): void {
   ctx.routes.add({
     method: "post",
     path: "/v1/orchestrate",

@@ -111,7 +111,7 @@ Deno.test("cache: another process writing the KV file is seen within 2 s", async
     );
     // A second replica in another process: the app on the same file, driven through its fetch.
     const script = `
-      import { createApp } from "./lib/app.ts";
+      import { createApp } from "./app.ts";
       import { loadSettings } from "./lib/settings.ts";
       const kv = await Deno.openKv(${JSON.stringify(s.kvPath)});
       const bridge = await createApp({

@@ -69,7 +69,7 @@ Deno.test("submit: an untrusted platform certificate is named in the 502 and the
     );
     assert.deepEqual(errors[0].data, {
       step: "submit",
-      status: 502,
+      code: "ERR_SUBMIT_FAILED",
       platform_status: null,
       platform_body: CAUSE,
       attempts: 1,

@@ -2,7 +2,7 @@
  * Test fixture: the real app on a temp-file KV, served by `Deno.serve` on 127.0.0.1 port 0.
  * @module
  */
-import { type BridgeApp, createApp } from "../../lib/app.ts";
+import { type BridgeApp, createApp } from "../../app.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { loadSettings } from "../../lib/settings.ts";
 

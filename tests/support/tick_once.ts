@@ -10,9 +10,10 @@
  *     → `{"name", "status": 200 | 409 | 502, "sent": boolean | null, "detail"?: string}`
  * @module
  */
-import { createApp } from "../../lib/app.ts";
+import { createApp } from "../../app.ts";
 import { FakeClock } from "../../lib/clock.ts";
-import { HttpProblem } from "../../lib/http/errors.ts";
+import { DomainError } from "../../lib/domain/errors.ts";
+import { STATUS_OF_CODE } from "../../lib/http/problem_map.ts";
 import { tick } from "../../lib/orchestrator/orchestrator.ts";
 import { runStep } from "../../lib/pipeline/steps.ts";
 import { loadSettings } from "../../lib/settings.ts";
@@ -30,8 +31,8 @@ if (mode === "submit") {
     const r = await runStep(bridge.ctx, day, "submit", name);
     out = { name, status: 200, sent: r.sent };
   } catch (err) {
-    if (!(err instanceof HttpProblem)) throw err;
-    out = { name, status: err.status, sent: null, detail: err.message };
+    if (!(err instanceof DomainError)) throw err;
+    out = { name, status: STATUS_OF_CODE[err.code], sent: null, detail: err.message };
   }
 } else {
   const outcome = await tick(bridge.ctx, name);

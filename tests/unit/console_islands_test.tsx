@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { renderToString } from "preact-render-to-string";
 import { Island, IslandCollector, IslandData, serializeProps } from "../../lib/console/island.tsx";
-import { CONSOLE_CSP, renderConsolePage } from "../../lib/console/page.tsx";
+import { CONSOLE_CSP, renderConsolePage } from "../../routes/console_page.tsx";
 import { fieldMeta } from "../../lib/console/field_meta.ts";
-import { ISLANDS } from "../../lib/console/registry.ts";
+import { ISLANDS } from "../../islands.ts";
 import { apiKey, authProblem } from "../../lib/console/session.ts";
 import { KeyGate } from "../../islands/KeyGate.tsx";
 import { OrchestratorPanel } from "../../islands/OrchestratorPanel.tsx";
@@ -45,8 +45,13 @@ Deno.test("Island: marker with name and id, props collected in order, hydration 
   const c = new IslandCollector();
   const html = renderToString(
     <div>
-      <Island collector={c} name="KeyGate" props={{}} />
-      <Island collector={c} name="EventStream" props={{ kinds: [HOSTILE] }} />
+      <Island collector={c} name="KeyGate" component={ISLANDS.KeyGate} props={{}} />
+      <Island
+        collector={c}
+        name="EventStream"
+        component={ISLANDS.EventStream}
+        props={{ kinds: [HOSTILE] }}
+      />
       <IslandData collector={c} />
     </div>,
   );

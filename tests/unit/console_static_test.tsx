@@ -6,14 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { ensureBundle, staleReason } from "../../lib/console/bundle.ts";
-import { CONSOLE_CSP } from "../../lib/console/page.tsx";
+import { CONSOLE_CSP } from "../../routes/console_page.tsx";
 import { startServer, storedEvents } from "../support/app.ts";
 
 Deno.test("bundle: built when missing or stale, then up to date", async () => {
   const { manifest } = await ensureBundle();
   assert.equal(await staleReason(), null);
   assert.match(manifest.script, /^client-[0-9a-f]{16}\.js$/);
-  assert.ok(manifest.inputs.includes("lib/console/client.tsx"));
+  assert.ok(manifest.inputs.includes("client.tsx"));
   assert.ok(manifest.inputs.includes("islands/EventStream.tsx"));
   const code = await Deno.readTextFile(
     new URL(`../../static/build/${manifest.script}`, import.meta.url),

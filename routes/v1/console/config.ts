@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { ConfigChanges, type RuntimeConfig } from "../../../lib/config/runtime_config.ts";
-import type { ServiceContext } from "../../../lib/context.ts";
+import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { readJson } from "../../../lib/http/validation.ts";
 
 const FieldViewSchema = z.object({
@@ -24,7 +24,7 @@ export const ConfigBody = z.object({
 });
 
 /** Registers the config routes. */
-export function registerConfig(ctx: ServiceContext, config: RuntimeConfig): void {
+export function registerConfig(ctx: RouteContext, config: RuntimeConfig): void {
   ctx.routes.add({
     method: "get",
     path: "/v1/console/config",

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../../lib/context.ts";
+import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { listDays, overview } from "../../../lib/pipeline/day_state.ts";
 
 const Step = z.object({
@@ -33,7 +33,7 @@ export const DayOverviewSchema = z.object({
 });
 
 /** Registers the overview. */
-export function registerDeliveryDayOverview(ctx: ServiceContext): void {
+export function registerDeliveryDayOverview(ctx: RouteContext): void {
   ctx.routes.add({
     method: "get",
     path: "/v1/console/delivery-days",

@@ -11,7 +11,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../../lib/context.ts";
+import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { ValidationFailed } from "../../../lib/http/errors.ts";
 import { parseOr422, zodIssuesToItems } from "../../../lib/http/validation.ts";
 import type { EventHub } from "../../../lib/store/event_hub.ts";
@@ -98,7 +98,7 @@ const RETRY = new TextEncoder().encode("retry: 3000\n\n");
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 /** Registers history and stream. */
-export function registerEvents(ctx: ServiceContext, hub: EventHub): void {
+export function registerEvents(ctx: RouteContext, hub: EventHub): void {
   ctx.routes.add({
     method: "get",
     path: "/v1/console/events",

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../../lib/context.ts";
+import type { RouteContext } from "../../../lib/http/route_context.ts";
 import type {
   OrchestratorStateName,
   OrchestratorStateStore,
@@ -22,7 +22,7 @@ export const OrchestratorStateBody = z.object({
  * @param store the app's cached orchestrator state: the next status read shows the change
  */
 export function registerOrchestratorControl(
-  ctx: ServiceContext,
+  ctx: RouteContext,
   store: OrchestratorStateStore,
 ): void {
   const toggle = (verb: "start" | "stop", state: OrchestratorStateName, summary: string) =>

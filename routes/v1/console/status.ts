@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../../lib/context.ts";
+import type { RouteContext } from "../../../lib/http/route_context.ts";
 import type { EffectiveConfig } from "../../../lib/config/fields.ts";
 import { json } from "../../../lib/http/respond.ts";
 import type { OrchestratorState, OrchestratorStateStore } from "../../../lib/orchestrator/state.ts";
@@ -53,7 +53,7 @@ export const StatusBody = z.object({
  * Registers the status endpoint.
  * @param orchestrator the app's cached orchestrator state (the one start/stop write through)
  */
-export function registerStatus(ctx: ServiceContext, orchestrator: OrchestratorStateStore): void {
+export function registerStatus(ctx: RouteContext, orchestrator: OrchestratorStateStore): void {
   const s = ctx.settings;
   const callers = ctx.keys.callersPerScope();
   const credentialTypes: ("api_key" | "bearer")[] = [];

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceContext } from "../../../lib/context.ts";
+import type { RouteContext } from "../../../lib/http/route_context.ts";
 
 /** Response body: open shape, SPEC §2.1. */
 export const StreamTokenBody = z.looseObject({
@@ -13,7 +13,7 @@ export const StreamTokenBody = z.looseObject({
 });
 
 /** Registers the stream-token exchange. */
-export function registerStreamToken(ctx: ServiceContext): void {
+export function registerStreamToken(ctx: RouteContext): void {
   ctx.routes.add({
     method: "post",
     path: "/v1/console/stream-token",

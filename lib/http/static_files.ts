@@ -6,8 +6,8 @@
  * ETag (`no-cache` + `If-None-Match` → 304).
  * @module
  */
-import { problem } from "../http/errors.ts";
-import { sha256Hex } from "./hash.ts";
+import { problem } from "./errors.ts";
+import { sha256Hex } from "../console/hash.ts";
 
 const STATIC_DIR = new URL("../../static/", import.meta.url);
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

@@ -22,44 +22,46 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { registerConsole } from "../routes/console.tsx";
-import { registerDeliveryDayOverview } from "../routes/v1/console/delivery_days.ts";
-import { registerDeliveryDays } from "../routes/v1/delivery_days.ts";
-import { registerForecasts } from "../routes/v1/forecasts.ts";
-import { registerMarketLocations } from "../routes/v1/market_locations.ts";
-import { registerOrchestrate } from "../routes/v1/orchestrate.ts";
-import { registerHealth } from "../routes/health.ts";
-import { registerConfig } from "../routes/v1/console/config.ts";
-import { registerEvents } from "../routes/v1/console/events.ts";
-import { registerOrchestratorControl } from "../routes/v1/console/orchestrator.ts";
-import { registerStatus } from "../routes/v1/console/status.ts";
-import { registerStreamToken } from "../routes/v1/console/stream_token.ts";
-import { registerOpenApi } from "../routes/v1/openapi.ts";
-import { RuntimeConfig } from "./config/runtime_config.ts";
-import { KeyRing } from "./auth/api_keys.ts";
-import { OidcVerifier } from "./auth/oidc.ts";
-import { StreamTokens } from "./auth/stream_token.ts";
-import { type Clock, systemClock } from "./clock.ts";
-import type { ServiceContext } from "./context.ts";
-import type { AppEnv } from "./http/env.ts";
-import { HttpProblem, problem, ValidationFailed, validationResponse } from "./http/errors.ts";
-import { audit, denialSummaryEvent } from "./http/middleware/audit.ts";
-import { authenticate } from "./http/middleware/authenticate.ts";
-import { countedBody, declaredLengthLimit } from "./http/middleware/body_limit.ts";
-import { DenialThrottle } from "./http/denial_throttle.ts";
-import { answerRedaction } from "./http/redact_answer.ts";
-import { ProcessLog } from "./log.ts";
-import { rateLimit } from "./http/middleware/rate_limit.ts";
-import { requireScope } from "./http/middleware/require_scope.ts";
-import { streamAuth } from "./http/middleware/stream_auth.ts";
-import { TokenBuckets } from "./http/rate_limiter.ts";
-import { requestPath } from "./http/request_path.ts";
-import { RouteTable } from "./http/route_table.ts";
-import { OrchestratorStateStore } from "./orchestrator/state.ts";
-import type { Settings } from "./settings.ts";
-import { EventHub } from "./store/event_hub.ts";
-import { EventLog } from "./store/events.ts";
-import { Redactor } from "./store/redactor.ts";
+import { registerConsole } from "./routes/console.tsx";
+import { registerDeliveryDayOverview } from "./routes/v1/console/delivery_days.ts";
+import { registerDeliveryDays } from "./routes/v1/delivery_days.ts";
+import { registerForecasts } from "./routes/v1/forecasts.ts";
+import { registerMarketLocations } from "./routes/v1/market_locations.ts";
+import { registerOrchestrate } from "./routes/v1/orchestrate.ts";
+import { registerHealth } from "./routes/health.ts";
+import { registerConfig } from "./routes/v1/console/config.ts";
+import { registerEvents } from "./routes/v1/console/events.ts";
+import { registerOrchestratorControl } from "./routes/v1/console/orchestrator.ts";
+import { registerStatus } from "./routes/v1/console/status.ts";
+import { registerStreamToken } from "./routes/v1/console/stream_token.ts";
+import { registerOpenApi } from "./routes/v1/openapi.ts";
+import { RuntimeConfig } from "./lib/config/runtime_config.ts";
+import { KeyRing } from "./lib/auth/api_keys.ts";
+import { OidcVerifier } from "./lib/auth/oidc.ts";
+import { StreamTokens } from "./lib/auth/stream_token.ts";
+import { type Clock, systemClock } from "./lib/clock.ts";
+import type { RouteContext } from "./lib/http/route_context.ts";
+import type { AppEnv } from "./lib/http/env.ts";
+import { HttpProblem, problem } from "./lib/http/errors.ts";
+import { domainErrorResponse } from "./lib/http/problem_map.ts";
+import { DomainError } from "./lib/domain/errors.ts";
+import { audit, denialSummaryEvent } from "./lib/http/middleware/audit.ts";
+import { authenticate } from "./lib/http/middleware/authenticate.ts";
+import { countedBody, declaredLengthLimit } from "./lib/http/middleware/body_limit.ts";
+import { DenialThrottle } from "./lib/http/denial_throttle.ts";
+import { answerRedaction } from "./lib/http/redact_answer.ts";
+import { ProcessLog } from "./lib/log.ts";
+import { rateLimit } from "./lib/http/middleware/rate_limit.ts";
+import { requireScope } from "./lib/http/middleware/require_scope.ts";
+import { streamAuth } from "./lib/http/middleware/stream_auth.ts";
+import { TokenBuckets } from "./lib/http/rate_limiter.ts";
+import { requestPath } from "./lib/http/request_path.ts";
+import { RouteTable } from "./lib/http/route_table.ts";
+import { OrchestratorStateStore } from "./lib/orchestrator/state.ts";
+import type { Settings } from "./lib/settings.ts";
+import { EventHub } from "./lib/store/event_hub.ts";
+import { EventLog } from "./lib/store/events.ts";
+import { Redactor } from "./lib/store/redactor.ts";
 
 /**
  * Hono's `c.env` for a request served by `Deno.serve`: the client address is read from the
@@ -88,7 +90,7 @@ export interface BridgeApp {
   /** Pass to `Deno.serve`; the second argument carries the client address. */
   fetch: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>;
   hono: Hono<AppEnv>;
-  ctx: ServiceContext;
+  ctx: RouteContext;
   /**
    * Stops the KV watches of the caches and waits for pending event writes; the KV store stays
    * open (the caller owns it and closes it afterwards).
@@ -129,7 +131,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     failures,
   });
   const onError = (err: unknown, _c: Context<AppEnv>): Response => {
-    if (err instanceof ValidationFailed) return validationResponse(err.items);
+    if (err instanceof DomainError) return domainErrorResponse(err);
     if (err instanceof HttpProblem) return problem(err.status, err.message, err.headers);
     const id = crypto.randomUUID();
     log.error("request_failed", `request ${id} failed`, err, { request_id: id });
@@ -158,7 +160,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const platformClient = settings.platformCaFile
     ? Deno.createHttpClient({ caCerts: [await Deno.readTextFile(settings.platformCaFile)] })
     : undefined;
-  const ctx: ServiceContext = {
+  const ctx: RouteContext = {
     settings,
     kv,
     clock,

@@ -7,8 +7,9 @@
  * @module
  */
 import { renderToString } from "preact-render-to-string";
-import { Island, IslandCollector, IslandData } from "./island.tsx";
-import type { FieldMeta } from "./types.ts";
+import { ISLANDS } from "../islands.ts";
+import { Island, IslandCollector, IslandData } from "../lib/console/island.tsx";
+import type { FieldMeta } from "../lib/console/types.ts";
 
 /** The Content-Security-Policy of the console page, exactly as DESIGN §7. */
 export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
@@ -51,10 +52,15 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
             <a href="#events">Events</a>
             <a href="#config">Configuration</a>
           </nav>
-          <Island collector={c} name="KeyGate" props={{}} />
+          <Island collector={c} name="KeyGate" component={ISLANDS.KeyGate} props={{}} />
         </header>
         <div class="statusbar">
-          <Island collector={c} name="OrchestratorPanel" props={{}} />
+          <Island
+            collector={c}
+            name="OrchestratorPanel"
+            component={ISLANDS.OrchestratorPanel}
+            props={{}}
+          />
         </div>
         {!p.script && (
           <p class="banner banner-error" role="alert">
@@ -68,16 +74,26 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
         <main>
           <section id="days" class="panel" aria-labelledby="days-h">
             <h2 id="days-h">Delivery days</h2>
-            <Island collector={c} name="DeliveryDays" props={{}} />
+            <Island collector={c} name="DeliveryDays" component={ISLANDS.DeliveryDays} props={{}} />
           </section>
           <div class="cols">
             <section id="events" class="panel" aria-labelledby="events-h">
               <h2 id="events-h">Events</h2>
-              <Island collector={c} name="EventStream" props={{ kinds: p.kinds }} />
+              <Island
+                collector={c}
+                name="EventStream"
+                component={ISLANDS.EventStream}
+                props={{ kinds: p.kinds }}
+              />
             </section>
             <section id="config" class="panel" aria-labelledby="config-h">
               <h2 id="config-h">Configuration</h2>
-              <Island collector={c} name="ConfigEditor" props={{ fields: p.fields }} />
+              <Island
+                collector={c}
+                name="ConfigEditor"
+                component={ISLANDS.ConfigEditor}
+                props={{ fields: p.fields }}
+              />
             </section>
           </div>
         </main>

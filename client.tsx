@@ -6,9 +6,9 @@
  * @module
  */
 import { hydrate } from "preact";
-import { ISLAND_DATA_ID } from "./island.tsx";
-import { type IslandName, ISLANDS } from "./registry.ts";
-import { startSession } from "./session.ts";
+import { ISLAND_DATA_ID } from "./lib/console/island.tsx";
+import { type IslandName, ISLANDS } from "./islands.ts";
+import { startSession } from "./lib/console/session.ts";
 
 const block = document.getElementById(ISLAND_DATA_ID);
 const props = JSON.parse(block?.textContent || "[]") as unknown[];

@@ -1,0 +1,119 @@
+/**
+ * Named domain errors with a stable `code`, in the style of jose's errors: the pipeline, the
+ * configuration and the orchestrator throw these and know nothing of HTTP; the HTTP edge maps
+ * each code to a status and a body in one table (`lib/http/problem_map.ts`,
+ * docs/architecture.md "Errors").
+ *
+ * Every error says whether the service *refused* (a rule forbids the step now: gate closure,
+ * nothing to publish, not configured, already in flight), *failed* (a foreign system did not do
+ * its part) or the input was *invalid* (with one {@link InputIssue} per problem). Event levels
+ * follow from that: a refusal is a warning, a failure an error.
+ * @module
+ */
+
+/** One problem with an input: where, what, a stable type, the offending value, extra facts. */
+export interface InputIssue {
+  /** Where: e.g. `["body", "sftp_host"]`, `["body", "forecasts", 3, "values"]`, `["query", "limit"]`. */
+  loc: (string | number)[];
+  /** A sentence for a person. */
+  msg: string;
+  /** Stable machine code, e.g. `value_error.eic`, `extra_forbidden`, `int_parsing`. */
+  type: string;
+  /**
+   * The offending value; `null` for a secret field, an unknown field and a body that did not
+   * parse (never quoted there; docs/access-control.md "Secrets").
+   */
+  input: unknown;
+  /** Extra facts, e.g. `{expected: "…"}`; `{}` when none. */
+  ctx: Record<string, unknown>;
+}
+
+/** Every code a domain error can carry. */
+export type ErrorCode =
+  | "ERR_GATE_CLOSED"
+  | "ERR_NOT_AGGREGATED"
+  | "ERR_PLATFORM_NOT_CONFIGURED"
+  | "ERR_SCHEDULE_PARTIES_MISSING"
+  | "ERR_SUBMISSION_IN_FLIGHT"
+  | "ERR_PUBLISH_FAILED"
+  | "ERR_SUBMIT_FAILED"
+  | "ERR_FORECAST_INVALID"
+  | "ERR_CONFIG_INVALID"
+  | "ERR_INPUT_INVALID";
+
+/** What kind of "no" an error is. */
+export type ErrorOutcome = "refused" | "failed" | "invalid";
+
+/** Base of every domain error; `message` is one sentence for the operator. */
+export class DomainError extends Error {
+  /** Stable code; never changes meaning. */
+  readonly code: ErrorCode;
+  readonly outcome: ErrorOutcome;
+  /** @param options.cause the underlying error, when there is one */
+  constructor(code: ErrorCode, outcome: ErrorOutcome, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "DomainError";
+    this.code = code;
+    this.outcome = outcome;
+  }
+}
+
+/** Gate closure of the delivery day has passed: nothing was submitted or written. */
+export class GateClosed extends DomainError {
+  constructor(message: string) {
+    super("ERR_GATE_CLOSED", "refused", message);
+    this.name = "GateClosed";
+  }
+}
+
+/** The day has no aggregate yet: there is nothing to publish or submit. */
+export class NotAggregated extends DomainError {
+  constructor(day: string, what: "publish" | "submit") {
+    super(
+      "ERR_NOT_AGGREGATED",
+      "refused",
+      `Delivery day ${day} has not been aggregated yet; nothing to ${what}.`,
+    );
+    this.name = "NotAggregated";
+  }
+}
+
+/** A step needs configuration that is missing (the platform, the schedule's parties). */
+export class NotConfigured extends DomainError {
+  constructor(
+    code: "ERR_PLATFORM_NOT_CONFIGURED" | "ERR_SCHEDULE_PARTIES_MISSING",
+    message: string,
+  ) {
+    super(code, "refused", message);
+    this.name = "NotConfigured";
+  }
+}
+
+/** Another caller is submitting the same aggregate version right now: not sent twice. */
+export class SubmissionInFlight extends DomainError {
+  constructor(message: string) {
+    super("ERR_SUBMISSION_IN_FLIGHT", "refused", message);
+    this.name = "SubmissionInFlight";
+  }
+}
+
+/** The sFTP server or the outbox did not take the file; nothing was recorded. */
+export class PublishFailed extends DomainError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("ERR_PUBLISH_FAILED", "failed", message, options);
+    this.name = "PublishFailed";
+  }
+}
+
+/** An input broke one or more rules; `issues` lists every one found. */
+export class InvalidInput extends DomainError {
+  readonly issues: InputIssue[];
+  constructor(
+    issues: InputIssue[],
+    code: "ERR_FORECAST_INVALID" | "ERR_CONFIG_INVALID" | "ERR_INPUT_INVALID" = "ERR_INPUT_INVALID",
+  ) {
+    super(code, "invalid", issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));
+    this.name = "InvalidInput";
+    this.issues = issues;
+  }
+}

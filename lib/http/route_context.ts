@@ -1,0 +1,14 @@
+/**
+ * What a route module receives: the app's services and the route table it registers on. The
+ * domain below (pipeline, orchestrator) receives the narrower {@link ServiceContext}, which
+ * knows no HTTP (docs/architecture.md, "Layers").
+ * @module
+ */
+import type { ServiceContext } from "../context.ts";
+import type { RouteTable } from "./route_table.ts";
+
+/** The services of one app and its route table. */
+export interface RouteContext extends ServiceContext {
+  /** Where routes are declared (path, access, schemas) and registered. */
+  routes: RouteTable;
+}
