@@ -40,7 +40,9 @@ import { KeyRing } from "./lib/auth/api_keys.ts";
 import { OidcVerifier } from "./lib/auth/oidc.ts";
 import { StreamTokens } from "./lib/auth/stream_token.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
+import type { ServiceContext } from "./lib/context.ts";
 import type { RouteContext } from "./lib/http/route_context.ts";
+import { Orchestrator } from "./lib/orchestrator/orchestrator.ts";
 import type { AppEnv } from "./lib/http/env.ts";
 import { HttpProblem, problem } from "./lib/http/errors.ts";
 import { domainErrorResponse } from "./lib/http/problem_map.ts";
@@ -91,6 +93,8 @@ export interface BridgeApp {
   fetch: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>;
   hono: Hono<AppEnv>;
   ctx: RouteContext;
+  /** The app's orchestrator: `Deno.cron` calls its `tick` (main.ts). */
+  orchestrator: Orchestrator;
   /**
    * Stops the KV watches of the caches and waits for pending event writes; the KV store stays
    * open (the caller owns it and closes it afterwards).
@@ -160,7 +164,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const platformClient = settings.platformCaFile
     ? Deno.createHttpClient({ caCerts: [await Deno.readTextFile(settings.platformCaFile)] })
     : undefined;
-  const ctx: RouteContext = {
+  const services: ServiceContext = {
     settings,
     kv,
     clock,
@@ -169,10 +173,12 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     log,
     keys,
     streamTokens,
-    routes,
     config,
     platformClient,
   };
+  // One orchestrator per app: its scheduled ticks and manual passes share one guard.
+  const orchestrator = new Orchestrator(services);
+  const ctx: RouteContext = { ...services, routes, orchestrator };
 
   hono.onError(onError);
   hono.notFound((c) => {
@@ -214,6 +220,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     fetch: (req, info) => hono.fetch(req, info ? new ServeBindings(info) : {}),
     hono,
     ctx,
+    orchestrator,
     close: async () => {
       clearInterval(denialTimer);
       await writeDenialSummaries(true);

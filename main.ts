@@ -4,7 +4,6 @@
  * @module
  */
 import { type BridgeApp, createApp } from "./app.ts";
-import { tick } from "./lib/orchestrator/orchestrator.ts";
 import { loadSettings, SettingsError } from "./lib/settings.ts";
 import { openKv } from "./lib/store/kv.ts";
 
@@ -17,7 +16,7 @@ const replica = `replica-${crypto.randomUUID().slice(0, 8)}`;
 Deno.cron("orchestrator", "* * * * *", async () => {
   if (!current) return;
   try {
-    await tick(current.ctx, replica);
+    await current.orchestrator.tick(replica);
   } catch (err) {
     current.ctx.log.error("orchestration_error", "orchestrator tick failed", err);
   }

@@ -35,6 +35,7 @@ export type ErrorCode =
   | "ERR_PLATFORM_NOT_CONFIGURED"
   | "ERR_SCHEDULE_PARTIES_MISSING"
   | "ERR_SUBMISSION_IN_FLIGHT"
+  | "ERR_PASS_RUNNING"
   | "ERR_PUBLISH_FAILED"
   | "ERR_SUBMIT_FAILED"
   | "ERR_FORECAST_INVALID"
@@ -94,6 +95,14 @@ export class SubmissionInFlight extends DomainError {
   constructor(message: string) {
     super("ERR_SUBMISSION_IN_FLIGHT", "refused", message);
     this.name = "SubmissionInFlight";
+  }
+}
+
+/** An orchestrator pass is under way in this app: a second one is not started beside it. */
+export class PassRunning extends DomainError {
+  constructor(message: string) {
+    super("ERR_PASS_RUNNING", "refused", message);
+    this.name = "PassRunning";
   }
 }
 

@@ -15,6 +15,7 @@ import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { readDay } from "../pipeline/day_state.ts";
 import { listMarketLocations, masterDataVersion } from "../pipeline/market_locations.ts";
 import { type RunnableStep, runStep } from "../pipeline/steps.ts";
+import { PassRunning } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";
 import { readOrchestratorState } from "./state.ts";
 
@@ -33,8 +34,6 @@ export type TickOutcome =
   | { ran: false; reason: "stopped" | "not_leader" | "busy" }
   | { ran: false; reason: "failed"; error: string }
   | { ran: true; report: PassReport };
-
-let running = false;
 
 /** Which steps a day needs now, in order. */
 async function neededSteps(
@@ -73,10 +72,106 @@ async function stillNeeded(ctx: ServiceContext, day: string, step: RunnableStep)
 }
 
 /**
- * Runs one pass now (also while stopped: the manual override of `POST /v1/orchestrate`).
+ * The orchestrator of one app: scheduled ticks and manual passes go through one guard, so a
+ * process never runs two passes at once (and two apps in one process do not share it).
+ */
+export class Orchestrator {
+  #ctx: ServiceContext;
+  /** The pass under way in this app, with who started it and when. */
+  #running: { by: string; since: string } | undefined;
+
+  /** @param ctx the app's services */
+  constructor(ctx: ServiceContext) {
+    this.#ctx = ctx;
+  }
+
+  /**
+   * One scheduled tick: no-op when stopped; otherwise the minute's lease, then a pass.
+   *
+   * Never throws: a failure outside the steps (KV unavailable, the lease unobtainable after the
+   * bounded retries of {@link retryKv}) becomes an `orchestration_error` event — and a process-log
+   * line should even that append fail — and the tick reports `{ran: false, reason: "failed"}`;
+   * the next tick tries again.
+   * @param holder a name for this replica (stored in the lease)
+   */
+  async tick(holder: string): Promise<TickOutcome> {
+    const ctx = this.#ctx;
+    try {
+      return await this.#tickOnce(holder);
+    } catch (err) {
+      const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
+      try {
+        await ctx.events.append({
+          kind: "orchestration_error",
+          level: "error",
+          message,
+          caller: "orchestrator",
+          data: { replica: holder },
+        });
+      } catch (appendErr) {
+        ctx.log.error(
+          "orchestration_error",
+          `${message} — and the event could not be stored`,
+          appendErr,
+        );
+      }
+      return { ran: false, reason: "failed", error: (err as Error).message };
+    }
+  }
+
+  /**
+   * One pass now, also while stopped (the operator's override of `POST /v1/orchestrate`).
+   * @param by the caller's name
+   * @throws {PassRunning} while a pass (scheduled or manual) is under way in this app
+   */
+  async runNow(by: string): Promise<PassReport> {
+    if (this.#running) {
+      throw new PassRunning(
+        `An orchestrator pass started by ${this.#running.by} at ${this.#running.since} is still running; try again when it has finished.`,
+      );
+    }
+    return await this.#guarded(by, () => runPass(this.#ctx, by));
+  }
+
+  async #guarded<T>(by: string, fn: () => Promise<T>): Promise<T> {
+    this.#running = { by, since: new Date(this.#ctx.clock.now()).toISOString() };
+    try {
+      return await fn();
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  async #tickOnce(holder: string): Promise<TickOutcome> {
+    const ctx = this.#ctx;
+    const state = await readOrchestratorState(ctx.kv, ctx.settings.orchestratorAutostart);
+    if (state.state !== "running") return { ran: false, reason: "stopped" };
+    if (this.#running) return { ran: false, reason: "busy" };
+    const minute = Math.floor(ctx.clock.now() / 60_000);
+    const key: Deno.KvKey = ["leases", "orchestrator", minute];
+    // Replicas on one SQLite file contend here at the same second: `database is locked` is retried.
+    const lease = await retryKv(
+      "orchestrator lease",
+      () =>
+        ctx.kv.atomic().check({ key, versionstamp: null })
+          .set(key, { holder, at: new Date(ctx.clock.now()).toISOString() }, {
+            expireIn: 10 * 60_000,
+          })
+          .commit(),
+    );
+    if (!lease.ok) return { ran: false, reason: "not_leader" };
+    return {
+      ran: true,
+      report: await this.#guarded("orchestrator", () => runPass(ctx, "orchestrator")),
+    };
+  }
+}
+
+/**
+ * Runs one pass: every open day up to the horizon, the steps it needs, in order.
  * @param by `orchestrator` for scheduled passes, else the caller's name
  */
-export async function runPass(ctx: ServiceContext, by: string): Promise<PassReport> {
+async function runPass(ctx: ServiceContext, by: string): Promise<PassReport> {
   const now = ctx.clock.now();
   const cfg = await ctx.config.effective();
   const report: PassReport = { started_at: new Date(now).toISOString(), days: [] };
@@ -104,62 +199,4 @@ export async function runPass(ctx: ServiceContext, by: string): Promise<PassRepo
     if (entry.ran.length || entry.failed) report.days.push(entry);
   }
   return report;
-}
-
-/**
- * One scheduled tick: no-op when stopped; otherwise the minute's lease, then a pass.
- *
- * Never throws: a failure outside the steps (KV unavailable, the lease unobtainable after the
- * bounded retries of {@link retryKv}) becomes an `orchestration_error` event — and a console line
- * should even that append fail — and the tick reports `{ran: false, reason: "failed"}`; the next
- * tick tries again.
- * @param holder a name for this replica (stored in the lease)
- */
-export async function tick(ctx: ServiceContext, holder: string): Promise<TickOutcome> {
-  try {
-    return await tickOnce(ctx, holder);
-  } catch (err) {
-    const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
-    try {
-      await ctx.events.append({
-        kind: "orchestration_error",
-        level: "error",
-        message,
-        caller: "orchestrator",
-        data: { replica: holder },
-      });
-    } catch (appendErr) {
-      ctx.log.error(
-        "orchestration_error",
-        `${message} — and the event could not be stored`,
-        appendErr,
-      );
-    }
-    return { ran: false, reason: "failed", error: (err as Error).message };
-  }
-}
-
-async function tickOnce(ctx: ServiceContext, holder: string): Promise<TickOutcome> {
-  const state = await readOrchestratorState(ctx.kv, ctx.settings.orchestratorAutostart);
-  if (state.state !== "running") return { ran: false, reason: "stopped" };
-  if (running) return { ran: false, reason: "busy" };
-  const minute = Math.floor(ctx.clock.now() / 60_000);
-  const key: Deno.KvKey = ["leases", "orchestrator", minute];
-  // Replicas on one SQLite file contend here at the same second: `database is locked` is retried.
-  const lease = await retryKv(
-    "orchestrator lease",
-    () =>
-      ctx.kv.atomic().check({ key, versionstamp: null })
-        .set(key, { holder, at: new Date(ctx.clock.now()).toISOString() }, {
-          expireIn: 10 * 60_000,
-        })
-        .commit(),
-  );
-  if (!lease.ok) return { ran: false, reason: "not_leader" };
-  running = true;
-  try {
-    return { ran: true, report: await runPass(ctx, "orchestrator") };
-  } finally {
-    running = false;
-  }
 }

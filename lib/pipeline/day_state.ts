@@ -71,7 +71,11 @@ export interface DayOverview {
 }
 
 const dayKey = (day: string): Deno.KvKey => ["days", day];
-const locks = new Map<string, Promise<unknown>>();
+/**
+ * The in-process day locks of each store: apps on the same store share them (they share the
+ * data), apps on different stores in one process do not.
+ */
+const locksOfStore = new WeakMap<Deno.Kv, Map<string, Promise<unknown>>>();
 
 /** A fresh state for a day nothing has happened to. */
 export function emptyDay(day: string): DayState {
@@ -87,13 +91,15 @@ export async function readDay(kv: Deno.Kv, day: string): Promise<Deno.KvEntryMay
  * Runs `fn` with the day's lock held in this process (other processes are kept consistent by
  * the versionstamp checks of {@link updateDay}).
  */
-export function withDayLock<T>(day: string, fn: () => Promise<T>): Promise<T> {
+export function withDayLock<T>(kv: Deno.Kv, day: string, fn: () => Promise<T>): Promise<T> {
+  let locks = locksOfStore.get(kv);
+  if (!locks) locksOfStore.set(kv, locks = new Map());
   const prev = locks.get(day) ?? Promise.resolve();
   const run = prev.catch(() => {}).then(fn);
   const tail = run.catch(() => {});
   locks.set(day, tail);
   tail.then(() => {
-    if (locks.get(day) === tail) locks.delete(day);
+    if (locks!.get(day) === tail) locks!.delete(day);
   });
   return run;
 }
@@ -111,7 +117,7 @@ export function updateDay<T>(
     entry: Deno.KvEntryMaybe<DayState>,
   ) => Promise<{ state: DayState; extra?: (op: Deno.AtomicOperation) => void; result: T } | null>,
 ): Promise<T | null> {
-  return withDayLock(day, () =>
+  return withDayLock(kv, day, () =>
     retryKv(`update delivery day ${day}`, async () => {
       const entry = await readDay(kv, day);
       const current = structuredClone(entry.value ?? emptyDay(day));

@@ -163,10 +163,10 @@ const sameValues = (a: number[], b: number[]) =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 
 /** Runs `fn` holding the in-process locks of every day, taken in date order. */
-function withDayLocks<T>(days: string[], fn: () => Promise<T>): Promise<T> {
+function withDayLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Promise<T> {
   const [first, ...rest] = [...days].sort();
   if (first === undefined) return fn();
-  return withDayLock(first, () => withDayLocks(rest, fn));
+  return withDayLock(kv, first, () => withDayLocks(kv, rest, fn));
 }
 
 /**
@@ -205,7 +205,7 @@ export function ingestForecasts(
   for (const d of days) {
     assertBeforeGateClosure(d, nowMs, gateClosureLocalTime, "forecasts are no longer accepted");
   }
-  return withDayLocks(days, () =>
+  return withDayLocks(kv, days, () =>
     retryKv("ingest forecasts", async () => {
       // Day states first, then the forecasts: a forecast changed after the day read also bumped
       // the day, so the commit's check fails and this round reads again (never stale

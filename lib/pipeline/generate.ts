@@ -76,7 +76,7 @@ export function generateForecasts(
   day: string,
   opts: { by: string; nowMs: number; region: string },
 ): Promise<GenerateResult> {
-  return withDayLock(day, () =>
+  return withDayLock(kv, day, () =>
     retryKv(`generate forecasts for ${day}`, async () => {
       const dayEntry = await kv.get<DayState>(["days", day]);
       const master = await masterDataVersion(kv);

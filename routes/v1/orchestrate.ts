@@ -4,7 +4,6 @@
  * @module
  */
 import type { RouteContext } from "../../lib/http/route_context.ts";
-import { runPass } from "../../lib/orchestrator/orchestrator.ts";
 
 /** Registers the manual pass. */
 export function registerOrchestrate(ctx: RouteContext): void {
@@ -14,6 +13,9 @@ export function registerOrchestrate(ctx: RouteContext): void {
     access: "process",
     summary: "Run one orchestrator pass now (works while stopped)",
     tags: ["pipeline"],
-    responses: { 200: { description: "what the pass ran, per delivery day" } },
-  }, async (c) => c.json(await runPass(ctx, c.get("principal")?.caller ?? "unknown")));
+    responses: {
+      200: { description: "what the pass ran, per delivery day" },
+      409: { description: "a pass is already running in this instance" },
+    },
+  }, async (c) => c.json(await ctx.orchestrator.runNow(c.get("principal")?.caller ?? "unknown")));
 }

@@ -159,14 +159,13 @@ Deno.test("submit: an attempt cut off by the deadline reports the platform's las
 Deno.test("orchestrator: a failing step becomes an orchestration_error and is retried on the next tick", async () => {
   const r = await rig(BEFORE_GC);
   try {
-    const { tick } = await import("../../lib/orchestrator/orchestrator.ts");
     await portfolio(r.s);
     assert.equal(
       (await call(`${r.s.url}/v1/console/start`, { method: "POST", headers: proc })).status,
       200,
     );
     r.sim.failNext(400, "balancing group unknown", 1);
-    const first = await tick(r.s.bridge.ctx, "replica-a");
+    const first = await r.s.bridge.orchestrator.tick("replica-a");
     assert.equal(first.ran, true);
     const failed = first.ran ? first.report.days.find((d) => d.delivery_day === DAY) : undefined;
     assert.equal(failed?.failed?.step, "submit");
@@ -180,7 +179,7 @@ Deno.test("orchestrator: a failing step becomes an orchestration_error and is re
     assert.equal((await dayView(r.s, DAY)).steps.submitted, null);
 
     r.clock.advance(60_000);
-    const second = await tick(r.s.bridge.ctx, "replica-a");
+    const second = await r.s.bridge.orchestrator.tick("replica-a");
     const retried = second.ran ? second.report.days.find((d) => d.delivery_day === DAY) : undefined;
     assert.deepEqual(retried?.ran, ["submit"]);
     assert.equal(forDay(r.sim, DAY).length, 1);

@@ -3,6 +3,7 @@
  * simulator over TLS, the orchestrator's pass, exactly-once submission, gate closure.
  */
 import assert from "node:assert/strict";
+import { Orchestrator } from "../../lib/orchestrator/orchestrator.ts";
 import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
@@ -260,11 +261,10 @@ Deno.test("orchestrator: runs the missing steps; a newer forecast makes the day 
 Deno.test("orchestrator tick: a no-op while stopped; one pass per minute when two replicas tick", async () => {
   const r = await rig();
   try {
-    const { tick } = await import("../../lib/orchestrator/orchestrator.ts");
-    assert.deepEqual(await tick(r.s.bridge.ctx, "a"), { ran: false, reason: "stopped" });
+    assert.deepEqual(await r.s.bridge.orchestrator.tick("a"), { ran: false, reason: "stopped" });
     await call(`${r.s.url}/v1/console/start`, { method: "POST", headers: proc });
-    const first = await tick(r.s.bridge.ctx, "a");
-    const second = await tick(r.s.bridge.ctx, "b");
+    const first = await r.s.bridge.orchestrator.tick("a");
+    const second = await r.s.bridge.orchestrator.tick("b");
     assert.equal(first.ran, true);
     assert.deepEqual(second, { ran: false, reason: "not_leader" });
     assert.equal(forDay(r).length, 1);
@@ -279,7 +279,6 @@ Deno.test("orchestrator tick: a no-op while stopped; one pass per minute when tw
 Deno.test("orchestrator tick: a KV that stays locked is retried, bounded, then an orchestration_error event", async () => {
   const r = await rig();
   try {
-    const { tick } = await import("../../lib/orchestrator/orchestrator.ts");
     await call(`${r.s.url}/v1/console/start`, { method: "POST", headers: proc });
     const ctx = r.s.bridge.ctx;
     let attempts = 0;
@@ -296,7 +295,7 @@ Deno.test("orchestrator tick: a KV that stays locked is retried, bounded, then a
         return typeof v === "function" ? v.bind(target) : v;
       },
     });
-    const outcome = await tick({ ...ctx, kv: locked }, "replica-x");
+    const outcome = await new Orchestrator({ ...ctx, kv: locked }).tick("replica-x");
     assert.equal(outcome.ran, false);
     assert.equal(outcome.ran === false && outcome.reason, "failed");
     assert.ok(attempts > 1, "the lock was retried");
@@ -307,7 +306,7 @@ Deno.test("orchestrator tick: a KV that stays locked is retried, bounded, then a
     assert.match(String(errors[0].message), /orchestrator tick of replica-x failed: .*lease/);
     assert.equal(r.sim.submissions().length, 0, "nothing was submitted");
     // The lock is gone: the next tick runs the pass.
-    assert.equal((await tick(ctx, "replica-x")).ran, true);
+    assert.equal((await new Orchestrator(ctx).tick("replica-x")).ran, true);
     assert.equal(forDay(r).length, 1);
   } finally {
     await r.close();

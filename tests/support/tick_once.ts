@@ -14,7 +14,6 @@ import { createApp } from "../../app.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { DomainError } from "../../lib/domain/errors.ts";
 import { STATUS_OF_CODE } from "../../lib/http/problem_map.ts";
-import { tick } from "../../lib/orchestrator/orchestrator.ts";
 import { runStep } from "../../lib/pipeline/steps.ts";
 import { loadSettings } from "../../lib/settings.ts";
 
@@ -35,7 +34,7 @@ if (mode === "submit") {
     out = { name, status: STATUS_OF_CODE[err.code], sent: null, detail: err.message };
   }
 } else {
-  const outcome = await tick(bridge.ctx, name);
+  const outcome = await bridge.orchestrator.tick(name);
   out = { name, ran: outcome.ran };
 }
 await bridge.close();
