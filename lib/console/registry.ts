@@ -1,5 +1,5 @@
 /**
- * Every island by name (DESIGN §7). The server renders an island inside a marker that carries
+ * Every island by name (docs/architecture.md, "Console"). The server renders an island inside a marker that carries
  * this name; the client bundle looks the name up here to hydrate it. Add new islands here.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Request validation with zod, mapped onto the 422 body of SPEC §7.
+ * Request validation with zod, mapped onto the 422 body (docs/architecture.md, "Errors").
  * @module
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
@@ -16,7 +16,7 @@ const TYPE_OF: Record<string, string> = {
   custom: "value_error",
 };
 
-/** Converts zod issues to SPEC §7 items; `where` is `"body"`, `"query"` or `"path"`. */
+/** Converts zod issues to 422 items (docs/architecture.md, "Errors"); `where` is `"body"`, `"query"` or `"path"`. */
 export function zodIssuesToItems(
   where: string,
   issues: z.core.$ZodIssue[],

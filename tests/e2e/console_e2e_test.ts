@@ -1,5 +1,5 @@
 /**
- * The console in a real browser (SPEC §1, §3.1, §5.7; DESIGN §7): key gate, history and live
+ * The console in a real browser (docs/architecture.md, "Console"): key gate, history and live
  * events, start/stop, config editor with 422 messages, untrusted text, CSP. Screenshots of each
  * state go to `tests/e2e/screenshots/` (git-ignored).
  *

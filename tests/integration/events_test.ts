@@ -1,5 +1,5 @@
 /**
- * Event history and live stream (SPEC §4 rules 2 and 4, §6; DESIGN §6).
+ * Event history and live stream (docs/architecture.md, "Event log and live stream").
  */
 import assert from "node:assert/strict";
 import { call, startServer, type TestServer } from "../support/app.ts";

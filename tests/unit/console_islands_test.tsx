@@ -1,5 +1,5 @@
 /**
- * The islands mechanism and the page (DESIGN §7), rendered with preact-render-to-string:
+ * The islands mechanism and the page (docs/architecture.md, "Console"), rendered with preact-render-to-string:
  * markers name the island and carry an id into one JSON data block; nothing in props can close
  * that block; the page has no inline script and no style attribute; each island renders its
  * "no key yet" state on the server.
