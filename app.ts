@@ -1,5 +1,5 @@
 /**
- * Builds the service (DESIGN §2–§3) on a given KV store and clock, so that `main.ts` and the
+ * Builds the service (docs/architecture.md: "Layers", "Request path") on a given KV store and clock, so that `main.ts` and the
  * tests construct exactly the same app.
  *
  * Request path (per route, built once by {@link requestPath}): declared body length →
@@ -104,7 +104,7 @@ export interface BridgeApp {
 
 /**
  * Builds the app. Records an `auth_disabled` warning event when `ALLOW_UNAUTHENTICATED=true`
- * (SPEC §5.5.5, on every start).
+ * (docs/access-control.md, "Fail closed"; on every start).
  */
 export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const { settings, kv } = deps;

@@ -1,5 +1,5 @@
 /**
- * The browser entry of the console (DESIGN §7), bundled by `deno task build` into
+ * The browser entry of the console (docs/architecture.md, "Console"), bundled by `deno task build` into
  * `static/build/client-<hash>.js`: reads the props data block, hydrates every island marker
  * with Preact, then starts the session (stored key, clock, live feed). Sets
  * `<html data-ready="true">` when done.

@@ -1,5 +1,5 @@
 /**
- * Composition root (DESIGN §2): settings → KV → app → `Deno.serve`.
+ * Composition root (docs/architecture.md, "Layers"): settings → KV → app → `Deno.serve`.
  * Exits with status 1 and a message naming the variable when the environment is invalid.
  * @module
  */
@@ -11,7 +11,7 @@ import { openKv } from "./lib/store/kv.ts";
 let current: BridgeApp | undefined;
 const replica = `replica-${crypto.randomUUID().slice(0, 8)}`;
 
-// Registered at module top level, as Deno Deploy requires (DESIGN §1). Every minute; a tick is a
+// Registered at module top level, as Deno Deploy requires (docs/architecture.md, "Stack"). Every minute; a tick is a
 // no-op while the orchestrator is stopped or another replica holds this minute's lease.
 Deno.cron("orchestrator", "* * * * *", async () => {
   if (!current) return;

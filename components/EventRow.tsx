@@ -1,6 +1,6 @@
 /**
  * One event of the operations log. Every field may carry untrusted text (request paths, caller
- * names, foreign error bodies, SPEC §5.7.1): all of it is rendered as text nodes, never markup.
+ * names, foreign error bodies; docs/architecture.md, "Console"): all of it is rendered as text nodes, never markup.
  * @module
  */
 import type { EventRecord } from "../lib/console/types.ts";

@@ -1,6 +1,6 @@
 /**
  * One pipeline step of a delivery day in the overview: version, time and caller, and a stale
- * marker with its reason when newer input arrived after the step (SPEC §2.5, §3.2).
+ * marker with its reason when newer input arrived after the step (docs/pipeline.md, "Day state and staleness").
  * @module
  */
 import type { Step } from "../lib/console/types.ts";

@@ -1,6 +1,6 @@
 /**
  * `deno task build`: bundles the console's islands for the browser into `static/build/`
- * (DESIGN §7). With `--if-stale` (used by `start`, `dev`, `demo` and `test`) it builds only when
+ * (docs/architecture.md, "Console"). With `--if-stale` (used by `start`, `dev`, `demo` and `test`) it builds only when
  * the bundle is missing or one of its sources changed, and a failed build only warns: the
  * service still starts, and `/console` says that its script is missing.
  *

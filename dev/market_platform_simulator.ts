@@ -1,5 +1,5 @@
 /**
- * Market-platform simulator (DESIGN §8): a real HTTPS server with a self-signed certificate made
+ * Market-platform simulator (docs/pipeline.md, "Submit"): a real HTTPS server with a self-signed certificate made
  * at start, implementing the submission contract the bridge uses:
  *
  * - `POST /schedules` with the key raw in `authorization` (else 401) and an `idempotency-key`

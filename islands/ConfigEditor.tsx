@@ -1,5 +1,5 @@
 /**
- * Island: the runtime configuration (SPEC §2.3): every field with its effective value and
+ * Island: the runtime configuration (docs/architecture.md, "Runtime configuration"): every field with its effective value and
  * source, a `runtime` badge on console overrides, write-only secrets, 422 messages beside the
  * field they concern, revert one field (`null`) and revert all (`DELETE`). Reloads when another
  * operator changes the config (a `config_changed` event), keeping unsaved edits.

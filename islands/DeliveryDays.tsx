@@ -1,5 +1,5 @@
 /**
- * Island: the delivery-day overview (SPEC §2.5, §3.2; DESIGN §8). One row per day with the
+ * Island: the delivery-day overview (docs/pipeline.md, "Day state and staleness"). One row per day with the
  * forecast, aggregated, published and submitted steps (time, caller, stale marker with its
  * reason), a countdown to gate closure, the open-position chart of the selected day, and the
  * manual pipeline steps — offered only when the service's OpenAPI document lists their routes.

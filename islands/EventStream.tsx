@@ -1,5 +1,5 @@
 /**
- * Island: the operations log, history on load and live after that (SPEC §6; DESIGN §6), with
+ * Island: the operations log, history on load and live after that (docs/architecture.md, "Event log and live stream"), with
  * filters by kind and level. The list follows new events while it is scrolled to the bottom;
  * scrolling up (or selecting text in it) pauses that, and a button shows how many events
  * arrived meanwhile and jumps back.

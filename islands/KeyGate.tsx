@@ -1,5 +1,5 @@
 /**
- * Island: asks for the process API key once and keeps it in `localStorage` (SPEC §1; DESIGN §7),
+ * Island: asks for the process API key once and keeps it in `localStorage` (docs/architecture.md, "Console"),
  * offers "Forget key", and says plainly why the service refuses (401, 403, 503 fail-closed).
  * @module
  */

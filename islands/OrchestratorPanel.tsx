@@ -1,7 +1,7 @@
 /**
  * Island: the status pill (orchestrator `running`/`stopped`), start/stop with a confirmation
- * that states the consequence (SPEC §3.1), the service version and its security posture
- * (SPEC §2.2). Refreshes every 30 s and on every start/stop event.
+ * that states the consequence (docs/pipeline.md, "Orchestrator"), the service version and its security posture
+ * (docs/architecture.md, "Console API"). Refreshes every 30 s and on every start/stop event.
  * @module
  */
 import { useSignal, useSignalEffect } from "@preact/signals";

@@ -1,5 +1,5 @@
 /**
- * The services a route receives (DESIGN §2: everything gets its dependencies as arguments).
+ * The services a route receives (docs/architecture.md, "Layers": everything gets its dependencies as arguments).
  * @module
  */
 import type { KeyRing } from "./auth/api_keys.ts";

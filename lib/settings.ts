@@ -1,6 +1,6 @@
 /**
  * Environment settings of the service: one zod schema for every environment variable
- * (SPEC §5.3, §5.4, §8; DESIGN §3–§5). A bad value stops start-up with a message that names the
+ * (docs/access-control.md; README, "Configuration"). A bad value stops start-up with a message that names the
  * variable and never quotes a secret.
  *
  * @example
@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { type FieldName, parseConfigEnv } from "./config/fields.ts";
 
-/** An access scope (SPEC §5.2). `process` grants everything `external` grants. */
+/** An access scope (docs/access-control.md, "Scopes"). `process` grants everything `external` grants. */
 export type Scope = "external" | "process";
 
 /** One configured API key: the caller's name, its scope and the secret (never logged). */
@@ -144,7 +144,7 @@ export const envSchema = z.object({
   MARKET_PLATFORM_BACKOFF_MS: int(500, 1, 60_000),
 });
 
-/** OIDC bearer-token settings (SPEC §5.4); absent when `OIDC_ISSUER` is unset. */
+/** OIDC bearer-token settings (docs/access-control.md, "Bearer tokens"); absent when `OIDC_ISSUER` is unset. */
 export interface OidcSettings {
   /** Expected `iss` claim, exactly as configured. */
   issuer: string;
@@ -171,17 +171,17 @@ export interface Settings {
    * Deno Deploy's managed KV (the default there).
    */
   kvPath: string;
-  /** Every configured API key, both scopes, named and single-key forms (SPEC §5.3). */
+  /** Every configured API key, both scopes, named and single-key forms (docs/access-control.md, "Credentials"). */
   apiKeys: ApiKeyEntry[];
   /** OIDC settings, or `undefined` when the bearer path is disabled. */
   oidc?: OidcSettings;
-  /** `ALLOW_UNAUTHENTICATED=true`: every route open, for local development only (SPEC §5.5.5). */
+  /** `ALLOW_UNAUTHENTICATED=true`: every route open, for local development only (docs/access-control.md, "Fail closed"). */
   allowUnauthenticated: boolean;
-  /** Sustained rate per caller, requests per minute; 0 disables the limit (SPEC §8). */
+  /** Sustained rate per caller, requests per minute; 0 disables the limit (docs/access-control.md, "Request path"). */
   rateLimitPerMinute: number;
-  /** Bucket size per caller (SPEC §8). */
+  /** Bucket size per caller (docs/access-control.md, "Request path"). */
   rateLimitBurst: number;
-  /** Largest accepted request body in bytes (SPEC §8; default 8 MiB). */
+  /** Largest accepted request body in bytes (docs/access-control.md, "Request path"; default 8 MiB). */
   maxRequestBytes: number;
   /** Start the orchestrator as `running` when no state was persisted yet. */
   orchestratorAutostart: boolean;
@@ -189,7 +189,7 @@ export interface Settings {
   platformCaFile?: string;
   /** First retry delay towards the market platform, ms (doubles per attempt). Default 500. */
   platformBackoffMs: number;
-  /** Environment base of the runtime-configurable fields (SPEC §2.3), only those set. */
+  /** Environment base of the runtime-configurable fields (docs/architecture.md, "Runtime configuration"), only those set. */
   configEnv: Partial<Record<FieldName, unknown>>;
 }
 
@@ -242,7 +242,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
   const secrets = new Map<string, ApiKeyEntry>();
   for (const k of apiKeys) {
     const sameName = names.get(k.name);
-    // One caller may hold several secrets of one scope (rotation, SPEC §5.3); a name may not
+    // One caller may hold several secrets of one scope (rotation, docs/access-control.md, "Credentials"); a name may not
     // stand for two scopes.
     if (sameName && sameName.scope !== k.scope) {
       problems.push({
@@ -299,7 +299,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
   };
 }
 
-/** Names of the variables any of which makes authentication configured (SPEC §5.5.4). */
+/** Names of the variables any of which makes authentication configured (docs/access-control.md, "Fail closed"). */
 export const AUTH_VARIABLES = [
   "PROCESS_API_KEYS",
   "PROCESS_API_KEY",

@@ -1,5 +1,5 @@
 /**
- * `/console` and its static files (SPEC §1, §4, §5.7; DESIGN §7).
+ * `/console` and its static files (docs/architecture.md, "Console").
  *
  * - `GET /console` (open): the server-rendered page with {@link CONSOLE_CSP}; it holds no data.
  * - `GET /static/{file}` (open): stylesheet and icon, ETag-revalidated.

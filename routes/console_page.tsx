@@ -1,5 +1,5 @@
 /**
- * The `/console` document (SPEC §1, §5.7; DESIGN §7): server-rendered HTML with five islands
+ * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with five islands
  * (key gate, orchestrator with status pill, delivery days, event stream, config editor), one
  * stylesheet, one module script and the islands' props as a JSON data block. No inline script,
  * no `style` attribute: the page works under {@link CONSOLE_CSP}. It holds no service data;
@@ -11,7 +11,7 @@ import { ISLANDS } from "../islands.ts";
 import { Island, IslandCollector, IslandData } from "../lib/console/island.tsx";
 import type { FieldMeta } from "../lib/console/types.ts";
 
-/** The Content-Security-Policy of the console page, exactly as DESIGN §7. */
+/** The Content-Security-Policy of the console page, exactly as in docs/architecture.md, "Console". */
 export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
   "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
   "frame-ancestors 'none'";

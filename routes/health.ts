@@ -1,5 +1,5 @@
 /**
- * `GET /health` (SPEC §4): open, also when authentication is unconfigured.
+ * `GET /health` (docs/access-control.md, "Fail closed"): open, also when authentication is unconfigured.
  * @module
  */
 import { z } from "zod";

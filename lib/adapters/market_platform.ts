@@ -1,5 +1,5 @@
 /**
- * Client of the external market-platform API (SPEC §1; DESIGN §8): `POST {url}/schedules` over
+ * Client of the external market-platform API (docs/pipeline.md, "Submit"): `POST {url}/schedules` over
  * HTTPS with the platform key raw in the `authorization` header and an `idempotency-key`.
  * 5xx answers and network errors are retried with exponential backoff inside the time budget;
  * 4xx answers and TLS handshake failures (untrusted certificate, no TLS on the other side; see

@@ -1,5 +1,5 @@
 /**
- * The local outbox (DESIGN §8): used when no sFTP host is configured. Files are written under a
+ * The local outbox (docs/pipeline.md, "Publish"): used when no sFTP host is configured. Files are written under a
  * temporary name in the same directory and renamed, so a reader never sees half a file.
  * @module
  */

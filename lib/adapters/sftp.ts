@@ -1,5 +1,5 @@
 /**
- * Upload over sFTP with `npm:ssh2-sftp-client` (DESIGN §8): the file is written under a
+ * Upload over sFTP with `npm:ssh2-sftp-client` (docs/pipeline.md, "Publish"): the file is written under a
  * temporary name and then renamed (OpenSSH `posix-rename`), so a reader never sees half a file.
  * The server's host key is pinned by its SHA-256 fingerprint when one is configured.
  * @module

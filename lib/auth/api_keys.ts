@@ -1,5 +1,5 @@
 /**
- * Named API keys (SPEC §5.1, §5.3; DESIGN §4): lookup in constant time over every configured key.
+ * Named API keys (docs/access-control.md, "Credentials"): lookup in constant time over every configured key.
  * @module
  */
 import type { ApiKeyEntry, Scope } from "../settings.ts";
@@ -56,7 +56,7 @@ export class KeyRing {
     return { external: count("external"), process: count("process") };
   }
 
-  /** Secrets of the `process` keys, sorted; input of the stream-token key (SPEC §5.6). */
+  /** Secrets of the `process` keys, sorted; input of the stream-token key (docs/access-control.md, "Stream tokens"). */
   processSecrets(): string[] {
     return this.#keys.filter((k) => k.entry.scope === "process").map((k) => k.entry.secret)
       .sort();

@@ -1,5 +1,5 @@
 /**
- * OIDC bearer tokens (SPEC §5.4; DESIGN §4): RS256 JWTs verified with jose against the issuer's
+ * OIDC bearer tokens (docs/access-control.md, "Bearer tokens"): RS256 JWTs verified with jose against the issuer's
  * JWKS, which jose caches and refetches when a token presents an unknown `kid` (with a cooldown).
  *
  * Refused: any `alg` but RS256 (`none`, HS256 — also when signed with the RSA public key —,

@@ -1,5 +1,5 @@
 /**
- * Who is calling (DESIGN §3): the result of authentication, read by the rate limiter, the scope
+ * Who is calling (docs/architecture.md, "Request path"): the result of authentication, read by the rate limiter, the scope
  * guard and the audit trail.
  * @module
  */
@@ -13,11 +13,11 @@ export interface Principal {
   /** API-key name, the token's `client_id`/`azp`/`sub`, or `anonymous`. */
   caller: string;
   credential_type: CredentialType;
-  /** Granted scopes; `process` always comes with `external` (SPEC §5.2). */
+  /** Granted scopes; `process` always comes with `external` (docs/access-control.md, "Scopes"). */
   scopes: ReadonlySet<Scope>;
 }
 
-/** Scopes granted by holding `scope`: `process` ⊇ `external` (SPEC §5.2). */
+/** Scopes granted by holding `scope`: `process` ⊇ `external` (docs/access-control.md, "Scopes"). */
 export function impliedScopes(scope: Scope): Scope[] {
   return scope === "process" ? ["process", "external"] : ["external"];
 }

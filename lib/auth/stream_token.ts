@@ -1,5 +1,5 @@
 /**
- * Stream tokens (SPEC §2.1, §5.6; DESIGN §4): `<expiry-unix-seconds>.<base64url HMAC-SHA256>`
+ * Stream tokens (docs/access-control.md, "Stream tokens"): `<expiry-unix-seconds>.<base64url HMAC-SHA256>`
  * over `"stream:" + expiry`. The key is derived from the sorted process-key secrets, so every
  * replica with the same keys accepts the others' tokens; with no process key (OIDC only) it is a
  * random 32-byte secret created once and kept in KV.
@@ -10,7 +10,7 @@ import { Buffer } from "node:buffer";
 import type { Clock } from "../clock.ts";
 import { retryKv } from "../store/kv.ts";
 
-/** Lifetime of a stream token in seconds (SPEC §2.1, §8). */
+/** Lifetime of a stream token in seconds (docs/access-control.md, "Stream tokens"). */
 export const STREAM_TOKEN_TTL_SECONDS = 300;
 
 const TOKEN_RE = /^(\d{10,12})\.([A-Za-z0-9_-]{43})$/;

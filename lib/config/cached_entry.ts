@@ -1,5 +1,5 @@
 /**
- * One KV entry kept in memory for the hot request path (DESIGN §5): the runtime-config overlay
+ * One KV entry kept in memory for the hot request path (docs/architecture.md, "In-memory caches"): the runtime-config overlay
  * and the orchestrator state are read by every status request, but change a few times a day.
  *
  * Freshness rules:

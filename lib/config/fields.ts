@@ -1,5 +1,5 @@
 /**
- * The runtime-configurable settings (SPEC §2.3): sFTP, market platform, control areas,
+ * The runtime-configurable settings (docs/architecture.md, "Runtime configuration"): sFTP, market platform, control areas,
  * balancing group, gate closure, holiday region, publish target, orchestrator horizon.
  *
  * Each field has an environment variable (the base), an optional default, and a zod schema

@@ -1,5 +1,5 @@
 /**
- * Runtime configuration (SPEC §2.3, §4 rule 3): console changes overlaid on the environment,
+ * Runtime configuration (docs/architecture.md, "Runtime configuration"): console changes overlaid on the environment,
  * persisted in KV under `["config_overlay"]` so they survive restarts and are shared by replicas.
  * Removing the overlay reverts every field to its environment value (or default).
  *
@@ -159,7 +159,7 @@ export class RuntimeConfig {
   }
 
   /**
-   * The readable config with sources; secrets masked (DESIGN §4); from the cached overlay.
+   * The readable config with sources; secrets masked (docs/access-control.md, "Secrets"); from the cached overlay.
    * @throws whatever `kv.get` throws when the cache is too old and KV cannot be read
    */
   async view(): Promise<ConfigView> {

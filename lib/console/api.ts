@@ -1,6 +1,6 @@
 /**
  * The console's HTTP client: JSON in and out, the process key in `X-API-Key`, and every refusal
- * turned into an {@link ApiError} that carries the service's own sentence (SPEC §7).
+ * turned into an {@link ApiError} that carries the service's own sentence (docs/architecture.md, "Errors").
  *
  * @example
  * const status = await apiRequest<StatusBody>(key, "GET", "/v1/console/status");

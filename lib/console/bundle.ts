@@ -1,5 +1,5 @@
 /**
- * Builds the console's browser bundle (DESIGN §1, §7) with `deno bundle --platform browser` into
+ * Builds the console's browser bundle (docs/architecture.md, "Console") with `deno bundle --platform browser` into
  * `static/build/client-<hash>.js`, and tells whether the bundle is missing or stale.
  *
  * The project compiles JSX with `precompile`, which emits string templates that only

@@ -1,5 +1,5 @@
 /**
- * The config editor's logic without the UI (SPEC §2.3, §4 rule 3, §7): how a value is shown in
+ * The config editor's logic without the UI (docs/architecture.md: "Runtime configuration", "Errors"): how a value is shown in
  * an input, which fields were changed, the partial-update body, and which 422 message belongs
  * to which field.
  *

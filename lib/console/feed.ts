@@ -1,6 +1,6 @@
 /**
- * The live operations log as the console sees it (SPEC §6; DESIGN §6): the newest history page
- * first, then the live stream through the stream-token exchange (SPEC §5.6).
+ * The live operations log as the console sees it (docs/architecture.md, "Event log and live stream"): the newest history page
+ * first, then the live stream through the stream-token exchange (docs/access-control.md, "Stream tokens").
  *
  * Every (re)connection gets a fresh stream token and resumes with `after_id` = the last id this
  * feed holds, and records at or below that id are dropped, so a token expiry, a network drop or

@@ -1,5 +1,5 @@
 /**
- * Server side: how the config editor presents each runtime field (SPEC §2.3), derived from the
+ * Server side: how the config editor presents each runtime field (docs/architecture.md, "Runtime configuration"), derived from the
  * field's zod schema through its JSON Schema, so a new field in `lib/config/fields.ts` appears
  * in the console without touching it. Metadata only; values are fetched with the key.
  * @module

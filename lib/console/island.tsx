@@ -1,5 +1,5 @@
 /**
- * The server half of the islands mechanism (DESIGN §7), after Fresh: {@link Island} renders a
+ * The server half of the islands mechanism (docs/architecture.md, "Console"), after Fresh: {@link Island} renders a
  * component inside `<div data-island="Name" data-island-id="n">` and records its props;
  * {@link IslandData} then writes every island's props into one
  * `<script type="application/json" id="island-props">` data block. A data block is never

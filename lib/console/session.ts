@@ -1,5 +1,5 @@
 /**
- * State the console's islands share in the browser (DESIGN §7): the process key (kept in
+ * State the console's islands share in the browser (docs/architecture.md, "Console"): the process key (kept in
  * `localStorage`), the last credential problem (401/403/503 with the service's sentence), a
  * ticking clock, the API's path list and the one live {@link EventFeed}.
  *

@@ -1,5 +1,5 @@
 /**
- * Shapes of the API bodies the console page reads (SPEC §2, §4; DESIGN §6–§8). Plain types, so
+ * Shapes of the API bodies the console page reads (docs/architecture.md, "Console API"). Plain types, so
  * the browser bundle carries no schema library; the routes' zod schemas are the source of truth.
  * @module
  */
@@ -7,7 +7,7 @@
 /** Severity of an event. */
 export type Level = "info" | "warning" | "error";
 
-/** One record of the operations log (DESIGN §6). */
+/** One record of the operations log (docs/architecture.md, "Event log and live stream"). */
 export interface EventRecord {
   id: number;
   /** ISO-8601 UTC. */
@@ -30,14 +30,14 @@ export interface EventsPage {
   next_after_id: number;
 }
 
-/** Orchestrator state object (SPEC §3.1). */
+/** Orchestrator state object (docs/pipeline.md, "Orchestrator"). */
 export interface OrchestratorState {
   state: "running" | "stopped";
   changed_at: string | null;
   changed_by: string | null;
 }
 
-/** `GET /v1/console/status` (SPEC §2.2). */
+/** `GET /v1/console/status` (docs/architecture.md, "Console API"). */
 export interface StatusBody {
   version: string;
   orchestrator: OrchestratorState;
@@ -53,7 +53,7 @@ export interface StatusBody {
   storage: { kv: string };
 }
 
-/** One field of `GET /v1/console/config` (SPEC §2.3). */
+/** One field of `GET /v1/console/config` (docs/architecture.md, "Runtime configuration"). */
 export interface ConfigFieldView {
   value: unknown;
   source: "env" | "runtime" | "default";
@@ -80,7 +80,7 @@ export interface FieldMeta {
   description: string;
 }
 
-/** One 422 item (SPEC §7). */
+/** One 422 item (docs/architecture.md, "Errors"). */
 export interface ValidationItem {
   loc: (string | number)[];
   msg: string;
@@ -90,7 +90,7 @@ export interface ValidationItem {
 }
 
 /**
- * A pipeline step of a day and one entry of `GET /v1/console/delivery-days` (SPEC §2.5): the
+ * A pipeline step of a day and one entry of `GET /v1/console/delivery-days` (docs/pipeline.md, "Day state and staleness"): the
  * server's own types, imported as types only, so nothing of the server enters the bundle.
  */
 export type { DayOverview, StepView as Step } from "../pipeline/day_state.ts";

@@ -1,5 +1,5 @@
 /**
- * Delivery days (DESIGN §8): a local calendar day in Europe/Berlin, cut into quarter-hours
+ * Delivery days (docs/pipeline.md, "Delivery day"): a local calendar day in Europe/Berlin, cut into quarter-hours
  * (MTU 15 min). The day has 92 quarter-hours on the spring clock change (last Sunday of March),
  * 100 on the autumn clock change (last Sunday of October) and 96 otherwise. Gate closure of the
  * day-ahead auction (SDAC) is 12:00 local time on the day before, configurable.

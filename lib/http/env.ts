@@ -1,5 +1,5 @@
 /**
- * Typed Hono context shared by every gate and route (DESIGN §3).
+ * Typed Hono context shared by every gate and route (docs/architecture.md, "Request path").
  * @module
  */
 import type { Context } from "hono";

@@ -1,5 +1,5 @@
 /**
- * Error bodies (SPEC §7; DESIGN §4): `{"detail": "<sentence>"}` for 401/403/404/409/413/429/503,
+ * Error bodies (docs/architecture.md, "Errors"): `{"detail": "<sentence>"}` for 401/403/404/409/413/429/503,
  * and the 422 list of `{loc, msg, type, input, ctx}`. Both carry the API headers of
  * {@link json}.
  * @module
@@ -50,7 +50,7 @@ export function problem(
   return json(JSON.stringify({ detail }), status, headers);
 }
 
-/** A 422 response with the SPEC §7 body. */
+/** A 422 response with the body of docs/architecture.md, "Errors". */
 export function validationResponse(items: ValidationItem[]): Response {
   return json(JSON.stringify({ detail: items }), 422);
 }

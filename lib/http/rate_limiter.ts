@@ -1,5 +1,5 @@
 /**
- * Token buckets per key (SPEC §8 rules 1–2; DESIGN §4). In process memory: with several
+ * Token buckets per key (docs/access-control.md, "Request path"). In process memory: with several
  * replicas the effective limit is per replica.
  * @module
  */

@@ -36,7 +36,7 @@ export interface RequestPathOptions {
   onError(err: unknown, c: Context<AppEnv>): Response;
 }
 
-/** True for the console page and its files: browser headers, never audited (SPEC §6). */
+/** True for the console page and its files: browser headers, never audited (docs/access-control.md, "Audit events"). */
 export function isPagePath(path: string): boolean {
   return path === "/console" || path.startsWith("/console/") || path.startsWith("/static/");
 }

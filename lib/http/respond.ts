@@ -1,5 +1,5 @@
 /**
- * Response headers (DESIGN §3, §7), decided per route when it is registered, not per request:
+ * Response headers (docs/architecture.md: "Request path", "Console"), decided per route when it is registered, not per request:
  *
  * - **API** (every `/v1/...` and `/health` answer, errors included): `content-type` (set by the
  *   handler), `cache-control: no-store` unless the handler chose another, and
@@ -7,7 +7,7 @@
  *   stream for programs, never rendered as a page, so the framing, referrer and isolation headers
  *   have nothing to protect, and every header costs on each of thousands of answers a second.
  * - **Page** (`/console` and `/static/...`): the full browser set of {@link PAGE_HEADERS} beside
- *   the CSP the console routes set themselves (DESIGN §7).
+ *   the CSP the console routes set themselves (docs/architecture.md, "Console").
  *
  * {@link json} and the error helpers build API responses complete, so the route wrapper does not
  * touch their headers again.

@@ -1,6 +1,6 @@
 /**
  * Declares routes once, with their scope and zod schemas, and registers them on Hono; the same
- * declarations generate the OpenAPI 3.1.0 document (SPEC §9), so the document cannot drift from
+ * declarations generate the OpenAPI 3.1.0 document (docs/architecture.md, "API description and version"), so the document cannot drift from
  * what is served.
  * @module
  */
@@ -54,7 +54,7 @@ export type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
 
 /**
  * Turns a route's handler into the one Hono handler registered for it: the request path of
- * DESIGN §3 (body limit, authentication, rate limit, scope guard, audit, headers) around it,
+ * docs/architecture.md (body limit, authentication, rate limit, scope guard, audit, headers) around it,
  * chosen once per route from its declaration.
  */
 export type RouteWrapper = (spec: RouteSpec, handler: Handler) => Handler;
@@ -110,7 +110,7 @@ function pathPattern(path: string): RegExp {
 }
 
 const ERROR_BODY = z.object({ detail: z.string() });
-/** The 422 body of SPEC §7 (`detail: [{loc, msg, type, input, ctx}]`), for OpenAPI. */
+/** The 422 body (docs/architecture.md, "Errors": `detail: [{loc, msg, type, input, ctx}]`), for OpenAPI. */
 export const VALIDATION_BODY = z.object({
   detail: z.array(z.object({
     loc: z.array(z.union([z.string(), z.number()])),
@@ -132,7 +132,7 @@ const mediaObject = (m: MediaSpec) => ({
 /**
  * Builds the OpenAPI 3.1.0 document from the declarations: every route with its scope as a
  * security requirement (API key, or bearer with the mapped token scope), and the error bodies
- * of SPEC §7.
+ * of docs/architecture.md, "Errors".
  * @param tokenScopes OIDC token scope per service scope (e.g. `process` → `process:run`)
  */
 export function openApiDocument(

@@ -1,5 +1,5 @@
 /**
- * Serves the console's static files (DESIGN §2, §7): `static/<file>` and the built bundle
+ * Serves the console's static files (docs/architecture.md, "Console"): `static/<file>` and the built bundle
  * `static/build/client-<hash>.js`. Only plain file names with a known extension are served, so
  * no request can leave the directory. Content types are explicit (`nosniff` is set globally).
  * The hashed bundle is cached for a year as `immutable`; other files revalidate with a strong

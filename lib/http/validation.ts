@@ -1,5 +1,5 @@
 /**
- * Request validation with zod, mapped onto the 422 body of SPEC §7.
+ * Request validation with zod, mapped onto the 422 body (docs/architecture.md, "Errors").
  * @module
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";

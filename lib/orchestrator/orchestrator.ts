@@ -1,5 +1,5 @@
 /**
- * The orchestrator (SPEC §1, §3.1; DESIGN §8). A tick (from `Deno.cron`, every minute) is a no-op
+ * The orchestrator (docs/pipeline.md, "Orchestrator"). A tick (from `Deno.cron`, every minute) is a no-op
  * while the state is `stopped`; while `running` it takes the lease of that minute in KV
  * (`["leases", "orchestrator", <minute>]`, created with a null-versionstamp check) so that exactly
  * one replica runs a pass per minute, then runs a pass.

@@ -1,5 +1,5 @@
 /**
- * Aggregation (DESIGN §8, process step "aggregate"): the open position per active control area,
+ * Aggregation (docs/pipeline.md, "Aggregation"): the open position per active control area,
  * MW per quarter-hour, consumption positive and generation negative, from the latest forecast of
  * every market location of that area (customer forecasts as stored, generated ones computed from
  * their profile reference, see `./forecasts.ts`). Stored under `["aggregates", <day>]` with the input version

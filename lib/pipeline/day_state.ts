@@ -1,5 +1,5 @@
 /**
- * Delivery-day state (SPEC §2.5, §3.2, §3.3; DESIGN §8), one KV key per day `["days", <day>]`.
+ * Delivery-day state (docs/pipeline.md, "Day state and staleness"), one KV key per day `["days", <day>]`.
  *
  * `input_version` grows with every accepted change of the day's forecasts. Each step records
  * the input version it consumed; a step is stale when that version is behind the current one,
@@ -59,7 +59,7 @@ export interface StepView extends StepRecord {
   stale_reason: string | null;
 }
 
-/** One entry of `GET /v1/console/delivery-days` (SPEC §2.5). */
+/** One entry of `GET /v1/console/delivery-days` (docs/pipeline.md, "Day state and staleness"). */
 export interface DayOverview {
   delivery_day: string;
   quarter_hours: number;

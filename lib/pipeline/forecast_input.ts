@@ -1,5 +1,5 @@
 /**
- * Validation of forecast uploads (DESIGN §8) into {@link ForecastItem}s, with SPEC §7 422 items
+ * Validation of forecast uploads (docs/pipeline.md, "Forecasts") into {@link ForecastItem}s, with 422 items (docs/architecture.md, "Errors")
  * that name the item and the field.
  *
  * JSON: one forecast `{market_location_id, delivery_day, unit: "kW", values: [...]}` or a batch

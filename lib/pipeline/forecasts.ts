@@ -1,5 +1,5 @@
 /**
- * Forecast storage and ingestion (DESIGN §8): one forecast per market location and delivery
+ * Forecast storage and ingestion (docs/pipeline.md, "Forecasts"): one forecast per market location and delivery
  * day under `["forecasts", <day>, <malo_id>]`, average kW per real quarter-hour (92/96/100).
  * A customer forecast wins over a generated one; a newer forecast supersedes the older one.
  *

@@ -1,5 +1,5 @@
 /**
- * Forecast generation (DESIGN §8, process step "forecast"): for every market location with a
+ * Forecast generation (docs/pipeline.md, "Forecasts"): for every market location with a
  * standard load profile and no customer forecast for the day, the BDEW profile scaled to its
  * annual energy (see `lib/domain/slp/profile.ts` for the profile rules and clock-change days),
  * rounded to 1 W.

@@ -1,5 +1,5 @@
 /**
- * Market locations: the customer's master data (DESIGN §8), stored under
+ * Market locations: the customer's master data (docs/pipeline.md, "Market locations"), stored under
  * `["market_locations", <malo_id>]`.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The open position as CSV (DESIGN §8; the published file and the `text/csv` data delivery).
+ * The open position as CSV (docs/pipeline.md, "Publish"; the published file and the `text/csv` data delivery).
  *
  * Columns: `quarter_hour_start_utc` (ISO-8601, `Z`), `quarter_hour_start_local` (ISO-8601 with
  * the Europe/Berlin offset, so the doubled hour of the autumn clock change stays unambiguous),

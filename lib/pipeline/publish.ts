@@ -1,5 +1,5 @@
 /**
- * Publish (DESIGN §8, process step "publish"): the day's latest aggregate as CSV to the sFTP
+ * Publish (docs/pipeline.md, "Publish"): the day's latest aggregate as CSV to the sFTP
  * server, or to the local outbox when no sFTP host is configured (`publish_target`).
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Runs one pipeline step for one delivery day and records its event (SPEC §6): used by the
+ * Runs one pipeline step for one delivery day and records its event (docs/pipeline.md, "Events"): used by the
  * manual step routes and by the orchestrator, so both behave and report the same way.
  * A failure becomes an `orchestration_error` event (the platform's error body quoted as text)
  * and is rethrown.

@@ -1,5 +1,5 @@
 /**
- * Submit (DESIGN §8, process step "submit"): the day's latest aggregate as schedules per control
+ * Submit (docs/pipeline.md, "Submit"): the day's latest aggregate as schedules per control
  * area (PT15M, MW) to the market platform, before gate closure only.
  *
  * Exactly once per aggregate version: a claim `["submissions", <day>, <version>]` is created

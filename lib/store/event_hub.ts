@@ -1,5 +1,5 @@
 /**
- * Live delivery of the operations log to many readers (SPEC §6; DESIGN §5–§6).
+ * Live delivery of the operations log to many readers (docs/architecture.md, "Event log and live stream").
  *
  * One hub per process. It receives this process's commits directly from the {@link EventLog}
  * and polls `["events_head"]` every `pollMs` for events other processes appended to the same KV

@@ -1,5 +1,5 @@
 /**
- * The operations log (SPEC §2.4, §6; DESIGN §5–§6): append with strictly increasing integer ids,
+ * The operations log (docs/architecture.md, "Event log and live stream"): append with strictly increasing integer ids,
  * read pages, and notify live readers.
  *
  * Appends are group-committed: appends that arrive while a commit is in flight are written
@@ -14,7 +14,7 @@ import { Redactor } from "./redactor.ts";
 /** Severity of an event. */
 export type EventLevel = "info" | "warning" | "error";
 
-/** Event kinds (SPEC §6 gives the first three exactly; DESIGN §6 the rest). */
+/** Event kinds (docs/architecture.md, "Event log and live stream"). */
 export const EVENT_KINDS = [
   "api_call",
   "access_denied",
@@ -48,7 +48,7 @@ export interface NewEvent {
   data?: Record<string, unknown>;
 }
 
-/** A stored event record (DESIGN §6). */
+/** A stored event record (docs/architecture.md, "Event log and live stream"). */
 export interface EventRecord extends NewEvent {
   /** Strictly increasing integer, 1-based. */
   id: number;

@@ -1,5 +1,5 @@
 /**
- * Opening Deno KV and retrying contended writes (DESIGN §5).
+ * Opening Deno KV and retrying contended writes (docs/architecture.md, "Writes and concurrency").
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * Delivery-day steps and data delivery (DESIGN §8):
+ * Delivery-day steps and data delivery (docs/pipeline.md):
  * `POST /v1/delivery-days/{day}/forecast|aggregate|publish|submit` (process) run a step now;
  * `GET /v1/delivery-days/{day}/open-position` (external) returns the latest aggregate as JSON,
  * or as CSV with `Accept: text/csv`.

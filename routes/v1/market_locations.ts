@@ -1,5 +1,5 @@
 /**
- * Market-location master data (DESIGN §8), scope `external`:
+ * Market-location master data (docs/pipeline.md, "Market locations"), scope `external`:
  * `PUT/GET/DELETE /v1/market-locations/{malo_id}` and `GET /v1/market-locations`.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/openapi.json` (SPEC §9): the OpenAPI 3.1.0 document, any scope.
+ * `GET /v1/openapi.json` (docs/architecture.md, "API description and version"): the OpenAPI 3.1.0 document, any scope.
  * @module
  */
 import { z } from "zod";

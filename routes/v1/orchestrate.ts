@@ -1,6 +1,6 @@
 /**
  * `POST /v1/orchestrate` (process): one orchestrator pass now, also while the orchestrator is
- * stopped (the operator's override, SPEC §3.1).
+ * stopped (the operator's override, docs/pipeline.md, "Orchestrator").
  * @module
  */
 import type { RouteContext } from "../../lib/http/route_context.ts";

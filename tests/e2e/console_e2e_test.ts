@@ -1,5 +1,5 @@
 /**
- * The console in a real browser (SPEC §1, §3.1, §5.7; DESIGN §7): key gate, history and live
+ * The console in a real browser (docs/architecture.md, "Console"): key gate, history and live
  * events, start/stop, config editor with 422 messages, untrusted text, CSP. Screenshots of each
  * state go to `tests/e2e/screenshots/` (git-ignored).
  *
@@ -60,7 +60,7 @@ Deno.test({
     assert.equal((await api(s, "PUT", "/v1/console/config", { sftp_port: 2222 })).status, 200);
 
     await t.step(
-      "the page carries the CSP of DESIGN §7 and no inline script or style",
+      "the page carries the CSP of docs/architecture.md and no inline script or style",
       async () => {
         const res = await fetch(`${s.url}/console`);
         const html = await res.text();

@@ -1,5 +1,5 @@
 /**
- * The console against the real pipeline, nothing mocked (SPEC §1, §2.5, §3.2; DESIGN §7, §8): an
+ * The console against the real pipeline, nothing mocked (docs/architecture.md, "Console"; docs/pipeline.md): an
  * operator drives one delivery day through the manual-step buttons — forecast, aggregate, publish
  * (local outbox), submit (market-platform simulator over TLS) — and watches the overview, the
  * chart and the event stream follow; a newer customer forecast then marks the steps stale live.

@@ -1,5 +1,5 @@
 /**
- * Access control against a real server (SPEC §5, §6, §7, §8): rotation, fail-closed, rate limit,
+ * Access control against a real server (docs/access-control.md): rotation, fail-closed, rate limit,
  * body limit, non-ASCII credentials, audit events and secrets kept out of the log.
  */
 import assert from "node:assert/strict";

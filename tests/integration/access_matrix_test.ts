@@ -1,5 +1,5 @@
 /**
- * The access matrix (SPEC §5, §7): every route × every kind of credential → expected status.
+ * The access matrix (docs/access-control.md): every route × every kind of credential → expected status.
  *
  * Good bearer tokens come from a real OpenID provider (`npm:oidc-provider`, client-credentials
  * grant, JWT access tokens); hand-made bad ones (alg none, HS256 with the public key, ES256,

@@ -1,5 +1,5 @@
 /**
- * Bearer tokens beyond the matrix (SPEC §5.4; DESIGN §4): the `OIDC_SCOPE_*` mapping, the
+ * Bearer tokens beyond the matrix (docs/access-control.md, "Bearer tokens"): the `OIDC_SCOPE_*` mapping, the
  * verified-token cache honouring `exp` on the app's clock, a foreign `typ`, and the 401 that
  * tells the client how to authenticate.
  */

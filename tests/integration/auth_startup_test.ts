@@ -1,5 +1,5 @@
 /**
- * `main.ts` as an operator starts it (SPEC §5.5, DESIGN §2): a bad environment stops start-up
+ * `main.ts` as an operator starts it (docs/access-control.md, "Fail closed"; docs/architecture.md, "Layers"): a bad environment stops start-up
  * with exit status 1 and a message that names the variable and never prints a secret; with
  * `ALLOW_UNAUTHENTICATED=true` every start records an `auth_disabled` warning event.
  */

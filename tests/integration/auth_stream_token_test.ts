@@ -1,5 +1,5 @@
 /**
- * The stream token end to end (SPEC §2.1, §4 rules 1–2, §5.5, §5.6, §7): 300 s on a fake clock,
+ * The stream token end to end (docs/access-control.md, "Stream tokens"): 300 s on a fake clock,
  * tampered, an API key in `token`, used on another route, shared by two app instances with the
  * same process keys (each on its own KV file), fail-closed and unauthenticated mode on the
  * stream, failed tokens limited per client address, and what lands in the audit trail.
@@ -48,7 +48,7 @@ Deno.test("stream token over HTTP: {token, expires_in: 300}, valid 300 s on the 
     // A fresh token works again.
     const again = (await issue(s)).body as { token: string };
     assert.equal(await streamStatus(s, again.token), 200);
-    // The refusal is a security fact; the successful exchanges are not logged (SPEC §6).
+    // The refusal is a security fact; the successful exchanges are not logged (docs/access-control.md, "Audit events").
     const events = await storedEvents(s.kv);
     assert.deepEqual(events.map((e) => [e.kind, e.path, e.status]), [
       ["access_denied", STREAM, 401],

@@ -1,5 +1,5 @@
 /**
- * Console API (SPEC §2.3, §3.1, §4 rules 3 and 5, §7): runtime config, orchestrator state,
+ * Console API (docs/architecture.md: "Runtime configuration", "Console API", "Errors"): runtime config, orchestrator state,
  * restart persistence, secret handling.
  */
 import assert from "node:assert/strict";

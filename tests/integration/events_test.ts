@@ -1,5 +1,5 @@
 /**
- * Event history and live stream (SPEC §4 rules 2 and 4, §6; DESIGN §6).
+ * Event history and live stream (docs/architecture.md, "Event log and live stream").
  */
 import assert from "node:assert/strict";
 import { call, startServer, type TestServer } from "../support/app.ts";
@@ -63,7 +63,7 @@ Deno.test("history: default page is the newest 100; limit 1000 is the largest", 
   }
 });
 
-Deno.test("history: bad parameters → 422 in the SPEC §7 shape", async () => {
+Deno.test("history: bad parameters → 422 in the shape of docs/architecture.md, Errors", async () => {
   const s = await startServer(env);
   try {
     const cases: [string, string, string, unknown, Record<string, unknown>][] = [

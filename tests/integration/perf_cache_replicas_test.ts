@@ -1,5 +1,5 @@
 /**
- * The in-memory caches of the config overlay and the orchestrator state (DESIGN §5) against real
+ * The in-memory caches of the config overlay and the orchestrator state (docs/architecture.md, "In-memory caches") against real
  * servers on one KV file: a change through this instance shows on the very next request; a change
  * by another replica — another app instance in this process, or another process, which
  * `kv.watch` does not see on a local SQLite file — shows within the cache's maximum age (1 s),

@@ -1,5 +1,5 @@
 /**
- * Many live streams at once (SPEC §6; DESIGN §6): while this process and another one append,
+ * Many live streams at once (docs/architecture.md, "Event log and live stream"): while this process and another one append,
  * streams opened live, from the start, from `after_id` and from `Last-Event-ID` each receive every
  * event exactly once, in id order, with the record as stored (secrets masked); all of them leave
  * the hub when they close.

@@ -1,5 +1,5 @@
 /**
- * A client that stops reading its event stream (SPEC §6; DESIGN §6): the server holds a bounded
+ * A client that stops reading its event stream (docs/architecture.md, "Event log and live stream"): the server holds a bounded
  * amount for it, then drops the connection and releases its subscription (the client resumes
  * with Last-Event-ID); the log and the other streams are unaffected.
  */

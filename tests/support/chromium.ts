@@ -1,5 +1,5 @@
 /**
- * Test fixture: Debian's Chromium driven by `npm:playwright-core` (DESIGN §1), one persistent
+ * Test fixture: Debian's Chromium driven by `npm:playwright-core` (docs/architecture.md, "Stack"), one persistent
  * context on a fresh temp profile per launch.
  *
  * Browser tests run when `/usr/bin/chromium` (or `CHROMIUM_PATH`) exists. Without it they are

@@ -23,7 +23,7 @@ export const env = {
 export const ext = { "x-api-key": EXT, "content-type": "application/json" };
 /** JSON request headers with the process key. */
 export const proc = { "x-api-key": PROC, "content-type": "application/json" };
-/** One item of a 422 body (SPEC §7). */
+/** One item of a 422 body (docs/architecture.md, "Errors"). */
 export type Item = {
   loc: unknown[];
   msg: string;

@@ -1,6 +1,6 @@
 /**
- * Secrets stay out of the operations log (SPEC §1, §6; DESIGN §4) and API keys resolve to the
- * right caller (SPEC §5.1–§5.3).
+ * Secrets stay out of the operations log (docs/access-control.md, "Secrets") and API keys resolve to the
+ * right caller (docs/access-control.md, "Credentials").
  */
 import assert from "node:assert/strict";
 import { KeyRing } from "../../lib/auth/api_keys.ts";

@@ -1,5 +1,5 @@
 /**
- * The config editor's logic (SPEC §2.3, §4 rule 3, §7): shown values, changed fields, the
+ * The config editor's logic (docs/architecture.md: "Runtime configuration", "Errors"): shown values, changed fields, the
  * partial-update body, and 422 items sorted to the field they concern.
  */
 import assert from "node:assert/strict";

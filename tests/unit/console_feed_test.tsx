@@ -1,5 +1,5 @@
 /**
- * The console's live feed (SPEC §5.6, §6; DESIGN §6): SSE parsing, history then live, a fresh
+ * The console's live feed (docs/architecture.md, "Console"; docs/access-control.md, "Stream tokens"): SSE parsing, history then live, a fresh
  * stream token and `after_id` on every reconnect, no gap and no duplicate, refusals stop the
  * retries. Fakes for the unit cases; the real service for the last one.
  */

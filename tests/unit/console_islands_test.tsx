@@ -1,5 +1,5 @@
 /**
- * The islands mechanism and the page (DESIGN §7), rendered with preact-render-to-string:
+ * The islands mechanism and the page (docs/architecture.md, "Console"), rendered with preact-render-to-string:
  * markers name the island and carry an id into one JSON data block; nothing in props can close
  * that block; the page has no inline script and no style attribute; each island renders its
  * "no key yet" state on the server.
@@ -87,7 +87,7 @@ Deno.test("page: without a built bundle it says how to build, and has no script"
   assert.doesNotMatch(html, /type="module"/);
 });
 
-Deno.test("CONSOLE_CSP is exactly DESIGN §7", () => {
+Deno.test("CONSOLE_CSP is exactly the policy of docs/architecture.md, Console", () => {
   assert.equal(
     CONSOLE_CSP,
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",

@@ -1,5 +1,5 @@
 /**
- * `/console` and `/static/...` on the real app (DESIGN §7): the page and its files are open
+ * `/console` and `/static/...` on the real app (docs/architecture.md, "Console"): the page and its files are open
  * (also when the service fails closed), carry the CSP and explicit content types, the hashed
  * bundle is immutable, other files revalidate by ETag, and no request escapes `static/`.
  * The bundle is built here when missing or stale.

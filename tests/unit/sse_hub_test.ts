@@ -1,5 +1,5 @@
 /**
- * The event hub's delivery guarantees with many readers (SPEC §6; DESIGN §5–§6): every reader
+ * The event hub's delivery guarantees with many readers (docs/architecture.md, "Event log and live stream"): every reader
  * gets each id exactly once, in order, whether it is live, resumes behind the head, or joins
  * while local and foreign (another log on the same KV file) appends run; the SSE bytes of a
  * batch are built once and shared; the log remembers its head without losing ids.

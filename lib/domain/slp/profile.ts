@@ -1,6 +1,6 @@
 /**
- * BDEW standard load profiles (Standardlastprofile) for delivery days (DESIGN §8, "forecast"
- * step; rules from data/bdew/SOURCE.md).
+ * BDEW standard load profiles (Standardlastprofile) for delivery days (docs/pipeline.md, "Standard load profiles";
+ * rules from data/bdew/SOURCE.md).
  *
  * Profiles: the 1999 profiles H0 (household), G0..G6 (commerce), L0..L2 (agriculture) and the
  * 2025 profiles H25, G25, L25, P25 (household with PV), S25 (household with storage).

@@ -1,5 +1,5 @@
 /**
- * Authentication (SPEC §5.1, §5.4, §5.5; DESIGN §4): turns `X-API-Key` or
+ * Authentication (docs/access-control.md: "Credentials", "Bearer tokens", "Fail closed"): turns `X-API-Key` or
  * `Authorization: Bearer` into a {@link Principal}, or answers 401 / 429 / 503 itself.
  * @module
  */
@@ -31,7 +31,7 @@ const ANONYMOUS: Principal = {
   scopes: new Set(impliedScopes("process")),
 };
 
-/** The 503 sentence naming the missing configuration (SPEC §5.5.4). */
+/** The 503 sentence naming the missing configuration (docs/access-control.md, "Fail closed"). */
 export const FAIL_CLOSED_DETAIL = `Authentication is not configured: set at least one of ${
   AUTH_VARIABLES.join(", ")
 } (or ALLOW_UNAUTHENTICATED=true for local development only).`;
@@ -42,7 +42,7 @@ export function clientAddress(env: AppEnv["Bindings"] | undefined): string {
 }
 
 /**
- * Counts one failed authentication against the client's address (DESIGN §4: keys cannot be
+ * Counts one failed authentication against the client's address (docs/access-control.md, "Request path": keys cannot be
  * guessed at full speed); the 429 answer when that address is over its limit, else `undefined`.
  */
 export function limitFailure(

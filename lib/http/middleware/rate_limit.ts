@@ -1,5 +1,5 @@
 /**
- * Per-caller rate limit (SPEC §8): 429 with an integer `Retry-After` when the caller's bucket is
+ * Per-caller rate limit (docs/access-control.md, "Request path"): 429 with an integer `Retry-After` when the caller's bucket is
  * empty. Runs after authentication. With `RATE_LIMIT_PER_MINUTE=0` the app leaves this gate out.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Scope guard (SPEC §5.2, §5.5.2): a route declares a scope, never a credential type.
+ * Scope guard (docs/access-control.md, "Scopes"): a route declares a scope, never a credential type.
  * @module
  */
 import type { Scope } from "../../settings.ts";

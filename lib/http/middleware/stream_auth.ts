@@ -1,5 +1,5 @@
 /**
- * Authentication of the live stream (SPEC §4 rule 2, §5.5, §5.6, §7): the stream token in the
+ * Authentication of the live stream (docs/access-control.md, "Stream tokens"): the stream token in the
  * `token` query parameter is the only credential there; an `X-API-Key` or bearer header is
  * ignored. Answers 503 when authentication is not configured (fail closed), 401 for a missing,
  * non-ASCII, tampered or expired token, and 429 when the client address has failed too often.

@@ -1,7 +1,7 @@
 /**
- * Runtime config routes (SPEC §2.3, §4 rule 3), process scope:
+ * Runtime config routes (docs/architecture.md, "Runtime configuration"), process scope:
  * `GET` the effective config with sources (secrets masked), `PUT` a partial update (validated;
- * 422 as SPEC §7), `DELETE` the whole overlay (every field back to its environment value).
+ * 422 as in docs/architecture.md, "Errors"), `DELETE` the whole overlay (every field back to its environment value).
  * A `config_changed` event names the changed fields, never a value.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/console/delivery-days` (SPEC §2.5, process): one entry per delivery day with the
+ * `GET /v1/console/delivery-days` (docs/pipeline.md, "Day state and staleness"; process): one entry per delivery day with the
  * state of each step, staleness with its reason, and gate closure.
  * @module
  */
@@ -16,7 +16,7 @@ const Step = z.object({
   detail: z.record(z.string(), z.unknown()),
 }).nullable();
 
-/** One overview entry (fixed shape, SPEC §2.5). */
+/** One overview entry (fixed shape, docs/pipeline.md, "Day state and staleness"). */
 export const DayOverviewSchema = z.object({
   delivery_day: z.string(),
   quarter_hours: z.number().int(),

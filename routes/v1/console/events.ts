@@ -1,5 +1,5 @@
 /**
- * Event history and live stream (SPEC §2.4, §4 rules 2 and 4, §6; DESIGN §6).
+ * Event history and live stream (docs/architecture.md, "Event log and live stream").
  *
  * - `GET /v1/console/events?limit=&after_id=` (process): without `after_id` the newest `limit`
  *   events, oldest first; with it the next `limit` events after that id. `limit` 1..1000,

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/console/status` (SPEC §2.2, §4): orchestrator state, version, key configuration facts
+ * `GET /v1/console/status` (docs/architecture.md, "Console API"): orchestrator state, version, key configuration facts
  * and security posture. Never a secret.
  *
  * Built from memory: the security facts once at start, the orchestrator state and the runtime

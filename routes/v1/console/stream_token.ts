@@ -1,12 +1,12 @@
 /**
- * `POST /v1/console/stream-token` (SPEC §2.1, §4 rule 1, §5.6): exchanges a process credential
+ * `POST /v1/console/stream-token` (docs/access-control.md, "Stream tokens"): exchanges a process credential
  * (API key or bearer) for a five-minute token valid only on the live stream.
  * @module
  */
 import { z } from "zod";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 
-/** Response body: open shape, SPEC §2.1. */
+/** Response body: open shape (docs/access-control.md, "Stream tokens"). */
 export const StreamTokenBody = z.looseObject({
   token: z.string(),
   expires_in: z.number().int(),
