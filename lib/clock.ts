@@ -9,6 +9,13 @@ export interface Clock {
   now(): number;
 }
 
+/**
+ * Clock skew tolerated between this service and whoever issued a token (an OIDC issuer, another
+ * replica), in seconds: `exp`/`nbf` of bearer tokens, a bearer `iat` ahead of now, and how far
+ * ahead of now + lifetime a stream token may expire.
+ */
+export const CLOCK_LEEWAY_SECONDS = 30;
+
 /** The wall clock of this machine. */
 export const systemClock: Clock = { now: () => Date.now() };
 

@@ -120,6 +120,12 @@ function singleKey(scope: Scope, variable: string) {
     });
 }
 
+/**
+ * Largest NumericDate a token's `exp`, `nbf` or `iat` may carry, seconds since the epoch:
+ * 9999-12-31T23:59:59Z. Also the upper bound of `OIDC_MAX_TOKEN_LIFETIME_SECONDS`.
+ */
+export const MAX_NUMERIC_DATE = 253402300799;
+
 /** The zod schema of the environment (variable name → parsed value). */
 export const envSchema = z.object({
   PORT: int(8000, 0, 65535),
@@ -135,6 +141,8 @@ export const envSchema = z.object({
   OIDC_SCOPE_EXTERNAL: optionalText.transform((v) => v ?? "forecast:write"),
   OIDC_SCOPE_PROCESS: optionalText.transform((v) => v ?? "process:run"),
   OIDC_JWKS_COOLDOWN_SECONDS: int(30, 0, 3600),
+  OIDC_MAX_TOKEN_LIFETIME_SECONDS: int(86400, 1, MAX_NUMERIC_DATE),
+  OIDC_REQUIRE_AT_JWT: bool,
   ALLOW_UNAUTHENTICATED: bool,
   RATE_LIMIT_PER_MINUTE: int(120, 0, 1_000_000),
   RATE_LIMIT_BURST: int(60, 1, 1_000_000),
@@ -158,6 +166,16 @@ export interface OidcSettings {
   scopeProcess: string;
   /** Least time between two JWKS refetches caused by unknown `kid`s, seconds. Default 30. */
   jwksCooldownSeconds: number;
+  /**
+   * Longest accepted token lifetime, seconds: `exp − iat`, or `exp − now` without `iat`
+   * (RFC 8725 §3.10). `OIDC_MAX_TOKEN_LIFETIME_SECONDS`, a positive integer; default 86400.
+   */
+  maxTokenLifetimeSeconds: number;
+  /**
+   * Accept only explicitly typed access tokens, `typ` `at+jwt` or `application/at+jwt`
+   * (RFC 9068 §4, RFC 8725 §3.11). `OIDC_REQUIRE_AT_JWT`; default `false`.
+   */
+  requireAtJwt: boolean;
 }
 
 /** Validated settings of one service instance. */
@@ -277,6 +295,8 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
         scopeExternal: e.OIDC_SCOPE_EXTERNAL,
         scopeProcess: e.OIDC_SCOPE_PROCESS,
         jwksCooldownSeconds: e.OIDC_JWKS_COOLDOWN_SECONDS,
+        maxTokenLifetimeSeconds: e.OIDC_MAX_TOKEN_LIFETIME_SECONDS,
+        requireAtJwt: e.OIDC_REQUIRE_AT_JWT,
       };
     }
   }

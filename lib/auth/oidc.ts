@@ -2,24 +2,28 @@
  * OIDC bearer tokens (docs/access-control.md, "Bearer tokens"): RS256 JWTs verified with jose against the issuer's
  * JWKS, which jose caches and refetches when a token presents an unknown `kid` (with a cooldown).
  *
- * Refused: any `alg` but RS256 (`none`, HS256 — also when signed with the RSA public key —,
- * ES256, PS256), wrong `iss`, wrong `aud`, missing or past `exp` (30 s tolerance), a `typ` other
- * than absent, `JWT` or `at+jwt`. Scopes come from `scope` (space-separated) or `permissions`
- * (array). Verified tokens are cached until their `exp` (bounded), so a hot caller costs one
- * map lookup.
+ * Refused: a segment that is not canonical base64url (checked before verification); any `alg`
+ * but RS256 (`none`, HS256 — also when signed with the RSA public key —, ES256, PS256), wrong
+ * `iss`, wrong `aud`, missing or past `exp` and future `nbf` (30 s leeway); a `typ` other than
+ * absent, `JWT` or `at+jwt` (only `at+jwt` with `OIDC_REQUIRE_AT_JWT`, RFC 9068 §4); `exp`/`nbf`/
+ * `iat` that are not whole seconds in 0 … 253402300799, `iat` more than 30 s ahead, and a
+ * lifetime over `OIDC_MAX_TOKEN_LIFETIME_SECONDS` (RFC 8725 §3.10, §3.11; see
+ * `token_bounds.ts`). Scopes come from `scope` (space-separated) or `permissions`
+ * (array). Only accepted tokens are cached, until their `exp` (bounded), so a hot caller costs
+ * one map lookup.
  * @module
  */
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
-import type { Clock } from "../clock.ts";
+import { type Clock, CLOCK_LEEWAY_SECONDS } from "../clock.ts";
 import type { OidcSettings, Scope } from "../settings.ts";
 import { impliedScopes, type Principal } from "./principal.ts";
+import { claimBoundsProblem, nonCanonicalSegment, typProblem } from "./token_bounds.ts";
 
 /** Result of checking a bearer token. */
 export type BearerResult =
   | { ok: true; principal: Principal }
   | { ok: false; reason: string };
 
-const ACCEPTED_TYP = new Set([undefined, "JWT", "at+jwt", "application/at+jwt"]);
 const CACHE_MAX = 10_000;
 
 /** Verifies bearer tokens for one issuer and audience. */
@@ -29,7 +33,11 @@ export class OidcVerifier {
   #jwks: ReturnType<typeof createRemoteJWKSet>;
   #cache = new Map<string, { principal: Principal; expMs: number }>();
 
-  /** @param settings issuer, audience, JWKS URL and scope mapping */
+  /**
+   * @param settings issuer, audience, JWKS URL, scope mapping, the longest accepted lifetime
+   *   (seconds) and whether only `typ: at+jwt` is accepted
+   * @param clock the time tokens are checked against
+   */
   constructor(settings: OidcSettings, clock: Clock) {
     this.#settings = settings;
     this.#clock = clock;
@@ -53,25 +61,28 @@ export class OidcVerifier {
   }
 
   /**
-   * Verifies a compact JWS.
+   * Verifies a compact JWS: canonical base64url segments, then signature and claims with jose,
+   * then `typ` and the time-claim bounds on the verified payload. Caches only accepted tokens.
    * @returns the principal, or `{ok: false, reason}` with a sentence safe to show the caller
    */
   async verify(token: string): Promise<BearerResult> {
     const now = this.#clock.now();
     const known = this.cached(token);
     if (known) return { ok: true, principal: known };
+    const encoding = nonCanonicalSegment(token);
+    if (encoding) return { ok: false, reason: encoding };
     try {
       const { payload, protectedHeader } = await jwtVerify(token, this.#jwks, {
         algorithms: ["RS256"],
         issuer: this.#settings.issuer,
         audience: this.#settings.audience,
         requiredClaims: ["exp"],
-        clockTolerance: 30,
+        clockTolerance: CLOCK_LEEWAY_SECONDS,
         currentDate: new Date(now),
       });
-      if (!ACCEPTED_TYP.has(protectedHeader.typ)) {
-        return { ok: false, reason: `token type "${protectedHeader.typ}" is not accepted` };
-      }
+      const refused = typProblem(protectedHeader.typ, this.#settings.requireAtJwt) ??
+        claimBoundsProblem(payload, now, this.#settings.maxTokenLifetimeSeconds);
+      if (refused) return { ok: false, reason: refused };
       const granted = new Set<string>();
       if (typeof payload.scope === "string") {
         for (const s of payload.scope.split(" ")) if (s) granted.add(s);
@@ -89,7 +100,7 @@ export class OidcVerifier {
       ).slice(0, 128);
       const principal: Principal = { caller, credential_type: "bearer", scopes };
       if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
-      // exp is required; the tolerance window is not granted to cached entries.
+      // exp is required and bounded; the tolerance window is not granted to cached entries.
       this.#cache.set(token, { principal, expMs: (payload.exp as number) * 1000 });
       return { ok: true, principal };
     } catch (err) {

@@ -3,15 +3,26 @@
  * over `"stream:" + expiry`. The key is derived from the sorted process-key secrets, so every
  * replica with the same keys accepts the others' tokens; with no process key (OIDC only) it is a
  * random 32-byte secret created once and kept in KV.
+ *
+ * A token expiring later than now + {@link STREAM_TOKEN_TTL_SECONDS} + {@link CLOCK_LEEWAY_SECONDS}
+ * is refused even when its signature is right: no replica issues one, so it was made by someone
+ * holding the key (who could otherwise sign a token for the year 2100); RFC 8725 §3.10.
  * @module
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
-import type { Clock } from "../clock.ts";
+import { type Clock, CLOCK_LEEWAY_SECONDS } from "../clock.ts";
 import { retryKv } from "../store/kv.ts";
 
 /** Lifetime of a stream token in seconds (docs/access-control.md, "Stream tokens"). */
 export const STREAM_TOKEN_TTL_SECONDS = 300;
+
+/**
+ * Verdict on a presented stream token: `ok`; `expired` (expiry passed); `invalid` (form or
+ * signature wrong); `beyond_lifetime` (correctly signed, but expiring later than now +
+ * {@link STREAM_TOKEN_TTL_SECONDS} + {@link CLOCK_LEEWAY_SECONDS}, which no replica issues).
+ */
+export type StreamTokenVerdict = "ok" | "expired" | "invalid" | "beyond_lifetime";
 
 const TOKEN_RE = /^(\d{10,12})\.([A-Za-z0-9_-]{43})$/;
 const KV_SECRET_KEY: Deno.KvKey = ["secrets", "stream_token_key"];
@@ -76,16 +87,21 @@ export class StreamTokens {
   }
 
   /**
-   * Checks a presented token: form, signature (constant time) and expiry.
-   * @returns `"ok"`, `"expired"` or `"invalid"`
+   * Checks a presented token: form, signature (constant time), then its expiry against now
+   * (seconds): not passed, and not later than now + {@link STREAM_TOKEN_TTL_SECONDS} +
+   * {@link CLOCK_LEEWAY_SECONDS}.
    */
-  verify(token: string): "ok" | "expired" | "invalid" {
+  verify(token: string): StreamTokenVerdict {
     const m = TOKEN_RE.exec(token);
     if (!m) return "invalid";
     const expiry = Number(m[1]);
     const want = Buffer.from(this.#sign(expiry));
     const got = Buffer.from(m[2]);
     if (want.length !== got.length || !timingSafeEqual(want, got)) return "invalid";
-    return expiry * 1000 > this.#clock.now() ? "ok" : "expired";
+    const now = this.#clock.now();
+    if (expiry * 1000 > now + (STREAM_TOKEN_TTL_SECONDS + CLOCK_LEEWAY_SECONDS) * 1000) {
+      return "beyond_lifetime";
+    }
+    return expiry * 1000 > now ? "ok" : "expired";
   }
 }

@@ -1,11 +1,17 @@
 /**
  * A JWKS endpoint the test controls, on 127.0.0.1 port 0, for hand-made (good and bad) tokens:
- * rotation to a new `kid`, `alg: none`, HS256 signed with the RSA public key, ES256, PS256.
+ * rotation to a new `kid`, `alg: none`, HS256 signed with the RSA public key, ES256, PS256, and
+ * RS256 signatures over any text (raw payloads such as `{"exp":1e400}`, non-canonical segments).
  * @module
  */
+import { Buffer } from "node:buffer";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import type { Clock } from "../../lib/clock.ts";
 
-/** Claims a test token carries (defaults fill `iss`, `aud`, `exp`). */
+/**
+ * Claims a test token carries. Defaults fill `iss`, `aud`, `iat` (now), `exp` (now + 600 s) and
+ * `client_id`; a claim given as `undefined` is left out of the token.
+ */
 export interface TokenClaims {
   iss?: string;
   aud?: string;
@@ -27,6 +33,13 @@ export interface FakeJwks {
   fetches(): number;
   /** Signs RS256 with the current published key. */
   sign(claims: TokenClaims, opts?: { typ?: string }): Promise<string>;
+  /**
+   * RS256 over exactly `<header>.<payload>` as given (already base64url, canonical or not) with
+   * the current published key; returns the whole token. For hand-made, oddly encoded tokens.
+   */
+  signSegments(header: string, payload: string): Promise<string>;
+  /** `kid` of the current published key (for hand-made headers). */
+  kid: string;
   /** Makes a new RSA key (new `kid`) that is not published yet; returns a signer for it. */
   unpublishedKey(): Promise<(claims: TokenClaims) => Promise<string>>;
   /** Publishes every key made so far (a rotation). */
@@ -46,12 +59,21 @@ async function rsaKey(kid: string): Promise<RsaKey> {
   return { kid, privateKey, publicJwk };
 }
 
-const b64 = (o: unknown) =>
-  btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-")
-    .replace(/\//g, "_");
+/** Canonical base64url of a string's UTF-8 bytes, or of an object's JSON text. */
+export function b64url(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return Buffer.from(text, "utf8").toString("base64url");
+}
 
-/** Starts the JWKS server with one RSA key published. */
-export async function startFakeJwks(audience = "https://bridge.test/api"): Promise<FakeJwks> {
+/**
+ * Starts the JWKS server with one RSA key published.
+ * @param opts.clock where the default `iat`/`exp` come from (default: the wall clock)
+ */
+export async function startFakeJwks(
+  audience = "https://bridge.test/api",
+  opts: { clock?: Clock } = {},
+): Promise<FakeJwks> {
+  const nowSeconds = () => Math.floor((opts.clock?.now() ?? Date.now()) / 1000);
   const keys: RsaKey[] = [await rsaKey("k1")];
   let published: JWK[] = [keys[0].publicJwk];
   const extra: JWK[] = [];
@@ -70,8 +92,8 @@ export async function startFakeJwks(audience = "https://bridge.test/api"): Promi
   const full = (c: TokenClaims) => ({
     iss: issuer,
     aud: audience,
-    exp: Math.floor(Date.now() / 1000) + 600,
-    iat: Math.floor(Date.now() / 1000),
+    exp: nowSeconds() + 600,
+    iat: nowSeconds(),
     client_id: "test-client",
     ...c,
   });
@@ -84,6 +106,12 @@ export async function startFakeJwks(audience = "https://bridge.test/api"): Promi
     audience,
     fetches: () => fetchCount,
     sign: (c, o) => signWith(keys[0], c, o?.typ),
+    kid: keys[0].kid,
+    async signSegments(header, payload) {
+      const input = new TextEncoder().encode(`${header}.${payload}`);
+      const sig = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", keys[0].privateKey, input);
+      return `${header}.${payload}.${Buffer.from(sig).toString("base64url")}`;
+    },
     async unpublishedKey() {
       const k = await rsaKey(`k${keys.length + 1}`);
       keys.push(k);
@@ -92,7 +120,7 @@ export async function startFakeJwks(audience = "https://bridge.test/api"): Promi
     publishAll() {
       published = keys.map((k) => k.publicJwk);
     },
-    algNone: (c) => `${b64({ alg: "none", typ: "JWT" })}.${b64(full(c))}.`,
+    algNone: (c) => `${b64url({ alg: "none", typ: "JWT" })}.${b64url(full(c))}.`,
     async hs256WithPublicKey(c) {
       const secret = new TextEncoder().encode(JSON.stringify(keys[0].publicJwk));
       return await new SignJWT(full(c)).setProtectedHeader({ alg: "HS256", kid: keys[0].kid })

@@ -58,3 +58,25 @@ Deno.test("stream token: OIDC-only deployments share one random key through KV",
     const b = await StreamTokens.create([], kv, clock);
     assert.equal(b.verify(a.issue().token), "ok");
   }));
+
+Deno.test("stream token: signed with the right key but expiring beyond now + 300 s + 30 s → refused", () =>
+  withKv(async (kv) => {
+    const t0 = Date.parse("2026-11-22T10:00:00Z");
+    const clock = new FakeClock(t0);
+    const secrets = ["proc-secret-0001-aaaaaaaa"];
+    const verifier = await StreamTokens.create(secrets, kv, clock);
+    // Whoever holds the key (a replica, a leaked key) signs a token for the year 2100.
+    const forger = await StreamTokens.create(secrets, kv, new FakeClock(Date.parse("2100-01-01")));
+    assert.equal(verifier.verify(forger.issue().token), "beyond_lifetime");
+    // A replica whose clock runs ahead by up to the 30 s leeway is still accepted …
+    const ahead = new FakeClock(t0 + 30_000);
+    const replica = await StreamTokens.create(secrets, kv, ahead);
+    assert.equal(verifier.verify(replica.issue().token), "ok");
+    // … one more second is refused.
+    ahead.advance(1_000);
+    assert.equal(verifier.verify(replica.issue().token), "beyond_lifetime");
+    // A tampered far-future token stays "invalid" (the signature is checked first).
+    const [exp, mac] = forger.issue().token.split(".");
+    const flipped = mac[0] === "A" ? "B" + mac.slice(1) : "A" + mac.slice(1);
+    assert.equal(verifier.verify(`${exp}.${flipped}`), "invalid");
+  }));

@@ -2,11 +2,12 @@
  * Authentication of the live stream (docs/access-control.md, "Stream tokens"): the stream token in the
  * `token` query parameter is the only credential there; an `X-API-Key` or bearer header is
  * ignored. Answers 503 when authentication is not configured (fail closed), 401 for a missing,
- * non-ASCII, tampered or expired token, and 429 when the client address has failed too often.
+ * non-ASCII, tampered or expired token or one expiring later than any this service issues, and 429 when the client address has failed too often.
  * With `ALLOW_UNAUTHENTICATED=true` the stream is open like every other route.
  * @module
  */
-import type { StreamTokens } from "../../auth/stream_token.ts";
+import { STREAM_TOKEN_TTL_SECONDS, type StreamTokens } from "../../auth/stream_token.ts";
+import { CLOCK_LEEWAY_SECONDS } from "../../clock.ts";
 import { impliedScopes, isAsciiCredential, type Principal } from "../../auth/principal.ts";
 import type { Gate } from "../env.ts";
 import { problem } from "../errors.ts";
@@ -49,6 +50,8 @@ export function streamAuth(opts: StreamAuthOptions): Gate {
       401,
       verdict === "expired"
         ? "The stream token has expired; get a new one from POST /v1/console/stream-token."
+        : verdict === "beyond_lifetime"
+        ? `The stream token expires later than any token this service issues (${STREAM_TOKEN_TTL_SECONDS} s + ${CLOCK_LEEWAY_SECONDS} s leeway); get a new one from POST /v1/console/stream-token.`
         : token === ""
         ? "A stream token is required in the token query parameter; get one from POST /v1/console/stream-token (API keys and bearer tokens are not accepted here)."
         : "The stream token is not valid (API keys and bearer tokens are not accepted here); get one from POST /v1/console/stream-token.",
