@@ -61,7 +61,7 @@ import { requestPath } from "./lib/http/request_path.ts";
 import { RouteTable } from "./lib/http/route_table.ts";
 import { OrchestratorStateStore } from "./lib/orchestrator/state.ts";
 import type { Settings } from "./lib/settings.ts";
-import { EventHub } from "./lib/store/event_hub.ts";
+import { EventHub, HEARTBEAT_MS } from "./lib/store/event_hub.ts";
 import { EventLog } from "./lib/store/events.ts";
 import { Redactor } from "./lib/store/redactor.ts";
 
@@ -85,6 +85,8 @@ export interface AppDeps {
   kv: Deno.Kv;
   /** Default: the system clock. */
   clock?: Clock;
+  /** Heartbeat period of the live stream in ms (default {@link HEARTBEAT_MS}, 15 s). */
+  streamHeartbeatMs?: number;
 }
 
 /** A built app: its fetch handler and the services behind it. */
@@ -196,7 +198,10 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerStatus(ctx, orchestratorState);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx, orchestratorState);
-  registerEvents(ctx, new EventHub(events));
+  registerEvents(
+    ctx,
+    new EventHub(events, { heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS }),
+  );
   registerConfig(ctx, config);
   registerDeliveryDayOverview(ctx);
   registerMarketLocations(ctx);

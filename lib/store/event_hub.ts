@@ -42,6 +42,9 @@ const CATCH_UP_PAGE = 500;
 const encoder = new TextEncoder();
 const HEARTBEAT = encoder.encode(": heartbeat\n\n");
 
+/** Heartbeat period of the live stream, in ms: short enough that proxies keep it open. */
+export const HEARTBEAT_MS = 15_000;
+
 /**
  * The Server-Sent Events messages of `records`: per record `id:` = event id, `event:` = kind,
  * `data:` = the JSON record, then a blank line. JSON never contains a raw line break, so each
@@ -109,7 +112,7 @@ export class EventHub {
   constructor(log: EventLog, opts: { pollMs?: number; heartbeatMs?: number } = {}) {
     this.#log = log;
     this.#pollMs = opts.pollMs ?? 500;
-    this.#heartbeatMs = opts.heartbeatMs ?? 15_000;
+    this.#heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
 
   /**

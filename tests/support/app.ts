@@ -19,17 +19,23 @@ export interface TestServer {
 
 /**
  * Starts the app with `env` (KV_PATH is set to a fresh temp file unless given).
- * @param opts.clock fake clock; @param opts.kvPath reuse an existing KV file (restart tests)
+ * @param opts.clock fake clock; @param opts.kvPath reuse an existing KV file (restart tests);
+ *   @param opts.heartbeatMs the live stream's heartbeat period (default 15 s)
  */
 export async function startServer(
   env: Record<string, string>,
-  opts: { clock?: Clock; kvPath?: string } = {},
+  opts: { clock?: Clock; kvPath?: string; heartbeatMs?: number } = {},
 ): Promise<TestServer> {
   const dir = opts.kvPath ? undefined : await Deno.makeTempDir({ prefix: "bridge-test-" });
   const kvPath = opts.kvPath ?? `${dir}/bridge.kv`;
   const settings = loadSettings({ ...env, KV_PATH: kvPath });
   const kv = await Deno.openKv(kvPath);
-  const bridge = await createApp({ settings, kv, clock: opts.clock });
+  const bridge = await createApp({
+    settings,
+    kv,
+    clock: opts.clock,
+    streamHeartbeatMs: opts.heartbeatMs,
+  });
   const ac = new AbortController();
   const { promise: listening, resolve } = Promise.withResolvers<number>();
   const server = Deno.serve({
