@@ -1,11 +1,12 @@
 /**
- * The one retry helper (lib/retry.ts), without KV or HTTP: every wait is
+ * The one retry helper (lib/retry.ts) and the KV retry on it, without KV or HTTP: every wait is
  * spent on a FakeClock (or recorded by an injected sleep), so nothing here waits in real time —
  * the backoffs below add up to seconds and minutes of fake time.
  */
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { backoffMs, retry, RetryGaveUp } from "../../lib/retry.ts";
+import { isLockedError, KvContentionError, retryKv } from "../../lib/store/kv.ts";
 
 const T0 = Date.parse("2026-11-22T10:00:00Z");
 
@@ -207,4 +208,79 @@ Deno.test("FakeClock.sleep moves the fake time and resolves without a timer", as
   await clock.sleep(90_000);
   await clock.sleep(-5);
   assert.equal(clock.now(), T0 + 90_000);
+});
+
+Deno.test("retryKv: 'database is locked' and SQLITE_BUSY are retried; other errors pass at once", async () => {
+  assert.equal(isLockedError(new TypeError("database is locked")), true);
+  assert.equal(isLockedError(new Error("SQLITE_BUSY: another connection")), true);
+  assert.equal(isLockedError(new Error("database disk image is malformed")), false);
+  assert.equal(isLockedError("database is locked"), false, "only Error objects");
+
+  const waits: number[] = [];
+  const sleep = (ms: number) => {
+    waits.push(ms);
+    return Promise.resolve();
+  };
+  let calls = 0;
+  const value = await retryKv(
+    "write",
+    () => {
+      calls++;
+      if (calls === 1) return Promise.reject(new TypeError("database is locked"));
+      if (calls === 2) return Promise.reject(new Error("SQLITE_BUSY"));
+      if (calls === 3) return Promise.resolve(undefined); // a failed .check()
+      return Promise.resolve(42);
+    },
+    50,
+    sleep,
+  );
+  assert.equal(value, 42);
+  assert.equal(calls, 4);
+  assert.equal(waits.length, 3);
+  waits.forEach((w, i) => {
+    const plain = 2 ** i; // 1, 2, 4 ms
+    assert.ok(w >= plain * 0.5 && w < plain * 1.5, `wait ${i + 1}: ${w} ms`);
+  });
+
+  calls = 0;
+  const malformed = new Error("database disk image is malformed");
+  await assert.rejects(
+    retryKv(
+      "write",
+      () => {
+        calls++;
+        return Promise.reject(malformed);
+      },
+      50,
+      sleep,
+    ),
+    (err) => err === malformed,
+  );
+  assert.equal(calls, 1);
+});
+
+Deno.test("retryKv: a lock that stays is a KvContentionError after the bound, waits capped at 50 ms", async () => {
+  const waits: number[] = [];
+  let calls = 0;
+  await assert.rejects(
+    retryKv(
+      "orchestrator lease",
+      () => {
+        calls++;
+        return Promise.reject(new TypeError("database is locked"));
+      },
+      12,
+      (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+    ),
+    (err) =>
+      err instanceof KvContentionError &&
+      err.message === "orchestrator lease: still conflicting after 12 attempts" &&
+      err.code === "ERR_KV_CONTENTION",
+  );
+  assert.equal(calls, 12);
+  assert.equal(waits.length, 11, "no wait after the last attempt");
+  assert.ok(waits.slice(6).every((w) => w >= 25 && w < 75), `capped: ${waits.join(", ")}`);
 });
