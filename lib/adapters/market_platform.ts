@@ -1,13 +1,16 @@
 /**
  * Client of the external market-platform API (docs/pipeline.md, "Submit"): `POST {url}/schedules` over
  * HTTPS with the platform key raw in the `authorization` header and an `idempotency-key`.
- * 5xx answers and network errors are retried with exponential backoff inside the time budget;
+ * 5xx answers and network errors are retried with exponential backoff inside the time budget
+ * ({@link retry}, on the caller's clock);
  * 4xx answers and TLS handshake failures (untrusted certificate, no TLS on the other side; see
  * {@link classifyFetchFailure}) are final for the attempt. Every quoted answer and cause passes
  * the redactor (masked first, then cut to {@link MAX_QUOTED_BODY} characters), so neither the key
  * nor any other configured secret is part of an error message (docs/access-control.md).
  * @module
  */
+import { type Clock, type Sleep, systemClock } from "../clock.ts";
+import { retry, RetryGaveUp } from "../retry.ts";
 import { Redactor, type TextRedactor } from "../store/redactor.ts";
 import { classifyFetchFailure } from "./fetch_failure.ts";
 
@@ -77,11 +80,11 @@ export interface PlatformTarget {
   url: string;
   /** Sent raw in `authorization`. */
   apiKey: string;
-  /** Overall budget including retries, seconds. */
+  /** Overall budget including retries, seconds (on `clock`). */
   timeoutSeconds: number;
   /**
-   * A harder limit than `timeoutSeconds`, in ms from now (e.g. the time left until gate
-   * closure): no attempt starts and no backoff waits past it. Default: no extra limit.
+   * A harder limit than `timeoutSeconds`, in ms from now on `clock` (e.g. the time left until
+   * gate closure): no attempt starts and no backoff waits past it. Default: no extra limit.
    */
   stopAfterMs?: number;
   /** Says why `stopAfterMs` applies, for the error message (e.g. `before gate closure`). */
@@ -90,6 +93,13 @@ export interface PlatformTarget {
   client?: Deno.HttpClient;
   /** For tests: shorter backoff base (default 500 ms). */
   backoffBaseMs?: number;
+  /**
+   * Time source of the budget and the stop (default: the system clock); the backoff waits with
+   * its `sleep`. Each request's own timeout stays real network time.
+   */
+  clock?: Clock;
+  /** How the backoff waits, in ms (default: `clock.sleep`, else real time). */
+  sleep?: Sleep;
   /**
    * Masks secrets in the platform's answers before they are cut and quoted (default: masks
    * `apiKey` only). Pass the app's redactor so that every configured secret is masked.
@@ -112,16 +122,14 @@ export async function sendSchedules(
   idempotencyKey: string,
 ): Promise<Receipt> {
   const redactor = target.redactor ?? new Redactor([target.apiKey]);
+  const clock = target.clock ?? systemClock;
   const budgetMs = target.timeoutSeconds * 1000;
   const limited = target.stopAfterMs !== undefined && target.stopAfterMs < budgetMs;
-  const deadline = Date.now() + (limited ? Math.max(0, target.stopAfterMs!) : budgetMs);
-  const base = target.backoffBaseMs ?? 500;
   const url = `${target.url.replace(/\/+$/, "")}/schedules`;
   let attempts = 0;
   let last: MarketPlatformError | undefined;
-  while (Date.now() < deadline) {
-    attempts++;
-    const remaining = deadline - Date.now();
+  /** One POST; throws a retriable {@link MarketPlatformError} for a 5xx or a network error. */
+  const once = async (remaining: number): Promise<Receipt> => {
     try {
       const res = await fetch(url, {
         method: "POST",
@@ -197,23 +205,39 @@ export async function sendSchedules(
         );
       }
     }
-    const wait = Math.min(base * 2 ** (attempts - 1), 8_000) * (0.75 + Math.random() / 2);
-    if (Date.now() + wait >= deadline) break;
-    await new Promise((r) => setTimeout(r, wait));
+    throw last;
+  };
+  try {
+    return await retry(({ attempt, remainingMs }) => {
+      attempts = attempt;
+      return once(remainingMs);
+    }, {
+      deadlineMs: budgetMs,
+      stopAtMs: target.stopAfterMs === undefined ? undefined : clock.now() + target.stopAfterMs,
+      baseMs: target.backoffBaseMs ?? 500,
+      maxMs: 8_000,
+      jitter: 0.25,
+      // 5xx and network errors; a refusal (4xx) or a TLS failure is final.
+      retryOn: (err) => err instanceof MarketPlatformError && err.retriable,
+      clock,
+      sleep: target.sleep,
+    });
+  } catch (err) {
+    if (!(err instanceof RetryGaveUp)) throw err;
+    const n = err.attempts;
+    const within = limited
+      ? `${(Math.max(0, target.stopAfterMs!) / 1000).toFixed(1)} s ${
+        target.stopReason ?? "(time limit)"
+      }`
+      : `${target.timeoutSeconds} s`;
+    throw new MarketPlatformError(
+      `${last?.message ?? "market platform not reached"} (gave up after ${n} attempt${
+        n === 1 ? "" : "s"
+      } within ${within})`,
+      last?.status ?? null,
+      last?.body ?? "",
+      n,
+      true,
+    );
   }
-  throw new MarketPlatformError(
-    `${last?.message ?? "market platform not reached"} (gave up after ${attempts} attempt${
-      attempts === 1 ? "" : "s"
-    } within ${
-      limited
-        ? `${(Math.max(0, target.stopAfterMs!) / 1000).toFixed(1)} s ${
-          target.stopReason ?? "(time limit)"
-        }`
-        : `${target.timeoutSeconds} s`
-    })`,
-    last?.status ?? null,
-    last?.body ?? "",
-    attempts,
-    true,
-  );
 }

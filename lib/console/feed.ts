@@ -14,6 +14,8 @@
  * @module
  */
 import { batch, signal } from "@preact/signals";
+import { realSleep, type Sleep } from "../clock.ts";
+import { backoffMs } from "../retry.ts";
 import { ApiError } from "./api.ts";
 import { SseParser } from "./sse.ts";
 import type { EventRecord, EventsPage } from "./types.ts";
@@ -35,6 +37,11 @@ export interface FeedDeps {
   idleTimeoutMs?: number;
   /** Delay of the first reconnect (default 250 ms); later ones back off from the server's `retry:`. */
   firstRetryMs?: number;
+  /**
+   * How a reconnect waits, in ms; {@link EventFeed.stop} aborts the signal (default: real time;
+   * tests pass a `FakeClock`'s sleep).
+   */
+  sleep?: Sleep;
 }
 
 const REFUSALS = new Set([401, 403, 503]);
@@ -55,7 +62,8 @@ export class EventFeed {
   #listeners = new Set<(records: EventRecord[]) => void>();
   #run = 0;
   #abort: AbortController | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the pending reconnect wait. */
+  #wait: AbortController | undefined;
   #attempt = 0;
   #retryMs = 3000;
 
@@ -87,7 +95,8 @@ export class EventFeed {
     this.#run++;
     this.#abort?.abort();
     this.#abort = undefined;
-    clearTimeout(this.#timer);
+    this.#wait?.abort();
+    this.#wait = undefined;
     this.#attempt = 0;
     this.state.value = "idle";
   }
@@ -194,16 +203,18 @@ export class EventFeed {
     const first = this.#deps.firstRetryMs ?? 250;
     const delay = this.#attempt === 0
       ? first
-      : Math.min(this.#retryMs * 2 ** (this.#attempt - 1), 30_000);
+      : backoffMs(this.#attempt, { baseMs: this.#retryMs, maxMs: 30_000 });
     this.#attempt++;
     batch(() => {
       this.state.value = "reconnecting";
       this.problem.value = why;
     });
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      if (run === this.#run) void again();
-    }, delay);
+    this.#wait?.abort();
+    const wait = new AbortController();
+    this.#wait = wait;
+    void (this.#deps.sleep ?? realSleep)(delay, wait.signal).then(() => {
+      if (run === this.#run && !wait.signal.aborted) void again();
+    });
   }
 
   #accept(records: EventRecord[]): void {

@@ -77,7 +77,7 @@ export async function runStep(
       case "submit": {
         const r = await submitDay(ctx.kv, day, cfg, {
           by,
-          now: () => ctx.clock.now(),
+          clock: ctx.clock,
           client: ctx.platformClient,
           backoffBaseMs: ctx.settings.platformBackoffMs,
           redactor: ctx.redactor,

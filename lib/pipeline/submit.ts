@@ -14,6 +14,7 @@ import {
   type Receipt,
   sendSchedules,
 } from "../adapters/market_platform.ts";
+import type { Clock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { DomainError, NotAggregated, NotConfigured, SubmissionInFlight } from "../domain/errors.ts";
@@ -92,7 +93,8 @@ export async function submitDay(
   cfg: EffectiveConfig,
   opts: {
     by: string;
-    now: () => number;
+    /** The service's clock: gate closure, claim times and the platform client's retries. */
+    clock: Clock;
     client?: Deno.HttpClient;
     backoffBaseMs?: number;
     /** Masks secrets in the platform's answers before they are quoted. */
@@ -100,7 +102,12 @@ export async function submitDay(
   },
 ): Promise<SubmitResult> {
   const gc = deliveryDay(day, cfg.gate_closure_local_time).gateClosure;
-  assertBeforeGateClosure(day, opts.now(), cfg.gate_closure_local_time, "nothing was submitted");
+  assertBeforeGateClosure(
+    day,
+    opts.clock.now(),
+    cfg.gate_closure_local_time,
+    "nothing was submitted",
+  );
   if (!cfg.market_platform_url || !cfg.market_platform_api_key) {
     throw new NotConfigured(
       "ERR_PLATFORM_NOT_CONFIGURED",
@@ -125,7 +132,7 @@ export async function submitDay(
 
   // Claim the version (or find it done / in flight).
   const existing = await kv.get<Submission>(subKey(day, agg.version));
-  const now = opts.now();
+  const now = opts.clock.now();
   if (existing.value?.state === "done") {
     return await alreadyDone(kv, day, agg.version, key, existing.value, opts);
   }
@@ -164,10 +171,11 @@ export async function submitDay(
         apiKey: cfg.market_platform_api_key,
         timeoutSeconds: cfg.market_platform_timeout_seconds,
         // Nothing is sent after gate closure, not even a retry.
-        stopAfterMs: gc.epochMilliseconds - opts.now(),
+        stopAfterMs: gc.epochMilliseconds - opts.clock.now(),
         stopReason: `before gate closure ${gc.toString()}`,
         client: opts.client,
         backoffBaseMs: opts.backoffBaseMs,
+        clock: opts.clock,
         redactor: opts.redactor,
       },
       schedulePayload(agg, cfg),
@@ -179,7 +187,7 @@ export async function submitDay(
     throw new SubmitFailed(day, err as MarketPlatformError);
   }
   await kv.set(subKey(day, agg.version), { ...claim, state: "done", receipt } satisfies Submission);
-  await recordSubmitted(kv, day, agg.version, key, receipt, opts.by, opts.now());
+  await recordSubmitted(kv, day, agg.version, key, receipt, opts.by, opts.clock.now());
   return { delivery_day: day, version: agg.version, idempotency_key: key, sent: true, receipt };
 }
 
@@ -217,12 +225,12 @@ async function alreadyDone(
   version: number,
   key: string,
   sub: Submission,
-  opts: { by: string; now: () => number },
+  opts: { by: string; clock: Clock },
 ): Promise<SubmitResult> {
   const receipt = sub.receipt!;
   const recorded = (await readDay(kv, day)).value?.steps.submitted?.version ?? 0;
   if (recorded < version) {
-    await recordSubmitted(kv, day, version, key, receipt, sub.claimed_by, opts.now());
+    await recordSubmitted(kv, day, version, key, receipt, sub.claimed_by, opts.clock.now());
   }
   return { delivery_day: day, version, idempotency_key: key, sent: false, receipt };
 }

@@ -2,6 +2,8 @@
  * Opening Deno KV and retrying contended writes (docs/architecture.md, "Writes and concurrency").
  * @module
  */
+import { realSleep, type Sleep } from "../clock.ts";
+import { retry, RetryGaveUp } from "../retry.ts";
 
 /**
  * Opens the KV store at `path`: a file path (its folder is created) or a KV Connect URL,
@@ -38,27 +40,35 @@ export function isLockedError(err: unknown): boolean {
 /**
  * Runs `attempt` until it returns a value other than `undefined`. `undefined` means "my
  * `.check()` failed, read again"; a `database is locked` error is retried too. Backoff grows
- * from 1 ms to 50 ms with jitter.
+ * from 1 ms to 50 ms with jitter (×0.5 to ×1.5), through {@link retry}.
+ *
+ * The waits are real time by default even where the service runs on a fake clock: the lock is
+ * held by another connection or process, which a fake clock cannot make release it sooner.
  *
  * @param what names the operation in the error
  * @param attempt one read-check-commit round; return `undefined` on a failed check
  * @param maxAttempts bound on rounds (default 50)
+ * @param sleep how the backoff waits, in ms (default: real time)
  * @throws {KvContentionError} when every round conflicted; other errors pass through
  */
 export async function retryKv<T>(
   what: string,
   attempt: () => Promise<T | undefined>,
   maxAttempts = 50,
+  sleep: Sleep = realSleep,
 ): Promise<T> {
-  for (let i = 0; i < maxAttempts; i++) {
-    try {
-      const out = await attempt();
-      if (out !== undefined) return out;
-    } catch (err) {
-      if (!isLockedError(err)) throw err;
-    }
-    const delay = Math.min(50, 2 ** Math.min(i, 6)) * (0.5 + Math.random());
-    await new Promise((r) => setTimeout(r, delay));
+  try {
+    return await retry(attempt, {
+      attempts: maxAttempts,
+      baseMs: 1,
+      maxMs: 50,
+      jitter: 0.5,
+      isDone: (out): out is T => out !== undefined,
+      retryOn: isLockedError,
+      sleep,
+    });
+  } catch (err) {
+    if (err instanceof RetryGaveUp) throw new KvContentionError(what, maxAttempts);
+    throw err;
   }
-  throw new KvContentionError(what, maxAttempts);
 }

@@ -135,12 +135,18 @@ Deno.test("submit: retries stop at gate closure; nothing is sent after it", asyn
 });
 
 Deno.test("submit: an attempt cut off by the deadline reports the platform's last answer, not our abort", async () => {
-  const r = await rig(BEFORE_GC, { MARKET_PLATFORM_TIMEOUT_SECONDS: "1" });
+  // The budget is on the service's (fake) clock, which the backoff moves and a request does not:
+  // the first answer takes 600 ms of real time, the backoff then spends 600–1,000 ms of the 1 s
+  // budget, so the second attempt has at most 400 ms left and is cut off before its answer.
+  const r = await rig(BEFORE_GC, {
+    MARKET_PLATFORM_TIMEOUT_SECONDS: "1",
+    MARKET_PLATFORM_BACKOFF_MS: "800",
+  });
   try {
     await portfolio(r.s);
     await step(r.s, DAY, "aggregate");
     r.sim.failNext(503, "maintenance", 100_000);
-    r.sim.delay(400); // two answers fit into the 1 s budget; the third attempt is cut off
+    r.sim.delay(600);
     const sub = await step(r.s, DAY, "submit");
     assert.equal(sub.status, 502);
     assert.match(

@@ -1,9 +1,11 @@
 /**
  * The console's live feed (docs/architecture.md, "Console"; docs/access-control.md, "Stream tokens"): SSE parsing, history then live, a fresh
  * stream token and `after_id` on every reconnect, no gap and no duplicate, refusals stop the
- * retries. Fakes for the unit cases; the real service for the last one.
+ * retries. Fakes for the unit cases (reconnect waits on a FakeClock or held by the test, never in
+ * real time); the real service for the last one.
  */
 import assert from "node:assert/strict";
+import { FakeClock, type Sleep } from "../../lib/clock.ts";
 import { ApiError, apiRequest } from "../../lib/console/api.ts";
 import { EventFeed } from "../../lib/console/feed.ts";
 import { SseParser } from "../../lib/console/sse.ts";
@@ -44,6 +46,13 @@ function fakeService(history: number[]) {
   const answers: (number | "ok")[] = []; // per stream: a status, or "ok"
   let tokenError: ApiError | null = null;
   const enc = new TextEncoder();
+  // Reconnect waits: recorded, and spent on a fake clock.
+  const clock = new FakeClock(0);
+  const waits: number[] = [];
+  const sleep: Sleep = (ms) => {
+    waits.push(ms);
+    return clock.sleep(ms);
+  };
   const request = <T,>(method: string, path: string): Promise<T> => {
     if (method === "GET" && path.startsWith("/v1/console/events?")) {
       return Promise.resolve({
@@ -73,13 +82,14 @@ function fakeService(history: number[]) {
     tokens,
     urls,
     answers,
+    waits,
     refuseTokens(err: ApiError | null) {
       tokenError = err;
     },
     send: (i: number, text: string) => streams[i].write(enc.encode(text)),
     drop: (i: number) => streams[i].close(),
     streams,
-    deps: { request, fetchStream, firstRetryMs: 5 },
+    deps: { request, fetchStream, firstRetryMs: 5, sleep },
   };
 }
 
@@ -156,7 +166,7 @@ Deno.test("feed: a refused key stops the feed with the service's sentence", asyn
     await feed.start();
     assert.equal(feed.state.value, "refused");
     assert.equal(feed.problem.value, "Authentication is not configured.");
-    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(svc.waits, [], "no reconnect scheduled");
     assert.equal(svc.urls.length, 0, "no stream attempted");
   } finally {
     feed.stop();
@@ -165,13 +175,24 @@ Deno.test("feed: a refused key stops the feed with the service's sentence", asyn
 
 Deno.test("feed: a silent stream is replaced; stop() cancels pending reconnects", async () => {
   const svc = fakeService([]);
-  const feed = new EventFeed({ ...svc.deps, idleTimeoutMs: 60 });
+  // Reconnect waits the test releases by hand (the idle watchdog stays real: 60 ms of silence).
+  const held: { ms: number; signal?: AbortSignal; release: () => void }[] = [];
+  const sleep: Sleep = (ms, signal) =>
+    new Promise((release) => held.push({ ms, signal, release: () => release() }));
+  const feed = new EventFeed({ ...svc.deps, idleTimeoutMs: 60, sleep });
   await feed.start();
-  await until(() => svc.streams.length >= 2, 2000);
+  await until(() => held.length === 1);
+  assert.equal(svc.streams.length, 1);
+  assert.equal(feed.state.value, "reconnecting", "the silent stream was dropped");
+  assert.equal(held[0].ms, 5, "the first reconnect waits firstRetryMs");
+  held[0].release();
+  await until(() => svc.streams.length === 2 && feed.state.value === "live");
+  await until(() => held.length === 2); // silent again: the next reconnect is pending
   feed.stop();
-  const n = svc.urls.length;
-  await new Promise((r) => setTimeout(r, 150));
-  assert.equal(svc.urls.length, n);
+  assert.equal(held[1].signal?.aborted, true, "stop() aborted the pending wait");
+  held[1].release(); // a wait that ends anyway connects nothing
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  assert.equal(svc.urls.length, 2);
   assert.equal(feed.state.value, "idle");
 });
 
