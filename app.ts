@@ -62,6 +62,7 @@ import { RouteTable } from "./lib/http/route_table.ts";
 import { OrchestratorStateStore } from "./lib/orchestrator/state.ts";
 import type { Settings } from "./lib/settings.ts";
 import { EventHub, HEARTBEAT_MS } from "./lib/store/event_hub.ts";
+import { withLockRetry } from "./lib/store/kv.ts";
 import { EventLog } from "./lib/store/events.ts";
 import { Redactor } from "./lib/store/redactor.ts";
 
@@ -109,7 +110,9 @@ export interface BridgeApp {
  * (docs/access-control.md, "Fail closed"; on every start).
  */
 export async function createApp(deps: AppDeps): Promise<BridgeApp> {
-  const { settings, kv } = deps;
+  const { settings } = deps;
+  // Every write retries "database is locked" (replicas on one SQLite file) below the domain.
+  const kv = withLockRetry(deps.kv);
   const clock = deps.clock ?? systemClock;
   const hono = new Hono<AppEnv>();
   // One redaction step for every outward text: answers, events, log lines, quoted foreign text

@@ -13,6 +13,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { type Clock, CLOCK_LEEWAY_SECONDS } from "../clock.ts";
 import { retryKv } from "../store/kv.ts";
+import { KEYS } from "../store/keys.ts";
 
 /** Lifetime of a stream token in seconds (docs/access-control.md, "Stream tokens"). */
 export const STREAM_TOKEN_TTL_SECONDS = 300;
@@ -25,7 +26,7 @@ export const STREAM_TOKEN_TTL_SECONDS = 300;
 export type StreamTokenVerdict = "ok" | "expired" | "invalid" | "beyond_lifetime";
 
 const TOKEN_RE = /^(\d{10,12})\.([A-Za-z0-9_-]{43})$/;
-const KV_SECRET_KEY: Deno.KvKey = ["secrets", "stream_token_key"];
+const KV_SECRET_KEY = KEYS.streamTokenSecret;
 
 /** Issues and checks stream tokens with one HMAC key. */
 export class StreamTokens {

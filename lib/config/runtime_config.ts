@@ -22,8 +22,9 @@ import {
   type FieldName,
   SECRET_FIELDS,
 } from "./fields.ts";
+import { KEYS } from "../store/keys.ts";
 
-const KEY: Deno.KvKey = ["config_overlay"];
+const KEY = KEYS.configOverlay;
 
 /** Where a field's effective value comes from. */
 export type ConfigSource = "runtime" | "env" | "default";

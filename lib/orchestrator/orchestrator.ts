@@ -18,6 +18,7 @@ import { type RunnableStep, runStep } from "../pipeline/steps.ts";
 import { PassRunning } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";
 import { readOrchestratorState } from "./state.ts";
+import { KEYS } from "../store/keys.ts";
 
 /** What one pass did, per day. */
 export interface PassReport {
@@ -148,7 +149,7 @@ export class Orchestrator {
     if (state.state !== "running") return { ran: false, reason: "stopped" };
     if (this.#running) return { ran: false, reason: "busy" };
     const minute = Math.floor(ctx.clock.now() / 60_000);
-    const key: Deno.KvKey = ["leases", "orchestrator", minute];
+    const key = KEYS.orchestratorLease(minute);
     // Replicas on one SQLite file contend here at the same second: `database is locked` is retried.
     const lease = await retryKv(
       "orchestrator lease",

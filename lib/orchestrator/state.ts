@@ -10,6 +10,7 @@
  */
 import { CachedEntry } from "../config/cached_entry.ts";
 import { retryKv } from "../store/kv.ts";
+import { KEYS } from "../store/keys.ts";
 
 /** Literal orchestrator states. `running`: scheduled runs happen. */
 export type OrchestratorStateName = "running" | "stopped";
@@ -23,7 +24,7 @@ export interface OrchestratorState {
   changed_by: string | null;
 }
 
-const KEY: Deno.KvKey = ["orchestrator"];
+const KEY = KEYS.orchestrator;
 
 /**
  * Reads the state.

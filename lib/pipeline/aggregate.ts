@@ -10,6 +10,7 @@ import { deliveryDay } from "../domain/delivery_day.ts";
 import { type DayState, updateDay } from "./day_state.ts";
 import { addForecastTo, forecastsOfDay } from "./forecasts.ts";
 import { listMarketLocations } from "./market_locations.ts";
+import { KEYS } from "../store/keys.ts";
 
 /** A stored aggregate: the open position of one delivery day. */
 export interface Aggregate {
@@ -35,7 +36,7 @@ export interface Aggregate {
 }
 
 /** KV key of a day's aggregate. */
-export const aggregateKey = (day: string): Deno.KvKey => ["aggregates", day];
+export const aggregateKey = KEYS.aggregate;
 
 /** Reads the latest aggregate of a day. */
 export async function readAggregate(kv: Deno.Kv, day: string): Promise<Aggregate | null> {

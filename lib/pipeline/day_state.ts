@@ -12,6 +12,7 @@
  */
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { retryKv } from "../store/kv.ts";
+import { KEYS } from "../store/keys.ts";
 
 /** Pipeline steps, in order. */
 export const STEPS = ["forecast", "aggregated", "published", "submitted"] as const;
@@ -70,12 +71,48 @@ export interface DayOverview {
   steps: Record<StepName, StepView | null>;
 }
 
-const dayKey = (day: string): Deno.KvKey => ["days", day];
 /**
  * The in-process day locks of each store: apps on the same store share them (they share the
  * data), apps on different stores in one process do not.
  */
 const locksOfStore = new WeakMap<Deno.Kv, Map<string, Promise<unknown>>>();
+
+/**
+ * The input-changed rule, in one place: a day's forecasts or master data changed, so its
+ * `input_version` goes up by one and `last_input` says what arrived; every step that consumed an
+ * older version is stale from now on (docs/pipeline.md, "Day state and staleness").
+ * @returns a new state; `state` is not changed
+ */
+export function inputChanged(state: DayState, change: InputChange): DayState {
+  return { ...state, input_version: state.input_version + 1, last_input: change };
+}
+
+/**
+ * Adds the write of a day's new state to `op`, checked against the entry it was read from: the
+ * only way a day state is written, so a concurrent change always fails the commit.
+ * @returns `op`, for chaining
+ */
+export function writeDay(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntryMaybe<DayState>,
+  state: DayState,
+): Deno.AtomicOperation {
+  return op.check({ key: KEYS.day(state.delivery_day), versionstamp: entry.versionstamp })
+    .set(KEYS.day(state.delivery_day), state);
+}
+
+/**
+ * Adds a check that the day state is still at `versionstamp` to `op` (writes that must not
+ * land once the day changed, e.g. forecast batches after the day was bumped).
+ * @returns `op`, for chaining
+ */
+export function checkDay(
+  op: Deno.AtomicOperation,
+  day: string,
+  versionstamp: string | null,
+): Deno.AtomicOperation {
+  return op.check({ key: KEYS.day(day), versionstamp });
+}
 
 /** A fresh state for a day nothing has happened to. */
 export function emptyDay(day: string): DayState {
@@ -84,7 +121,7 @@ export function emptyDay(day: string): DayState {
 
 /** Reads a day's state (an empty state when none is stored). */
 export async function readDay(kv: Deno.Kv, day: string): Promise<Deno.KvEntryMaybe<DayState>> {
-  return await kv.get<DayState>(dayKey(day));
+  return await kv.get<DayState>(KEYS.day(day));
 }
 
 /**
@@ -123,7 +160,7 @@ export function updateDay<T>(
       const current = structuredClone(entry.value ?? emptyDay(day));
       const out = await mutate(current, entry);
       if (out === null) return { value: null };
-      const op = kv.atomic().check(entry).set(dayKey(day), out.state);
+      const op = writeDay(kv.atomic(), entry, out.state);
       out.extra?.(op);
       const r = await op.commit();
       return r.ok ? { value: out.result } : undefined;
@@ -200,6 +237,6 @@ export function overview(
 /** Every stored day state, in date order. */
 export async function listDays(kv: Deno.Kv): Promise<DayState[]> {
   const out: DayState[] = [];
-  for await (const e of kv.list<DayState>({ prefix: ["days"] })) out.push(e.value);
+  for await (const e of kv.list<DayState>({ prefix: KEYS.days })) out.push(e.value);
   return out;
 }

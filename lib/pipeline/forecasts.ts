@@ -19,8 +19,9 @@ import {
   type ProfileCode,
   sharedProfileShape,
 } from "../domain/slp/profile.ts";
-import { retryKv } from "../store/kv.ts";
-import { type DayState, emptyDay, withDayLock } from "./day_state.ts";
+import { getManyChunked, retryKv } from "../store/kv.ts";
+import { type DayState, emptyDay, inputChanged, withDayLock, writeDay } from "./day_state.ts";
+import { KEYS } from "../store/keys.ts";
 
 /** Who produced a forecast. */
 export type ForecastSource = "customer" | "generated";
@@ -117,24 +118,6 @@ export function addForecastTo(
   return true;
 }
 
-/** Keys per `kv.getMany` (the KV limit). */
-const GET_MANY_LIMIT = 10;
-
-/**
- * Reads many keys: `kv.getMany` in chunks of 10 (the KV limit), all chunks concurrently.
- * @returns one entry per key, in the order of `keys`
- */
-export async function getManyChunked<T>(
-  kv: Deno.Kv,
-  keys: Deno.KvKey[],
-): Promise<Deno.KvEntryMaybe<T>[]> {
-  const chunks: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
-  for (let i = 0; i < keys.length; i += GET_MANY_LIMIT) {
-    chunks.push(kv.getMany<T[]>(keys.slice(i, i + GET_MANY_LIMIT)));
-  }
-  return (await Promise.all(chunks)).flat();
-}
-
 /** One forecast to ingest (already validated: known location, right count, finite values). */
 export interface ForecastItem {
   malo_id: string;
@@ -157,7 +140,7 @@ export interface IngestResult {
 export const MAX_BATCH = 500;
 
 /** KV key of one forecast. */
-export const forecastKey = (day: string, malo: string): Deno.KvKey => ["forecasts", day, malo];
+export const forecastKey = KEYS.forecast;
 
 const sameValues = (a: number[], b: number[]) =>
   a.length === b.length && a.every((v, i) => v === b[i]);
@@ -210,7 +193,7 @@ export function ingestForecasts(
       // Day states first, then the forecasts: a forecast changed after the day read also bumped
       // the day, so the commit's check fails and this round reads again (never stale
       // "unchanged" answers). The forecast chunks themselves are read concurrently.
-      const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => ["days", d]));
+      const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => KEYS.day(d)));
       const existing = (await getManyChunked<StoredForecast>(
         kv,
         items.map((it) => forecastKey(it.delivery_day, it.malo_id)),
@@ -244,19 +227,15 @@ export function ingestForecasts(
       const results: IngestResult[] = [];
       days.forEach((d, i) => {
         const entry = dayEntries[i];
-        op.check(entry);
         const state = entry.value ?? emptyDay(d);
         const changed = changedPerDay.get(d)?.size ?? 0;
         if (changed) {
-          op.set(
-            ["days", d],
-            {
-              ...state,
-              input_version: state.input_version + 1,
-              last_input: { at, by, market_locations: changed, source: "customer" },
-            } satisfies DayState,
+          writeDay(
+            op,
+            entry,
+            inputChanged(state, { at, by, market_locations: changed, source: "customer" }),
           );
-        }
+        } else op.check(entry);
         results.push({
           delivery_day: d,
           changed,
@@ -277,7 +256,7 @@ export async function forecastsOfDay(
 ): Promise<Map<string, Deno.KvEntry<StoredForecast>>> {
   const out = new Map<string, Deno.KvEntry<StoredForecast>>();
   for await (
-    const e of kv.list<StoredForecast>({ prefix: ["forecasts", day] }, { batchSize: 1000 })
+    const e of kv.list<StoredForecast>(KEYS.forecastsOfDay(day), { batchSize: 1000 })
   ) out.set(e.key[2] as string, e);
   return out;
 }

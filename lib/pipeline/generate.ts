@@ -17,7 +17,15 @@ import {
   shapeFingerprint,
 } from "../domain/slp/profile.ts";
 import { retryKv } from "../store/kv.ts";
-import { type DayState, emptyDay, recordStep, withDayLock } from "./day_state.ts";
+import {
+  checkDay,
+  emptyDay,
+  inputChanged,
+  readDay,
+  recordStep,
+  withDayLock,
+  writeDay,
+} from "./day_state.ts";
 import {
   forecastKey,
   forecastsOfDay,
@@ -78,7 +86,7 @@ export function generateForecasts(
 ): Promise<GenerateResult> {
   return withDayLock(kv, day, () =>
     retryKv(`generate forecasts for ${day}`, async () => {
-      const dayEntry = await kv.get<DayState>(["days", day]);
+      const dayEntry = await readDay(kv, day);
       const master = await masterDataVersion(kv);
       const [locations, existing] = await Promise.all([
         listMarketLocations(kv),
@@ -121,20 +129,21 @@ export function generateForecasts(
       const state = dayEntry.value ?? emptyDay(day);
       let version = state.input_version;
       if (writes.length) {
-        version++;
-        const bumped: DayState = {
-          ...state,
-          input_version: version,
-          last_input: { at, by: opts.by, market_locations: writes.length, source: "generated" },
-        };
-        const r = await kv.atomic().check(dayEntry).set(["days", day], bumped).commit();
+        const bumped = inputChanged(state, {
+          at,
+          by: opts.by,
+          market_locations: writes.length,
+          source: "generated",
+        });
+        version = bumped.input_version;
+        const r = await writeDay(kv.atomic(), dayEntry, bumped).commit();
         if (!r.ok) return undefined;
         // The batches write forecast keys only, so the day's versionstamp stays `r.versionstamp`
         // unless someone else (a customer forecast, another replica) changed the day meanwhile:
         // then the check fails and the whole run reads again.
         const stamp = r.versionstamp;
         for (let i = 0; i < writes.length; i += BATCH) {
-          const op = kv.atomic().check({ key: ["days", day], versionstamp: stamp });
+          const op = checkDay(kv.atomic(), day, stamp);
           for (const [malo, f] of writes.slice(i, i + BATCH)) {
             if (f) op.set(forecastKey(day, malo), f);
             else op.delete(forecastKey(day, malo));

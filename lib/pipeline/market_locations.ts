@@ -8,8 +8,9 @@ import { eicProblem } from "../domain/eic.ts";
 import { maloProblem } from "../domain/malo.ts";
 import { PROFILE_CODES } from "../domain/slp/profile.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
-import { retryKv } from "../store/kv.ts";
-import { type DayState, updateDay } from "./day_state.ts";
+import { getManyChunked, retryKv } from "../store/kv.ts";
+import { type DayState, inputChanged, updateDay, writeDay } from "./day_state.ts";
+import { KEYS } from "../store/keys.ts";
 
 /** Path parameter: a MaLo-ID with a valid check digit. */
 export const MaloId = z.string().superRefine((v, ctx) => {
@@ -72,8 +73,8 @@ export const MarketLocationSchema = z.object({
   updated_at: z.string(),
 });
 
-const key = (id: string): Deno.KvKey => ["market_locations", id];
-const MASTER_VERSION: Deno.KvKey = ["meta", "market_locations_version"];
+const key = KEYS.marketLocation;
+const MASTER_VERSION = KEYS.masterDataVersion;
 
 /** Counter bumped by every change of master data (0 = never any market location). */
 export async function masterDataVersion(kv: Deno.Kv): Promise<number> {
@@ -126,7 +127,7 @@ async function openDays(
   const from = addDays(localDayOf(nowMs), 1);
   const out: Deno.KvEntry<DayState>[] = [];
   for await (
-    const e of kv.list<DayState>({ start: ["days", from], end: ["days", "\uffff"] })
+    const e of kv.list<DayState>(KEYS.daysFrom(from))
   ) {
     const day = e.key[1] as string;
     if (Object.keys(e.value.steps).length === 0) continue;
@@ -163,12 +164,8 @@ async function commitMasterData(
     market_locations: changed,
     source: "master_data" as const,
   };
-  const bump = (s: DayState): DayState => ({
-    ...s,
-    input_version: s.input_version + 1,
-    last_input: lastInput!,
-  });
-  for (const e of days.slice(0, DAYS_IN_ATOMIC)) op.check(e).set(e.key, bump(e.value));
+  const bump = (s: DayState): DayState => inputChanged(s, lastInput!);
+  for (const e of days.slice(0, DAYS_IN_ATOMIC)) writeDay(op, e, bump(e.value));
   if (!(await op.commit()).ok) return false;
   for (const e of days.slice(DAYS_IN_ATOMIC)) {
     await updateDay(kv, e.key[1] as string, (s) => Promise.resolve({ state: bump(s), result: 0 }));
@@ -301,11 +298,22 @@ export async function listMarketLocations(
   opts: { limit?: number; after?: string } = {},
 ): Promise<MarketLocation[]> {
   const out: MarketLocation[] = [];
-  const selector = opts.after
-    ? { start: ["market_locations", opts.after + "\0"], end: ["market_locations", "\uffff"] }
-    : { prefix: ["market_locations"] };
+  const selector = opts.after ? KEYS.marketLocations(opts.after) : KEYS.marketLocations();
   for await (
     const e of kv.list<MarketLocation>(selector, { limit: opts.limit, batchSize: 1000 })
   ) out.push(e.value);
+  return out;
+}
+
+/**
+ * The registered MaLo-IDs among `ids` (a batch of up to 500): 10-key reads, all concurrently.
+ */
+export async function registeredMarketLocations(
+  kv: Deno.Kv,
+  ids: string[],
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  const entries = await getManyChunked<MarketLocation>(kv, ids.map((id) => key(id)));
+  for (const e of entries) if (e.value !== null) out.add(e.value.malo_id);
   return out;
 }

@@ -23,6 +23,7 @@ import { retryKv } from "../store/kv.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { type Aggregate, readAggregate } from "./aggregate.ts";
 import { readDay, recordStep } from "./day_state.ts";
+import { KEYS } from "../store/keys.ts";
 
 /** A stored claim / receipt of one aggregate version. */
 export interface Submission {
@@ -57,7 +58,7 @@ export class SubmitFailed extends DomainError {
   }
 }
 
-const subKey = (day: string, version: number): Deno.KvKey => ["submissions", day, version];
+const subKey = KEYS.submission;
 
 /** The idempotency key of one aggregate version. */
 export const idempotencyKey = (day: string, version: number) => `${day}-v${version}`;

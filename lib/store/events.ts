@@ -10,6 +10,7 @@
 import type { Clock } from "../clock.ts";
 import { retryKv } from "./kv.ts";
 import { Redactor } from "./redactor.ts";
+import { KEYS } from "./keys.ts";
 
 /** Severity of an event. */
 export type EventLevel = "info" | "warning" | "error";
@@ -66,7 +67,7 @@ function boundPath(event: NewEvent): NewEvent {
   return { ...event, path: event.path.slice(0, MAX_EVENT_PATH - 1) + "…" };
 }
 
-const HEAD: Deno.KvKey = ["events_head"];
+const HEAD = KEYS.eventsHead;
 /** Events per atomic: well under KV's 1,000 mutations and its total size limit. */
 const MAX_BATCH = 200;
 const MAX_BATCH_BYTES = 400_000;
@@ -194,7 +195,7 @@ export class EventLog {
       ts,
     }));
     const op = this.#kv.atomic().check({ key: HEAD, versionstamp: head.versionstamp });
-    for (const r of records) op.set(["events", r.id], r);
+    for (const r of records) op.set(KEYS.event(r.id), r);
     op.set(HEAD, id);
     const res = await op.commit();
     if (!res.ok) return undefined;
@@ -215,13 +216,13 @@ export class EventLog {
     const out: EventRecord[] = [];
     if (opts.afterId !== undefined) {
       const iter = this.#kv.list<EventRecord>(
-        { start: ["events", opts.afterId + 1], end: ["events", Number.MAX_SAFE_INTEGER] },
+        { start: KEYS.event(opts.afterId + 1), end: KEYS.event(Number.MAX_SAFE_INTEGER) },
         { limit: opts.limit },
       );
       for await (const e of iter) out.push(e.value);
       return out;
     }
-    const iter = this.#kv.list<EventRecord>({ prefix: ["events"] }, {
+    const iter = this.#kv.list<EventRecord>({ prefix: KEYS.events }, {
       limit: opts.limit,
       reverse: true,
     });

@@ -14,12 +14,72 @@ import { retry, RetryGaveUp } from "../retry.ts";
  * @throws whatever `Deno.openKv` throws (unreadable file, bad URL)
  */
 export async function openKv(path: string): Promise<Deno.Kv> {
-  if (path === "") return await Deno.openKv(); // Deno Deploy's managed KV
+  if (path === "") return withLockRetry(await Deno.openKv()); // Deno Deploy's managed KV
   if (!/^https?:\/\//.test(path) && path !== ":memory:") {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
-  return await Deno.openKv(path);
+  return withLockRetry(await Deno.openKv(path));
+}
+
+const WRAPPED = Symbol("lock-retrying KV");
+/** Attempts of one commit, set or delete while the store stays locked. */
+const LOCKED_ATTEMPTS = 50;
+/** Methods of an atomic operation that only add to it (recorded, replayed on a retry). */
+const ATOMIC_STEPS = new Set(["check", "set", "delete", "sum", "min", "max", "mutate", "enqueue"]);
+
+/**
+ * The store with `database is locked` (replicas sharing one SQLite file) retried under every
+ * write: `atomic().…commit()`, `set` and `delete` are retried with a short backoff (1–50 ms, at
+ * most {@link LOCKED_ATTEMPTS} attempts), so no call site can forget it. An atomic operation's
+ * steps are recorded and replayed into a fresh operation for each attempt. Reads, lists and
+ * watches pass through unchanged. Wrapping twice returns the same wrapper.
+ * @param opts.sleep how the backoff waits, in ms (default: real time; tests pass a fake one)
+ * @throws {KvContentionError} from a write when the store stayed locked through every attempt
+ */
+export function withLockRetry(kv: Deno.Kv, opts: { sleep?: Sleep } = {}): Deno.Kv {
+  if ((kv as unknown as Record<symbol, unknown>)[WRAPPED]) return kv;
+  const locked = <T>(what: string, fn: () => Promise<T>) =>
+    retryKv(what, async () => ({ value: await fn() }), LOCKED_ATTEMPTS, opts.sleep)
+      .then((r) => r.value);
+  return new Proxy(kv, {
+    get(target, prop) {
+      if (prop === WRAPPED) return true;
+      if (prop === "atomic") return () => recordingAtomic(target, locked);
+      if (prop === "set" || prop === "delete") {
+        const write = Reflect.get(target, prop) as (...a: unknown[]) => Promise<unknown>;
+        return (...args: unknown[]) => locked(`kv.${prop}`, () => write.apply(target, args));
+      }
+      const v = Reflect.get(target, prop);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
+/** An atomic operation whose steps are recorded and whose commit is retried while locked. */
+function recordingAtomic(
+  kv: Deno.Kv,
+  locked: <T>(what: string, fn: () => Promise<T>) => Promise<T>,
+): Deno.AtomicOperation {
+  const steps: [string, unknown[]][] = [];
+  const replay = () => {
+    const op = kv.atomic() as unknown as Record<string, (...a: unknown[]) => unknown>;
+    for (const [name, args] of steps) op[name](...args);
+    return op as unknown as Deno.AtomicOperation;
+  };
+  const recorder: Deno.AtomicOperation = new Proxy({} as Deno.AtomicOperation, {
+    get(_t, prop) {
+      if (prop === "commit") return () => locked("kv commit", () => replay().commit());
+      if (typeof prop === "string" && ATOMIC_STEPS.has(prop)) {
+        return (...args: unknown[]) => {
+          steps.push([prop, args]);
+          return recorder;
+        };
+      }
+      return Reflect.get(kv.atomic(), prop);
+    },
+  });
+  return recorder;
 }
 
 /** Thrown when a read-modify-write kept conflicting after every attempt. */
@@ -71,4 +131,22 @@ export async function retryKv<T>(
     if (err instanceof RetryGaveUp) throw new KvContentionError(what, maxAttempts);
     throw err;
   }
+}
+
+/** Keys per `kv.getMany` (the KV limit). */
+const GET_MANY_LIMIT = 10;
+
+/**
+ * Reads many keys: `kv.getMany` in chunks of 10 (the KV limit), all chunks concurrently.
+ * @returns one entry per key, in the order of `keys`
+ */
+export async function getManyChunked<T>(
+  kv: Deno.Kv,
+  keys: Deno.KvKey[],
+): Promise<Deno.KvEntryMaybe<T>[]> {
+  const chunks: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
+  for (let i = 0; i < keys.length; i += GET_MANY_LIMIT) {
+    chunks.push(kv.getMany<T[]>(keys.slice(i, i + GET_MANY_LIMIT)));
+  }
+  return (await Promise.all(chunks)).flat();
 }

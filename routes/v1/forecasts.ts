@@ -13,7 +13,8 @@ import {
   forecastsFromCsv,
   forecastsFromJson,
 } from "../../lib/pipeline/forecast_input.ts";
-import { getManyChunked, ingestForecasts } from "../../lib/pipeline/forecasts.ts";
+import { ingestForecasts } from "../../lib/pipeline/forecasts.ts";
+import { registeredMarketLocations } from "../../lib/pipeline/market_locations.ts";
 
 const Result = z.object({
   results: z.array(z.object({
@@ -26,13 +27,7 @@ const Result = z.object({
 
 /** Registers forecast ingestion. */
 export function registerForecasts(ctx: RouteContext): void {
-  // Registered MaLo-IDs among `ids` (up to 500): 10-key reads, all concurrently.
-  const known = async (ids: string[]) => {
-    const out = new Set<string>();
-    const entries = await getManyChunked(ctx.kv, ids.map((id) => ["market_locations", id]));
-    for (const e of entries) if (e.value !== null) out.add(e.key[1] as string);
-    return out;
-  };
+  const known = (ids: string[]) => registeredMarketLocations(ctx.kv, ids);
   ctx.routes.add({
     method: "post",
     path: "/v1/forecasts",

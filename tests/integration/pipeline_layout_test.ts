@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { generateProfileForecast, type ProfileCode } from "../../lib/domain/slp/profile.ts";
 import { aggregateDay } from "../../lib/pipeline/aggregate.ts";
+import { getManyChunked } from "../../lib/store/kv.ts";
 import {
   forecastKey,
   forecastValues,
-  getManyChunked,
   ingestForecasts,
   isProfileForecast,
   type StoredForecast,

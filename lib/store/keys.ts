@@ -1,0 +1,59 @@
+/**
+ * The KV key layout (docs/architecture.md, "KV key layout"): the one module that builds KV keys.
+ * Every other module asks here for the key of what it stores, and each kind of record has one
+ * owning module that reads and writes it (named beside each key below). `tests/unit/layers_test.ts`
+ * checks that no other module spells a key.
+ * @module
+ */
+
+/** Every key of the service, by what it holds. */
+export const KEYS = {
+  /** State of one delivery day (`YYYY-MM-DD`, Europe/Berlin). Owner: `lib/pipeline/day_state.ts`. */
+  day: (day: string): Deno.KvKey => ["days", day],
+  /** Every day state. */
+  days: ["days"] as Deno.KvKey,
+  /** The day states from `from` (inclusive) on, for `kv.list`. */
+  daysFrom: (from: string): Deno.KvListSelector => ({
+    start: ["days", from],
+    end: ["days", "\uffff"],
+  }),
+
+  /** Master data of one market location. Owner: `lib/pipeline/market_locations.ts`. */
+  marketLocation: (maloId: string): Deno.KvKey => ["market_locations", maloId],
+  /** Every market location, or those after `after` (MaLo-ID order), for `kv.list`. */
+  marketLocations: (after?: string): Deno.KvListSelector =>
+    after === undefined
+      ? { prefix: ["market_locations"] }
+      : { start: ["market_locations", after + "\0"], end: ["market_locations", "\uffff"] },
+  /** Counter bumped by every master-data change (a `Deno.KvU64`). Owner: as above. */
+  masterDataVersion: ["meta", "market_locations_version"] as Deno.KvKey,
+
+  /** Latest forecast of one market location for one day. Owner: `lib/pipeline/forecasts.ts`. */
+  forecast: (day: string, maloId: string): Deno.KvKey => ["forecasts", day, maloId],
+  /** Every forecast of one day, for `kv.list` (the MaLo-ID is the key's third part). */
+  forecastsOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["forecasts", day] }),
+
+  /** Latest aggregate (open position) of one day. Owner: `lib/pipeline/aggregate.ts`. */
+  aggregate: (day: string): Deno.KvKey => ["aggregates", day],
+
+  /** Claim and receipt of one submitted aggregate version. Owner: `lib/pipeline/submit.ts`. */
+  submission: (day: string, version: number): Deno.KvKey => ["submissions", day, version],
+
+  /** One event record. Owner: `lib/store/events.ts`. */
+  event: (id: number): Deno.KvKey => ["events", id],
+  /** Every event record, for `kv.list`. */
+  events: ["events"] as Deno.KvKey,
+  /** Id of the newest event (watched and polled for live delivery). Owner: as above. */
+  eventsHead: ["events_head"] as Deno.KvKey,
+
+  /** The console's configuration overrides. Owner: `lib/config/runtime_config.ts`. */
+  configOverlay: ["config_overlay"] as Deno.KvKey,
+
+  /** Orchestrator `running`/`stopped`. Owner: `lib/orchestrator/state.ts`. */
+  orchestrator: ["orchestrator"] as Deno.KvKey,
+  /** The orchestrator's lease of one minute across replicas. Owner: `lib/orchestrator/orchestrator.ts`. */
+  orchestratorLease: (minute: number): Deno.KvKey => ["leases", "orchestrator", minute],
+
+  /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
+  streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
+} as const;
