@@ -9,8 +9,8 @@
  * Method ({@link measureHttp}): every server in its own process pinned to core 0, wrk (one
  * thread) pinned to core 1 (`taskset -c`; unpinned with a warning when that is not possible); a
  * discarded warm-up per target; interleaved rounds (bare, bare+body, API key, bearer, …, bare,
- * …) and the best round of each target kept. The app runs on a temp-file KV with
- * `RATE_LIMIT_PER_MINUTE=0`.
+ * …) and the best round of each target kept; each run reports the server's CPU share (under 90%:
+ * starved by other load, warned). The app runs on a temp-file KV with `RATE_LIMIT_PER_MINUTE=0`.
  *
  * Env: `BENCH_WRK_SECONDS` (5), `BENCH_ROUNDS` (3), `BENCH_WARMUP_SECONDS` (2),
  * `BENCH_CONNECTIONS` (32), `BENCH_PIN=0` (do not pin), `BENCH_QUICK=1` (skip the diagnostic
@@ -118,19 +118,21 @@ export async function main(): Promise<Row[]> {
     await Deno.writeTextFile(post, 'wrk.method = "POST"\n');
     const streamToken = `${app.url}/v1/console/stream-token`;
     const targets: Record<string, HttpTarget> = {
-      bare: { url: `${bare.url}/` },
-      "bare+body": { url: `${bareBody.url}/` },
-      "API key": { url: status, headers: { "x-api-key": apiKey } },
-      bearer: { url: status, headers: { authorization: `Bearer ${token}` } },
+      bare: { url: `${bare.url}/`, pid: bare.pid },
+      "bare+body": { url: `${bareBody.url}/`, pid: bareBody.pid },
+      "API key": { url: status, headers: { "x-api-key": apiKey }, pid: app.pid },
+      bearer: { url: status, headers: { authorization: `Bearer ${token}` }, pid: app.pid },
     };
     if (bareHeaders) {
-      targets["bare+hdrs"] = { url: `${bareHeaders.url}/` };
-      targets["health"] = { url: `${app.url}/health` };
-      targets["token+key"] = { url: streamToken, headers: { "x-api-key": apiKey }, script: post };
+      targets["bare+hdrs"] = { url: `${bareHeaders.url}/`, pid: bareHeaders.pid };
+      targets["health"] = { url: `${app.url}/health`, pid: app.pid };
+      const auth = { "x-api-key": apiKey };
+      targets["token+key"] = { url: streamToken, headers: auth, script: post, pid: app.pid };
       targets["token+jwt"] = {
         url: streamToken,
         headers: { authorization: `Bearer ${token}` },
         script: post,
+        pid: app.pid,
       };
     }
     for (const [name, t] of Object.entries(targets)) {
@@ -142,7 +144,8 @@ export async function main(): Promise<Row[]> {
     const m = await measureHttp(targets, method);
     const base = m["bare+body"].best;
     const spread = (name: string) =>
-      `p50 ${m[name].best.p50Ms.toFixed(2)} ms, p99 ${m[name].best.p99Ms.toFixed(2)} ms; ` +
+      `p50 ${m[name].best.p50Ms.toFixed(2)} ms, p99 ${m[name].best.p99Ms.toFixed(2)} ms, ` +
+      `server cpu ${(m[name].bestCpu * 100).toFixed(0)}%; ` +
       `rounds ${m[name].rounds.map((r) => r.toFixed(0)).join(" / ")} req/s`;
     const common = (name: string) => ({
       part: PART,
@@ -166,7 +169,7 @@ export async function main(): Promise<Row[]> {
       ...common(name),
       metric: `diagnostic: ${what}`,
       goal: "diagnostic",
-      note,
+      note: note ?? spread(name),
     });
     const tinyBelow = m.bare.best.rps < base.rps;
     if (tinyBelow) {

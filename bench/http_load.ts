@@ -174,6 +174,8 @@ export interface HttpTarget {
   headers?: Record<string, string>;
   /** wrk Lua script (e.g. `wrk.method = "POST"`). */
   script?: string;
+  /** The serving process, to report its CPU share of each run (a noise check). */
+  pid?: number;
 }
 
 /** Settings of {@link measureHttp}. */
@@ -203,7 +205,29 @@ export function httpMethodFromEnv(): HttpMethod {
 export interface HttpMeasure {
   best: WrkResult;
   rounds: number[];
+  /** The server's CPU share (0–1 of one core) in the best round; NaN when unknown. */
+  bestCpu: number;
 }
+
+/**
+ * CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat` (read with
+ * `cat`: Deno asks for `--allow-all` to read `/proc` itself); NaN when unreadable.
+ */
+async function cpuSeconds(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return NaN;
+  try {
+    const out = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stderr: "null" })
+      .output();
+    const stat = new TextDecoder().decode(out.stdout);
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
+/** Below this CPU share a pinned, saturated server was starved (or its load generator was). */
+const BUSY = 0.9;
 
 /**
  * The benchmarks' HTTP method. wrk (one thread) runs on the load core of {@link cpuPinning} —
@@ -211,7 +235,9 @@ export interface HttpMeasure {
  * target first gets `warmupSeconds` of load that is discarded (JIT, caches, connection setup),
  * then `rounds` rounds run every target once in the order given (a, b, c, a, b, c, …), so a slow
  * spell on the machine hits all targets alike rather than one; each target's best round is kept.
- * Prints one line per run; throws on any non-2xx answer or socket error.
+ * With a target's `pid`, each run also reports the server's CPU share of its core: a saturated
+ * server is near 100%, so a share below 90% means another process took its core or wrk's, and
+ * a warning is printed. Prints one line per run; throws on any non-2xx answer or socket error.
  */
 export async function measureHttp(
   targets: Record<string, HttpTarget>,
@@ -228,19 +254,28 @@ export async function measureHttp(
   const width = Math.max(...Object.keys(targets).map((k) => k.length));
   for (let round = 1; round <= m.rounds; round++) {
     for (const [name, t] of Object.entries(targets)) {
+      const cpu0 = await cpuSeconds(t.pid);
+      const t0 = performance.now();
       const r = await run(t, m.seconds);
+      const cpu = (await cpuSeconds(t.pid) - cpu0) / ((performance.now() - t0) / 1000);
       if (r.non2xx || r.socketErrors) {
         throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors`);
       }
       console.log(
         `round ${round} ${name.padEnd(width)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${
           r.p50Ms.toFixed(2)
-        } ms  p99 ${r.p99Ms.toFixed(2)} ms`,
+        } ms  p99 ${r.p99Ms.toFixed(2)} ms${
+          Number.isNaN(cpu) ? "" : `  server cpu ${(cpu * 100).toFixed(0)}%`
+        }${cpu < BUSY ? "  (starved: other load on the machine?)" : ""}`,
       );
-      const o = out[name] ??= { best: r, rounds: [] };
+      const o = out[name] ??= { best: r, rounds: [], bestCpu: cpu };
       o.rounds.push(r.rps);
-      if (r.rps > o.best.rps) o.best = r;
+      if (r.rps > o.best.rps) [o.best, o.bestCpu] = [r, cpu];
     }
+  }
+  const starved = Object.entries(out).filter(([, o]) => o.bestCpu < BUSY).map(([k]) => k);
+  if (starved.length) {
+    console.error(`warning: best round of ${starved.join(", ")} ran with the server starved`);
   }
   return out;
 }
