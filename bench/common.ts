@@ -1,11 +1,31 @@
 /**
  * Shared helpers of the benchmarks (see `bench/run.ts`): result rows and the summary table,
  * percentiles, temp dirs and subprocesses that are removed/killed on exit or Ctrl-C, server
- * subprocesses (`bench/servers/*.ts`, which print `LISTENING <url>`), and the wrk runner.
+ * subprocesses (`bench/servers/*.ts`, which print `LISTENING <url>`); re-exported from
+ * `bench/http_load.ts`: CPU pinning, the wrk runner and the HTTP method every wrk-driven part
+ * uses (`measureHttp`): servers pinned to core 0 and wrk to core 1, a discarded warm-up per
+ * target, interleaved rounds, the best round kept.
  *
  * Every part prints its rows as a table and, last, one `BENCH_ROWS <json>` line for `run.ts`.
  * @module
  */
+
+import { cpuPinning } from "./http_load.ts";
+
+export {
+  cpuPinning,
+  hasWrk,
+  type HttpMeasure,
+  type HttpMethod,
+  httpMethodFromEnv,
+  type HttpTarget,
+  measureHttp,
+  type Pinning,
+  type RawAnswer,
+  rawHttp,
+  wrk,
+  type WrkResult,
+} from "./http_load.ts";
 
 /** Project root (the benchmarks run with it as working directory, so `deno.json` applies). */
 export const ROOT_DIR = new URL("../", import.meta.url).pathname;
@@ -150,14 +170,26 @@ export interface ServerProcess {
 /**
  * Starts `script` (relative to the root) with `env` added to this process's environment and
  * waits for its `LISTENING <url>` line (60 s at most). Later output is forwarded to stderr.
+ * @param flags extra `deno run` flags (e.g. `--cpu-prof`)
+ * @param options `pinned`: run the process on the server core of {@link cpuPinning} (`taskset`
+ *   execs `deno`, so the pid is the server's)
  */
 export async function spawnServer(
   script: string,
   env: Record<string, string>,
   flags: string[] = [],
+  options: { pinned?: boolean } = {},
 ): Promise<ServerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...DENO_FLAGS, ...flags, script],
+  const cmd = [
+    ...(options.pinned ? (await cpuPinning()).server : []),
+    Deno.execPath(),
+    "run",
+    ...DENO_FLAGS,
+    ...flags,
+    script,
+  ];
+  const child = new Deno.Command(cmd[0], {
+    args: cmd.slice(1),
     cwd: ROOT_DIR,
     env,
     stdin: "null",
@@ -206,73 +238,5 @@ export async function spawnServer(
       await child.status;
       drop();
     },
-  };
-}
-
-// ---- wrk -------------------------------------------------------------------------------------
-
-/** What one wrk run measured. */
-export interface WrkResult {
-  rps: number;
-  requests: number;
-  non2xx: number;
-  socketErrors: number;
-  p50Ms: number;
-  p99Ms: number;
-}
-
-/** True when `wrk` is on PATH. */
-export async function hasWrk(): Promise<boolean> {
-  try {
-    await new Deno.Command("wrk", { args: ["-v"], stdout: "null", stderr: "null" }).output();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const toMs = (v: string, unit: string) =>
-  Number(v) * (unit === "us" ? 1e-3 : unit === "s" ? 1000 : unit === "m" ? 60_000 : 1);
-
-/** Runs `wrk --latency` against a loopback URL (bounded by `seconds`). */
-export async function wrk(
-  url: string,
-  o: {
-    threads: number;
-    connections: number;
-    seconds: number;
-    headers?: Record<string, string>;
-    /** A wrk Lua script file (e.g. one that sets `wrk.method = "POST"`). */
-    script?: string;
-  },
-): Promise<WrkResult> {
-  if (!/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])[:/]/.test(url)) {
-    throw new Error(`refusing a non-loopback target: ${url}`);
-  }
-  const args = [
-    `-t${o.threads}`,
-    `-c${o.connections}`,
-    `-d${o.seconds}s`,
-    "--timeout",
-    "5s",
-    "--latency",
-  ];
-  for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}: ${v}`);
-  if (o.script) args.push("-s", o.script);
-  const out = await new Deno.Command("wrk", { args: [...args, url], stdout: "piped" }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
-  const lat = (p: string) => {
-    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(text);
-    return m ? toMs(m[1], m[2]) : NaN;
-  };
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
-  return {
-    rps: num(/Requests\/sec:\s+([\d.]+)/),
-    requests: num(/(\d+) requests in/),
-    non2xx: num(/Non-2xx or 3xx responses: (\d+)/),
-    socketErrors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
-    p50Ms: lat("50"),
-    p99Ms: lat("99"),
   };
 }

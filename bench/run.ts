@@ -33,9 +33,9 @@ interface Part {
 const PARTS: Part[] = [
   {
     name: "http_auth",
-    what: "issue 2: GET /v1/console/status req/s, API key and bearer, vs bare Deno.serve (wrk)",
+    what: "issue 2: GET /v1/console/status req/s, API key and bearer, vs bare same-bytes (wrk)",
     script: "bench/http_auth.ts",
-    quick: { BENCH_WRK_SECONDS: "2", BENCH_ROUNDS: "1" },
+    quick: { BENCH_WRK_SECONDS: "2", BENCH_ROUNDS: "1", BENCH_WARMUP_SECONDS: "1" },
   },
   {
     name: "auth_micro",

@@ -5,8 +5,10 @@
  * - `json` (default): `new Response(JSON.stringify({ ok: true }))` for every request.
  * - `headers`: the same body with the 13 response headers the app sends on every JSON answer
  *   (request id, the security headers, content type), copied statically: the cost of headers.
- * - `body`: answers `BARE_BODY` (a JSON text, e.g. the app's status body) with the three headers
- *   the app sends on API answers: the floor of a route that answers that many bytes.
+ * - `body`: answers `BARE_BODY` (a JSON text, e.g. the app's status body) with the headers of
+ *   `BARE_HEADERS` (a JSON array of `[name, value]` pairs, sent in that order; default the three
+ *   the app sends on API answers, in its order): the floor of a route that answers those bytes.
+ *   Body and headers are read once at start.
  * - `parse`: reads the body with `req.json()` and answers `{ok, n}` (n = `forecasts.length`).
  * - `store`: the least any batch ingestion must do: reads the body with `req.json()`, checks
  *   only that `forecasts` (or `market_locations`) is an array, and writes every item under
@@ -87,6 +89,12 @@ const APP_HEADERS: Record<string, string> = {
   "x-xss-protection": "0",
 };
 
+const BODY = Deno.env.get("BARE_BODY") ?? "{}";
+const BODY_HEADERS: [string, string][] = JSON.parse(
+  Deno.env.get("BARE_HEADERS") ??
+    '[["content-type","application/json"],["x-content-type-options","nosniff"],["cache-control","no-store"]]',
+);
+
 const kv = mode === "store" ? await Deno.openKv(Deno.env.get("KV_PATH")) : undefined;
 
 interface Item {
@@ -129,14 +137,7 @@ async function store(req: Request): Promise<Response> {
 const handlers: Record<string, Deno.ServeHandler> = {
   json: () => new Response(JSON.stringify({ ok: true })),
   headers: () => new Response(JSON.stringify({ ok: true }), { headers: APP_HEADERS }),
-  body: () =>
-    new Response(Deno.env.get("BARE_BODY") ?? "{}", {
-      headers: {
-        "content-type": "application/json",
-        "cache-control": "no-store",
-        "x-content-type-options": "nosniff",
-      },
-    }),
+  body: () => new Response(BODY, { headers: BODY_HEADERS }),
   parse: async (req) => {
     const body = await req.json();
     const n = Array.isArray(body?.forecasts) ? body.forecasts.length : 1;
