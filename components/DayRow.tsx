@@ -4,6 +4,7 @@
  * buttons the service offers.
  * @module
  */
+import type { RunnableStep } from "../lib/pipeline/step_table.ts";
 import type { DayOverview } from "../lib/console/types.ts";
 import { Badge } from "./Badge.tsx";
 import { ConfirmButton } from "./ConfirmButton.tsx";
@@ -13,7 +14,7 @@ import { StepCell } from "./StepCell.tsx";
 
 /** A manual pipeline step (`POST /v1/delivery-days/{day}/<step>`). */
 export interface StepAction {
-  step: "forecast" | "aggregate" | "publish" | "submit";
+  step: RunnableStep;
   label: string;
   /** Ask before running (submission cannot be taken back after gate closure). */
   confirm?: boolean;

@@ -14,23 +14,21 @@ import { PositionChart } from "../components/PositionChart.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { api, apiKey, apiPaths, authProblem, feed, isRefusal } from "../lib/console/session.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
+import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
 
-const PIPELINE_KINDS = new Set([
+/** Events after which the overview reloads: every step's, a forecast, a failure. */
+const PIPELINE_KINDS = new Set<string>([
   "forecast_received",
-  "forecasts_generated",
-  "positions_aggregated",
-  "csv_published",
-  "schedules_submitted",
+  ...STEP_TABLE.map((row) => row.event),
   "orchestration_error",
 ]);
 
 /** The manual steps, in pipeline order: path suffix, label, and whether it asks first. */
-export const STEP_ACTIONS: StepAction[] = [
-  { step: "forecast", label: "Forecast" },
-  { step: "aggregate", label: "Aggregate" },
-  { step: "publish", label: "Publish" },
-  { step: "submit", label: "Submit", confirm: true },
-];
+export const STEP_ACTIONS: StepAction[] = STEP_TABLE.map((row) => ({
+  step: row.step,
+  label: row.label,
+  ...(row.step === "submit" ? { confirm: true } : {}),
+}));
 
 /** The day to chart when none is chosen: the first whose gate closure is ahead, else the last. */
 export function defaultDay(days: DayOverview[]): string | null {

@@ -23,22 +23,11 @@ import {
   SECRET_FIELDS,
 } from "./fields.ts";
 import { KEYS } from "../store/keys.ts";
+import type { FieldView } from "../wire/config.ts";
 
 const KEY = KEYS.configOverlay;
 
-/** Where a field's effective value comes from. */
-export type ConfigSource = "runtime" | "env" | "default";
-
-/** One field as read through the console (secrets masked). */
-export interface FieldView {
-  /** Effective value; for a secret `"********"` when set, `null` when not. */
-  value: unknown;
-  source: ConfigSource;
-  secret: boolean;
-  /** Environment variable that is the base. */
-  env: string;
-  description: string;
-}
+export type { ConfigSource, FieldView } from "../wire/config.ts";
 
 /** The readable config: every field by name. */
 export interface ConfigView {

@@ -11,18 +11,9 @@
 import { CachedEntry } from "../config/cached_entry.ts";
 import { retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
+import type { OrchestratorState, OrchestratorStateName } from "../wire/orchestrator.ts";
 
-/** Literal orchestrator states. `running`: scheduled runs happen. */
-export type OrchestratorStateName = "running" | "stopped";
-
-/** The persisted state object; also the body of start/stop responses. */
-export interface OrchestratorState {
-  state: OrchestratorStateName;
-  /** ISO-8601 UTC instant of the last change; `null` when never changed. */
-  changed_at: string | null;
-  /** Caller who changed it last; `null` when never changed. */
-  changed_by: string | null;
-}
+export type { OrchestratorState, OrchestratorStateName } from "../wire/orchestrator.ts";
 
 const KEY = KEYS.orchestrator;
 

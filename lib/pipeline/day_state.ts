@@ -13,38 +13,13 @@
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
+import type { DayOverview, InputChange, StepRecord, StepView } from "../wire/delivery_days.ts";
 
-/** Pipeline steps, in order. */
-export const STEPS = ["forecast", "aggregated", "published", "submitted"] as const;
-/** A pipeline step of a delivery day. */
-export type StepName = typeof STEPS[number];
+export type { DayOverview, InputChange, StepRecord, StepView } from "../wire/delivery_days.ts";
 
-/** What a step recorded. */
-export interface StepRecord {
-  /** Input version the step consumed. */
-  version: number;
-  /** ISO-8601 UTC instant. */
-  at: string;
-  /** `orchestrator` or the caller's name. */
-  by: string;
-  /** Step-specific facts (counts, file name, receipt…). */
-  detail: Record<string, unknown>;
-}
-
-/** The last accepted input change of a day. */
-export interface InputChange {
-  /** ISO-8601 UTC instant of the change. */
-  at: string;
-  /** Caller name, or `orchestrator`. */
-  by: string;
-  /** Number of market locations whose forecast (or master data) changed. */
-  market_locations: number;
-  /**
-   * `customer`: a customer forecast; `generated`: a profile forecast; `master_data`: market
-   * locations were added, changed or removed.
-   */
-  source: "customer" | "generated" | "master_data";
-}
+export { type StepName, STEPS } from "./step_table.ts";
+import type { StepName } from "./step_table.ts";
+import { STEPS } from "./step_table.ts";
 
 /** Stored state of one delivery day. */
 export interface DayState {
@@ -52,23 +27,6 @@ export interface DayState {
   input_version: number;
   last_input: InputChange | null;
   steps: Partial<Record<StepName, StepRecord>>;
-}
-
-/** A step as shown in the overview. */
-export interface StepView extends StepRecord {
-  stale: boolean;
-  stale_reason: string | null;
-}
-
-/** One entry of `GET /v1/console/delivery-days` (docs/pipeline.md, "Day state and staleness"). */
-export interface DayOverview {
-  delivery_day: string;
-  quarter_hours: number;
-  gate_closure: string;
-  gate_closure_passed: boolean;
-  input_version: number;
-  last_input: InputChange | null;
-  steps: Record<StepName, StepView | null>;
 }
 
 /**

@@ -12,8 +12,8 @@ import { generateForecasts } from "./generate.ts";
 import { publishDay } from "./publish.ts";
 import { submitDay, SubmitFailed } from "./submit.ts";
 
-/** A step that can be run by name. */
-export type RunnableStep = "forecast" | "aggregate" | "publish" | "submit";
+export type { RunnableStep } from "./step_table.ts";
+import { type RunnableStep, stepRow } from "./step_table.ts";
 
 /**
  * Runs `step` for `day` as `by` (a caller name or `orchestrator`).
@@ -34,7 +34,7 @@ export async function runStep(
       case "forecast": {
         const r = await generateForecasts(ctx.kv, day, { by, nowMs, region: cfg.holiday_region });
         await ctx.events.append({
-          kind: "forecasts_generated",
+          kind: stepRow("forecast").event,
           message:
             `Generated profile forecasts for ${day}: ${r.generated} written, ${r.unchanged} unchanged, ${r.customer} with customer forecast, ${r.without_profile} without profile`,
           caller: by,
@@ -50,7 +50,7 @@ export async function runStep(
           activeAreas: cfg.active_control_areas,
         });
         await ctx.events.append({
-          kind: "positions_aggregated",
+          kind: stepRow("aggregate").event,
           message:
             `Aggregated ${day} (version ${agg.version}): ${agg.counts.market_locations} market locations in ${
               Object.keys(agg.areas).length
@@ -64,7 +64,7 @@ export async function runStep(
       case "publish": {
         const r = await publishDay(ctx.kv, day, cfg, { by, nowMs, redactor: ctx.redactor });
         await ctx.events.append({
-          kind: "csv_published",
+          kind: stepRow("publish").event,
           message: `Published ${r.file} (${r.rows} quarter-hours) to ${
             r.target === "sftp" ? "sFTP" : "the local outbox"
           }: ${r.location}`,
@@ -84,7 +84,7 @@ export async function runStep(
         });
         if (r.sent) {
           await ctx.events.append({
-            kind: "schedules_submitted",
+            kind: stepRow("submit").event,
             message:
               `Submitted schedules of ${day} (version ${r.version}, ${r.idempotency_key}) to the market platform: ${r.receipt.status} after ${r.receipt.attempts} attempt${
                 r.receipt.attempts === 1 ? "" : "s"

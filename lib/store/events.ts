@@ -8,55 +8,13 @@
  * @module
  */
 import type { Clock } from "../clock.ts";
+import type { EventRecord, NewEvent } from "../wire/events.ts";
 import { retryKv } from "./kv.ts";
 import { Redactor } from "./redactor.ts";
 import { KEYS } from "./keys.ts";
 
-/** Severity of an event. */
-export type EventLevel = "info" | "warning" | "error";
-
-/** Event kinds (docs/architecture.md, "Event log and live stream"). */
-export const EVENT_KINDS = [
-  "api_call",
-  "access_denied",
-  "auth_disabled",
-  "forecast_received",
-  "forecasts_generated",
-  "positions_aggregated",
-  "csv_published",
-  "schedules_submitted",
-  "orchestration_error",
-  "config_changed",
-  "orchestrator_started",
-  "orchestrator_stopped",
-] as const;
-
-/** One of {@link EVENT_KINDS}. */
-export type EventKind = typeof EVENT_KINDS[number];
-
-/** What a caller hands to {@link EventLog.append}; id and ts are assigned by the log. */
-export interface NewEvent {
-  kind: EventKind;
-  level?: EventLevel;
-  /** One sentence for the operator; may quote paths and foreign error bodies (render as text). */
-  message: string;
-  caller?: string;
-  credential_type?: "api_key" | "bearer" | "none";
-  path?: string;
-  status?: number;
-  /** Local delivery day, `YYYY-MM-DD` (Europe/Berlin). */
-  delivery_day?: string;
-  data?: Record<string, unknown>;
-}
-
-/** A stored event record (docs/architecture.md, "Event log and live stream"). */
-export interface EventRecord extends NewEvent {
-  /** Strictly increasing integer, 1-based. */
-  id: number;
-  /** Instant of the append, ISO-8601 UTC. */
-  ts: string;
-  level: EventLevel;
-}
+export { EVENT_KINDS } from "../wire/events.ts";
+export type { EventKind, EventLevel, EventRecord, NewEvent } from "../wire/events.ts";
 
 /** Longest `path` stored in an event, in characters (docs/access-control.md, "Audit events"). */
 export const MAX_EVENT_PATH = 200;

@@ -6,13 +6,15 @@
  * @module
  */
 import { z } from "zod";
+import { OpenPositionSchema as OpenPosition } from "../../lib/wire/open_position.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { problem, ValidationFailed } from "../../lib/http/errors.ts";
 import { type ResponseSpec, VALIDATION_BODY } from "../../lib/http/route_table.ts";
 import { readAggregate } from "../../lib/pipeline/aggregate.ts";
 import { readDay } from "../../lib/pipeline/day_state.ts";
-import { type RunnableStep, runStep } from "../../lib/pipeline/steps.ts";
+import { runStep } from "../../lib/pipeline/steps.ts";
+import { type RunnableStep, STEP_TABLE } from "../../lib/pipeline/step_table.ts";
 import { localIso, openPositionCsv } from "../../lib/pipeline/open_position_csv.ts";
 
 /** Validates the `{day}` path parameter. @throws {ValidationFailed} */
@@ -31,16 +33,6 @@ export function dayParam(raw: string | undefined): string {
     }]);
   }
 }
-
-const OpenPosition = z.object({
-  delivery_day: z.string(),
-  version: z.number().int(),
-  stale: z.boolean(),
-  computed_at: z.string(),
-  unit: z.literal("MW"),
-  quarter_hours: z.array(z.object({ start: z.string(), local: z.string(), local_iso: z.string() })),
-  areas: z.record(z.string(), z.array(z.number())),
-});
 
 const INVALID_DAY: ResponseSpec = {
   description: "{day} is not a calendar date YYYY-MM-DD (loc [path, day])",
@@ -91,37 +83,36 @@ const STEP_RESULTS: Record<RunnableStep, z.ZodType> = {
   }),
 };
 
-const STEP_ROUTES: { path: RunnableStep; summary: string; conflict: string }[] = [
-  {
-    path: "forecast",
+/** What the OpenAPI document says of each step's route (the routes come from the step table). */
+const STEP_DOCS: Record<RunnableStep, { summary: string; conflict: string }> = {
+  forecast: {
     summary: "Generate profile forecasts for market locations without a customer forecast",
     conflict: "",
   },
-  {
-    path: "aggregate",
-    summary: "Aggregate the open position per active control area",
-    conflict: "",
-  },
-  {
-    path: "publish",
+  aggregate: { summary: "Aggregate the open position per active control area", conflict: "" },
+  publish: {
     summary: "Publish the open position as CSV (sFTP, or the local outbox when no host is set)",
     conflict: "not aggregated yet",
   },
-  {
-    path: "submit",
+  submit: {
     summary:
       "Submit schedules to the market platform (once per aggregate version, before gate closure)",
     conflict: "gate closure passed, not aggregated, platform not configured, or in flight",
   },
-];
+};
+const STEP_ROUTES = STEP_TABLE.map((row) => ({
+  path: row.route,
+  step: row.step,
+  ...STEP_DOCS[row.step],
+}));
 
 function stepResponses(step: (typeof STEP_ROUTES)[number]): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {
-    200: { description: "the step's result", schema: STEP_RESULTS[step.path] },
+    200: { description: "the step's result", schema: STEP_RESULTS[step.step] },
     422: INVALID_DAY,
   };
   if (step.conflict) out[409] = { description: step.conflict };
-  if (step.path === "publish" || step.path === "submit") {
+  if (step.step === "publish" || step.step === "submit") {
     out[502] = { description: "the sFTP server or market platform failed; see the event" };
   }
   return out;
@@ -140,7 +131,7 @@ export function registerDeliveryDays(ctx: RouteContext): void {
     }, async (c) => {
       const day = dayParam(c.req.param("day"));
       const caller = c.get("principal")?.caller ?? "unknown";
-      return c.json(await runStep(ctx, day, step.path, caller));
+      return c.json(await runStep(ctx, day, step.step, caller));
     });
   }
 

@@ -93,12 +93,15 @@ export function positionFixture(day: string): OpenPosition {
   const qh = Array.from({ length: 96 }, (_, i) => ({
     start: new Date(Date.parse(`${day}T00:00:00Z`) - 2 * H + i * 900_000).toISOString(),
     local: `${String(Math.floor(i / 4)).padStart(2, "0")}:${String((i % 4) * 15).padStart(2, "0")}`,
+    local_iso: "",
   }));
   const wave = (amp: number, base: number, phase: number) =>
     qh.map((_, i) => Math.round((base + amp * Math.sin((i / 96) * 2 * Math.PI + phase)) * 10) / 10);
   return {
     delivery_day: day,
     version: 4,
+    stale: false,
+    computed_at: "2025-06-01T10:00:00.000Z",
     unit: "MW",
     quarter_hours: qh,
     areas: {

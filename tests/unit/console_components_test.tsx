@@ -158,10 +158,13 @@ Deno.test("PositionChart: one step line per area, axis labels, legend with min/m
   const qh = Array.from({ length: 96 }, (_, i) => ({
     start: new Date(Date.parse("2025-06-01T22:00:00Z") + i * 900_000).toISOString(),
     local: `${String(Math.floor(i / 4)).padStart(2, "0")}:${String((i % 4) * 15).padStart(2, "0")}`,
+    local_iso: "",
   }));
   const pos: OpenPosition = {
     delivery_day: "2025-06-02",
     version: 3,
+    stale: false,
+    computed_at: "2025-06-01T10:00:00.000Z",
     unit: "MW",
     quarter_hours: qh,
     areas: {

@@ -55,15 +55,24 @@ Deno.test("errorsByField: 422 items at their field; list entries named; others g
       loc: ["body", "home_control_area"],
       msg: "not a valid EIC: check character should be I",
       type: "value_error.eic",
+      input: "10YDE-RWENET---J",
+      ctx: {},
     },
     {
       loc: ["body", "active_control_areas", 1],
       msg: "not a valid EIC",
       type: "value_error.eic",
       input: "10YDE-EON------2",
+      ctx: {},
     },
-    { loc: ["body"], msg: "expected a JSON object", type: "type_error.object" },
-    { loc: ["body", "sftp_hots"], msg: 'unknown field "sftp_hots"', type: "extra_forbidden" },
+    { loc: ["body"], msg: "expected a JSON object", type: "type_error.object", input: [], ctx: {} },
+    {
+      loc: ["body", "sftp_hots"],
+      msg: 'unknown field "sftp_hots"',
+      type: "extra_forbidden",
+      input: null,
+      ctx: {},
+    },
   ], fields);
   assert.deepEqual(byField, {
     home_control_area: ["not a valid EIC: check character should be I"],

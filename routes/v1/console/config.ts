@@ -5,23 +5,10 @@
  * A `config_changed` event names the changed fields, never a value.
  * @module
  */
-import { z } from "zod";
+import { ConfigBodySchema as ConfigBody } from "../../../lib/wire/config.ts";
 import { ConfigChanges, type RuntimeConfig } from "../../../lib/config/runtime_config.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { readJson } from "../../../lib/http/validation.ts";
-
-const FieldViewSchema = z.object({
-  value: z.unknown(),
-  source: z.enum(["runtime", "env", "default"]),
-  secret: z.boolean(),
-  env: z.string(),
-  description: z.string(),
-});
-/** Body of config read, update and reset. */
-export const ConfigBody = z.object({
-  fields: z.record(z.string(), FieldViewSchema),
-  changed: z.array(z.string()).optional(),
-});
 
 /** Registers the config routes. */
 export function registerConfig(ctx: RouteContext, config: RuntimeConfig): void {

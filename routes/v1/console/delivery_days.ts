@@ -6,31 +6,7 @@
 import { z } from "zod";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { listDays, overview } from "../../../lib/pipeline/day_state.ts";
-
-const Step = z.object({
-  version: z.number().int(),
-  at: z.string(),
-  by: z.string(),
-  stale: z.boolean(),
-  stale_reason: z.string().nullable(),
-  detail: z.record(z.string(), z.unknown()),
-}).nullable();
-
-/** One overview entry (fixed shape, docs/pipeline.md, "Day state and staleness"). */
-export const DayOverviewSchema = z.object({
-  delivery_day: z.string(),
-  quarter_hours: z.number().int(),
-  gate_closure: z.string(),
-  gate_closure_passed: z.boolean(),
-  input_version: z.number().int(),
-  last_input: z.object({
-    at: z.string(),
-    by: z.string(),
-    market_locations: z.number().int(),
-    source: z.enum(["customer", "generated", "master_data"]),
-  }).nullable(),
-  steps: z.object({ forecast: Step, aggregated: Step, published: Step, submitted: Step }),
-});
+import { DayOverviewSchema } from "../../../lib/wire/delivery_days.ts";
 
 /** Registers the overview. */
 export function registerDeliveryDayOverview(ctx: RouteContext): void {

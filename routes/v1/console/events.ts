@@ -11,6 +11,7 @@
  * @module
  */
 import { z } from "zod";
+import { EventsPageSchema } from "../../../lib/wire/events.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { ValidationFailed } from "../../../lib/http/errors.ts";
 import { parseOr422, zodIssuesToItems } from "../../../lib/http/validation.ts";
@@ -72,27 +73,6 @@ const afterIdHeader = wholeNumber(0, Number.MAX_SAFE_INTEGER);
 /** Query of the stream (besides the stream token, documented by its security scheme). */
 export const StreamQuery = z.object({ after_id: afterId() });
 
-/** One event record as served. */
-export const EventRecordSchema = z.object({
-  id: z.number().int(),
-  ts: z.string(),
-  kind: z.string(),
-  level: z.enum(["info", "warning", "error"]),
-  message: z.string(),
-  caller: z.string().optional(),
-  credential_type: z.enum(["api_key", "bearer", "none"]).optional(),
-  path: z.string().optional(),
-  status: z.number().int().optional(),
-  delivery_day: z.string().optional(),
-  data: z.record(z.string(), z.unknown()).optional(),
-});
-
-/** Body of the history endpoint. */
-export const EventsPage = z.object({
-  events: z.array(EventRecordSchema),
-  next_after_id: z.number().int(),
-});
-
 const RETRY = new TextEncoder().encode("retry: 3000\n\n");
 /** Bytes a stream may hold for a client that does not read before it is dropped. */
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
@@ -106,7 +86,7 @@ export function registerEvents(ctx: RouteContext, hub: EventHub): void {
     summary: "Event history (newest page, or the page after after_id)",
     tags: ["console"],
     query: EventsQuery,
-    responses: { 200: { description: "a page of events, oldest first", schema: EventsPage } },
+    responses: { 200: { description: "a page of events, oldest first", schema: EventsPageSchema } },
   }, async (c) => {
     const q = parseOr422(EventsQuery, c.req.query(), "query");
     const events = await ctx.events.list({ limit: q.limit, afterId: q.after_id });

@@ -3,19 +3,12 @@
  * `orchestrator_started` / `orchestrator_stopped` with the caller. Body: the new state object.
  * @module
  */
-import { z } from "zod";
+import { OrchestratorStateSchema as OrchestratorStateBody } from "../../../lib/wire/orchestrator.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import type {
   OrchestratorStateName,
   OrchestratorStateStore,
 } from "../../../lib/orchestrator/state.ts";
-
-/** The orchestrator state object (response of start and stop). */
-export const OrchestratorStateBody = z.object({
-  state: z.enum(["running", "stopped"]),
-  changed_at: z.string().nullable(),
-  changed_by: z.string().nullable(),
-});
 
 /**
  * Registers start and stop.

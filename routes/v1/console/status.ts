@@ -7,47 +7,16 @@
  * once per combination of the two.
  * @module
  */
-import { z } from "zod";
+import {
+  type StatusBody as StatusBodyType,
+  StatusBodySchema as StatusBody,
+} from "../../../lib/wire/status.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import type { EffectiveConfig } from "../../../lib/config/fields.ts";
 import { json } from "../../../lib/http/respond.ts";
 import type { OrchestratorState, OrchestratorStateStore } from "../../../lib/orchestrator/state.ts";
 import { publishTarget } from "../../../lib/pipeline/publish.ts";
 import { VERSION } from "../../../lib/version.ts";
-
-/** Response body of the status endpoint. */
-export const StatusBody = z.object({
-  version: z.string(),
-  orchestrator: z.object({
-    state: z.enum(["running", "stopped"]),
-    changed_at: z.string().nullable(),
-    changed_by: z.string().nullable(),
-  }),
-  security: z.object({
-    credential_types: z.array(z.enum(["api_key", "bearer"])),
-    /** Distinct caller names per scope. */
-    api_key_callers: z.object({ external: z.number().int(), process: z.number().int() }),
-    /** Configured keys per scope (a caller in rotation has two). */
-    api_keys: z.object({ external: z.number().int(), process: z.number().int() }),
-    oidc: z.object({
-      issuer: z.string(),
-      audience: z.string(),
-      jwks_url: z.string(),
-      scope_external: z.string(),
-      scope_process: z.string(),
-    }).nullable(),
-    unauthenticated_mode: z.boolean(),
-    fail_closed: z.boolean(),
-    rate_limit: z.object({ per_minute: z.number().int(), burst: z.number().int() }),
-    max_request_bytes: z.number().int(),
-  }),
-  storage: z.object({
-    kv: z.enum(["local_file", "kv_connect", "memory", "deploy_managed"]),
-    /** Where published files go when no sFTP host is configured. */
-    publish_target: z.enum(["sftp", "outbox"]),
-    outbox_dir: z.string().nullable(),
-  }),
-});
 
 /**
  * Registers the status endpoint.
@@ -59,7 +28,7 @@ export function registerStatus(ctx: RouteContext, orchestrator: OrchestratorStat
   const credentialTypes: ("api_key" | "bearer")[] = [];
   if (ctx.keys.size) credentialTypes.push("api_key");
   if (s.oidc) credentialTypes.push("bearer");
-  const security: z.infer<typeof StatusBody>["security"] = {
+  const security: StatusBodyType["security"] = {
     credential_types: credentialTypes,
     api_key_callers: callers,
     api_keys: ctx.keys.keysPerScope(),

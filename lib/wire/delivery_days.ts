@@ -1,0 +1,66 @@
+/**
+ * Wire shape of the delivery-day overview (docs/pipeline.md, "Day state and staleness"): one
+ * entry per day with each step's record, its staleness and the reason, and the gate closure.
+ * One zod schema for the route, the OpenAPI document and the browser's type.
+ * @module
+ */
+import { z } from "zod";
+
+/** The last accepted input change of a day. */
+export const InputChangeSchema = z.object({
+  /** ISO-8601 UTC instant of the change. */
+  at: z.string(),
+  /** Caller name, or `orchestrator`. */
+  by: z.string(),
+  /** Number of market locations whose forecast (or master data) changed. */
+  market_locations: z.number().int(),
+  /**
+   * `customer`: a customer forecast; `generated`: a profile forecast; `master_data`: market
+   * locations were added, changed or removed.
+   */
+  source: z.enum(["customer", "generated", "master_data"]),
+});
+/** The last accepted input change of a day. */
+export type InputChange = z.infer<typeof InputChangeSchema>;
+
+/** What a step recorded. */
+export const StepRecordSchema = z.object({
+  /** Input version the step consumed. */
+  version: z.number().int(),
+  /** ISO-8601 UTC instant. */
+  at: z.string(),
+  /** `orchestrator` or the caller's name. */
+  by: z.string(),
+  /** Step-specific facts (counts, file name, receipt…). */
+  detail: z.record(z.string(), z.unknown()),
+});
+/** What a step recorded. */
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+/** A step as shown in the overview. */
+export const StepViewSchema = StepRecordSchema.extend({
+  stale: z.boolean(),
+  /** What arrived since, in words (times in Europe/Berlin); `null` when not stale. */
+  stale_reason: z.string().nullable(),
+});
+/** A step as shown in the overview. */
+export type StepView = z.infer<typeof StepViewSchema>;
+
+/** One overview entry. */
+export const DayOverviewSchema = z.object({
+  delivery_day: z.string(),
+  quarter_hours: z.number().int(),
+  /** ISO-8601 UTC instant. */
+  gate_closure: z.string(),
+  gate_closure_passed: z.boolean(),
+  input_version: z.number().int(),
+  last_input: InputChangeSchema.nullable(),
+  steps: z.object({
+    forecast: StepViewSchema.nullable(),
+    aggregated: StepViewSchema.nullable(),
+    published: StepViewSchema.nullable(),
+    submitted: StepViewSchema.nullable(),
+  }),
+});
+/** One overview entry. */
+export type DayOverview = z.infer<typeof DayOverviewSchema>;
