@@ -58,6 +58,7 @@ import { requireScope } from "./lib/http/middleware/require_scope.ts";
 import { streamAuth } from "./lib/http/middleware/stream_auth.ts";
 import { TokenBuckets } from "./lib/http/rate_limiter.ts";
 import { requestPath } from "./lib/http/request_path.ts";
+import { encodeSseEvents } from "./lib/http/sse.ts";
 import { RouteTable } from "./lib/http/route_table.ts";
 import { OrchestratorStateStore } from "./lib/orchestrator/state.ts";
 import type { Settings } from "./lib/settings.ts";
@@ -200,7 +201,9 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerOrchestratorControl(ctx, orchestratorState);
   registerEvents(
     ctx,
-    new EventHub(events, { heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS }),
+    new EventHub(events, encodeSseEvents, {
+      heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
+    }),
   );
   registerConfig(ctx, config);
   registerDeliveryDayOverview(ctx);
