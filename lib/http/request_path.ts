@@ -12,7 +12,7 @@
  * @module
  */
 import type { Context } from "hono";
-import type { Scope } from "../settings.ts";
+import type { Scope } from "../auth/types.ts";
 import type { AppEnv, Gate } from "./env.ts";
 import { finishApi, finishPage } from "./respond.ts";
 import type { Handler, RouteSpec, RouteWrapper } from "./route_table.ts";
