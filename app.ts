@@ -139,7 +139,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   });
   const onError = (err: unknown, _c: Context<AppEnv>): Response => {
     if (err instanceof DomainError) return domainErrorResponse(err);
-    if (err instanceof HttpProblem) return problem(err.status, err.message, err.headers);
+    if (err instanceof HttpProblem) return err.getResponse();
     const id = crypto.randomUUID();
     log.error("request_failed", `request ${id} failed`, err, { request_id: id });
     return problem(500, `Internal error; request id ${id}.`, { "x-request-id": id });
