@@ -58,6 +58,7 @@ import { requireScope } from "./lib/http/middleware/require_scope.ts";
 import { streamAuth } from "./lib/http/middleware/stream_auth.ts";
 import { TokenBuckets } from "./lib/http/rate_limiter.ts";
 import { requestPath } from "./lib/http/request_path.ts";
+import { encodeSseEvents } from "./lib/http/sse.ts";
 import { RouteTable } from "./lib/http/route_table.ts";
 import { OrchestratorStateStore } from "./lib/orchestrator/state.ts";
 import type { Settings } from "./lib/settings.ts";
@@ -141,7 +142,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   });
   const onError = (err: unknown, _c: Context<AppEnv>): Response => {
     if (err instanceof DomainError) return domainErrorResponse(err);
-    if (err instanceof HttpProblem) return problem(err.status, err.message, err.headers);
+    if (err instanceof HttpProblem) return err.getResponse();
     const id = crypto.randomUUID();
     log.error("request_failed", `request ${id} failed`, err, { request_id: id });
     return problem(500, `Internal error; request id ${id}.`, { "x-request-id": id });
@@ -203,7 +204,9 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerOrchestratorControl(ctx, orchestratorState);
   registerEvents(
     ctx,
-    new EventHub(events, { heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS }),
+    new EventHub(events, encodeSseEvents, {
+      heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
+    }),
   );
   registerConfig(ctx, config);
   registerDeliveryDayOverview(ctx);

@@ -1,5 +1,8 @@
 /**
- * The services a route receives (docs/architecture.md, "Layers": everything gets its dependencies as arguments).
+ * The services of one app (docs/architecture.md, "Layers": everything gets its dependencies as
+ * arguments). Routes receive them all (with the route table: `RouteContext`); a part of the
+ * domain declares the few it uses, as a `Pick` of {@link ServiceContext}, so a reader sees what
+ * it depends on and a test can hand it just those.
  * @module
  */
 import type { KeyRing } from "./auth/api_keys.ts";
@@ -27,4 +30,14 @@ export interface ServiceContext {
   config: RuntimeConfig;
   /** TLS client for the market platform when `MARKET_PLATFORM_CA_FILE` is set. */
   platformClient?: Deno.HttpClient;
+}
+
+/**
+ * What one pipeline step uses (`runStep`, `lib/pipeline/steps.ts`): KV, clock, the effective
+ * configuration, the event log, the redactor, the market platform's TLS client and its backoff.
+ */
+export interface StepServices
+  extends
+    Pick<ServiceContext, "kv" | "clock" | "config" | "events" | "redactor" | "platformClient"> {
+  settings: Pick<Settings, "platformBackoffMs">;
 }

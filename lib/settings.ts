@@ -8,22 +8,9 @@
  * @module
  */
 import { z } from "zod";
+import type { ApiKeyEntry, OidcSettings, Scope } from "./auth/types.ts";
+import { MAX_NUMERIC_DATE } from "./auth/token_bounds.ts";
 import { type FieldName, parseConfigEnv } from "./config/fields.ts";
-
-/** An access scope (docs/access-control.md, "Scopes"). `process` grants everything `external` grants. */
-export type Scope = "external" | "process";
-
-/** One configured API key: the caller's name, its scope and the secret (never logged). */
-export interface ApiKeyEntry {
-  /** Caller name recorded in the event log (`api_call.caller`). */
-  name: string;
-  /** Scope this key grants. */
-  scope: Scope;
-  /** The secret the caller sends in `X-API-Key`. */
-  secret: string;
-  /** Environment variable the entry came from, for messages. */
-  source: string;
-}
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
@@ -120,12 +107,6 @@ function singleKey(scope: Scope, variable: string) {
     });
 }
 
-/**
- * Largest NumericDate a token's `exp`, `nbf` or `iat` may carry, seconds since the epoch:
- * 9999-12-31T23:59:59Z. Also the upper bound of `OIDC_MAX_TOKEN_LIFETIME_SECONDS`.
- */
-export const MAX_NUMERIC_DATE = 253402300799;
-
 /** The zod schema of the environment (variable name → parsed value). */
 export const envSchema = z.object({
   PORT: int(8000, 0, 65535),
@@ -151,32 +132,6 @@ export const envSchema = z.object({
   MARKET_PLATFORM_CA_FILE: optionalText,
   MARKET_PLATFORM_BACKOFF_MS: int(500, 1, 60_000),
 });
-
-/** OIDC bearer-token settings (docs/access-control.md, "Bearer tokens"); absent when `OIDC_ISSUER` is unset. */
-export interface OidcSettings {
-  /** Expected `iss` claim, exactly as configured. */
-  issuer: string;
-  /** Expected `aud` claim (the API identifier). */
-  audience: string;
-  /** Where the issuer's signing keys are published. Default `<issuer>/.well-known/jwks.json`. */
-  jwksUrl: string;
-  /** Token scope that grants `external`. Default `forecast:write`. */
-  scopeExternal: string;
-  /** Token scope that grants `process`. Default `process:run`. */
-  scopeProcess: string;
-  /** Least time between two JWKS refetches caused by unknown `kid`s, seconds. Default 30. */
-  jwksCooldownSeconds: number;
-  /**
-   * Longest accepted token lifetime, seconds: `exp − iat`, or `exp − now` without `iat`
-   * (RFC 8725 §3.10). `OIDC_MAX_TOKEN_LIFETIME_SECONDS`, a positive integer; default 86400.
-   */
-  maxTokenLifetimeSeconds: number;
-  /**
-   * Accept only explicitly typed access tokens, `typ` `at+jwt` or `application/at+jwt`
-   * (RFC 9068 §4, RFC 8725 §3.11). `OIDC_REQUIRE_AT_JWT`; default `false`.
-   */
-  requireAtJwt: boolean;
-}
 
 /** Validated settings of one service instance. */
 export interface Settings {

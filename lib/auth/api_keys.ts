@@ -2,7 +2,7 @@
  * Named API keys (docs/access-control.md, "Credentials"): lookup in constant time over every configured key.
  * @module
  */
-import type { ApiKeyEntry, Scope } from "../settings.ts";
+import type { ApiKeyEntry, Scope } from "./types.ts";
 import { impliedScopes, type Principal } from "./principal.ts";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Buffer } from "node:buffer";

@@ -15,7 +15,7 @@
  */
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import { type Clock, CLOCK_LEEWAY_SECONDS } from "../clock.ts";
-import type { OidcSettings, Scope } from "../settings.ts";
+import type { OidcSettings, Scope } from "./types.ts";
 import { impliedScopes, type Principal } from "./principal.ts";
 import { claimBoundsProblem, nonCanonicalSegment, typProblem } from "./token_bounds.ts";
 

@@ -3,7 +3,7 @@
  * guard and the audit trail.
  * @module
  */
-import type { Scope } from "../settings.ts";
+import type { Scope } from "./types.ts";
 
 /** How the caller authenticated. `none` only with `ALLOW_UNAUTHENTICATED=true`. */
 export type CredentialType = "api_key" | "bearer" | "none";

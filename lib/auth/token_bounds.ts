@@ -14,7 +14,12 @@
  */
 import { Buffer } from "node:buffer";
 import { CLOCK_LEEWAY_SECONDS } from "../clock.ts";
-import { MAX_NUMERIC_DATE } from "../settings.ts";
+
+/**
+ * Largest NumericDate a token's `exp`, `nbf` or `iat` may carry, seconds since the epoch:
+ * 9999-12-31T23:59:59Z. Also the upper bound of `OIDC_MAX_TOKEN_LIFETIME_SECONDS`.
+ */
+export const MAX_NUMERIC_DATE = 253402300799;
 
 const SEGMENTS = ["header", "payload", "signature"] as const;
 const ACCEPTED_TYP = new Set([undefined, "JWT", "at+jwt", "application/at+jwt"]);

@@ -5,7 +5,13 @@
 import type { Context } from "hono";
 import type { Principal } from "../auth/principal.ts";
 
-/** Context variables set along the request path. */
+/**
+ * Context variables set along the request path: Hono's typed variables
+ * (https://hono.dev/docs/api/context#set-get), written with `c.set` and read with `c.get`. Read
+ * them with `c.get`, not `c.var`: `c.var` copies the whole map into a new object on every access
+ * (`Object.fromEntries`), and the rate limit, the scope guard and the audit each read the
+ * principal of every API request.
+ */
 export interface AppEnv {
   Variables: {
     /** Set by authentication; absent on open routes and before authentication ran. */

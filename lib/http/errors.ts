@@ -4,6 +4,8 @@
  * {@link json}.
  * @module
  */
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type InputIssue, InvalidInput } from "../domain/errors.ts";
 import { json } from "./respond.ts";
 
@@ -26,15 +28,23 @@ export class ValidationFailed extends InvalidInput {
   }
 }
 
-/** Thrown by handlers to answer with `status` and `{detail}`. */
-export class HttpProblem extends Error {
-  readonly status: number;
+/**
+ * Thrown by handlers and edge gates to answer with `status` and `{detail}`: Hono's
+ * {@link HTTPException} (https://hono.dev/docs/api/exception) whose response is our JSON
+ * problem body with the API headers, plus extra headers (e.g. `retry-after`). Created only on a
+ * refusal, so basing it on Hono's costs the answered requests nothing.
+ */
+export class HttpProblem extends HTTPException {
   readonly headers: Record<string, string>;
-  constructor(status: number, detail: string, headers: Record<string, string> = {}) {
-    super(detail);
+  constructor(status: ContentfulStatusCode, detail: string, headers: Record<string, string> = {}) {
+    super(status, { message: detail });
     this.name = "HttpProblem";
-    this.status = status;
     this.headers = headers;
+  }
+
+  /** `{"detail": message}` with the API headers and {@link HttpProblem.headers}. */
+  override getResponse(): Response {
+    return problem(this.status, this.message, this.headers);
   }
 }
 

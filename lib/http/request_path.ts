@@ -12,7 +12,7 @@
  * @module
  */
 import type { Context } from "hono";
-import type { Scope } from "../settings.ts";
+import type { Scope } from "../auth/types.ts";
 import type { AppEnv, Gate } from "./env.ts";
 import { finishApi, finishPage } from "./respond.ts";
 import type { Handler, RouteSpec, RouteWrapper } from "./route_table.ts";
@@ -46,10 +46,12 @@ export function requestPath(opts: RequestPathOptions): RouteWrapper {
   return (spec: RouteSpec, handler: Handler): Handler => {
     const page = isPagePath(spec.path);
     const audited = !page && spec.path !== "/health";
-    const finish = page ? finishPage : (res: Response) => {
-      const masked = opts.redact(res);
-      return masked instanceof Promise ? masked.then(finishApi) : finishApi(masked);
-    };
+    const finish = page
+      ? finishPage
+      : (_c: Context<AppEnv>, res: Response): Response | Promise<Response> => {
+        const masked = opts.redact(res);
+        return masked instanceof Promise ? masked.then(finishApi) : finishApi(masked);
+      };
     const gates: Gate[] = [
       ...opts.first,
       ...(spec.access === "open" ? [] : opts.guard(spec.access)),
@@ -59,9 +61,9 @@ export function requestPath(opts: RequestPathOptions): RouteWrapper {
     const done = (c: Context<AppEnv>, res: Response): Response | Promise<Response> => {
       if (audited) {
         const writing = opts.audit(c, res);
-        if (writing) return writing.then(() => finish(res));
+        if (writing) return writing.then(() => finish(c, res));
       }
-      return finish(res);
+      return finish(c, res);
     };
     const failed = (c: Context<AppEnv>, err: unknown) => done(c, opts.onError(err, c));
 

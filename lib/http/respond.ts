@@ -6,13 +6,17 @@
  *   `x-content-type-options: nosniff`. Nothing else: the answers are JSON, CSV or an event
  *   stream for programs, never rendered as a page, so the framing, referrer and isolation headers
  *   have nothing to protect, and every header costs on each of thousands of answers a second.
- * - **Page** (`/console` and `/static/...`): the full browser set of {@link PAGE_HEADERS} beside
- *   the CSP the console routes set themselves (docs/architecture.md, "Console").
+ * - **Page** (`/console` and `/static/...`): the full browser set of `hono/secure-headers`
+ *   ({@link finishPage}) beside the CSP the console routes set themselves (docs/architecture.md,
+ *   "Console").
  *
  * {@link json} and the error helpers build API responses complete, so the route wrapper does not
  * touch their headers again.
  * @module
  */
+import type { Context } from "hono";
+import { secureHeaders } from "hono/secure-headers";
+import type { AppEnv } from "./env.ts";
 
 /** Headers every API answer carries besides its content type. */
 export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -20,22 +24,17 @@ export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "x-content-type-options": "nosniff",
 });
 
-/** Security headers of the console page and its files (the set `hono/secure-headers` sends). */
-export const PAGE_HEADERS: readonly (readonly [string, string])[] = Object.freeze(
-  [
-    ["cross-origin-resource-policy", "same-origin"],
-    ["cross-origin-opener-policy", "same-origin"],
-    ["origin-agent-cluster", "?1"],
-    ["referrer-policy", "no-referrer"],
-    ["strict-transport-security", "max-age=15552000; includeSubDomains"],
-    ["x-content-type-options", "nosniff"],
-    ["x-dns-prefetch-control", "off"],
-    ["x-download-options", "noopen"],
-    ["x-frame-options", "DENY"],
-    ["x-permitted-cross-domain-policies", "none"],
-    ["x-xss-protection", "0"],
-  ] as const,
-);
+/**
+ * Security headers of the console page and its files: Hono's secure-headers middleware
+ * (https://hono.dev/docs/middleware/builtin/secure-headers) with its defaults — CORP and COOP
+ * `same-origin`, `Origin-Agent-Cluster`, `Referrer-Policy: no-referrer`, HSTS, `nosniff`,
+ * `X-DNS-Prefetch-Control`, `X-Download-Options`, `X-Permitted-Cross-Domain-Policies`,
+ * `X-XSS-Protection: 0` — and `X-Frame-Options: DENY` (the page is never framed). The CSP is set
+ * by the console routes themselves. Run only on page routes ({@link finishPage}); API answers
+ * never pay for it.
+ */
+const pageHeaders = secureHeaders({ xFrameOptions: "DENY" });
+const nothingNext = () => Promise.resolve();
 
 /**
  * Responses built complete by {@link json}, with their body text: the wrapper leaves their
@@ -76,11 +75,15 @@ export function finishApi(res: Response): Response {
   });
 }
 
-/** Adds {@link PAGE_HEADERS} (replacing any of the same name); returns the response. */
-export function finishPage(res: Response): Response {
-  return withHeaders(res, (h) => {
-    for (const [k, v] of PAGE_HEADERS) h.set(k, v);
-  });
+/**
+ * Adds the page's security headers (replacing any of the same name) by running Hono's
+ * secure-headers middleware on `res` as the route's answer; resolves to the response.
+ * Page answers are built by our handlers, so their headers are mutable.
+ */
+export async function finishPage(c: Context<AppEnv>, res: Response): Promise<Response> {
+  c.res = res;
+  await pageHeaders(c, nothingNext);
+  return c.res;
 }
 
 /** Applies `edit` to the headers; a response with immutable headers is copied first. */

@@ -1,7 +1,8 @@
 /**
  * What a route module receives: the app's services and the route table it registers on. The
- * domain below (pipeline, orchestrator) receives the narrower {@link ServiceContext}, which
- * knows no HTTP (docs/architecture.md, "Layers").
+ * domain below (pipeline, orchestrator) receives only the part of {@link ServiceContext} it
+ * uses (`StepServices`, `OrchestratorServices`), which knows no HTTP (docs/architecture.md,
+ * "Layers").
  * @module
  */
 import type { ServiceContext } from "../context.ts";

@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import type { Scope } from "../settings.ts";
+import type { Scope } from "../auth/types.ts";
 import { VERSION } from "../version.ts";
 import type { AppEnv } from "./env.ts";
 

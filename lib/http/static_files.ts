@@ -4,6 +4,12 @@
  * no request can leave the directory. Content types are explicit (`nosniff` is set globally).
  * The hashed bundle is cached for a year as `immutable`; other files revalidate with a strong
  * ETag (`no-cache` + `If-None-Match` → 304).
+ *
+ * Why not Hono's `serveStatic` for Deno (`hono/deno`, deprecated there in favour of
+ * `@hono/deno`): it opens and streams the file on every request with a content type from its
+ * own table, but sends no ETag and never 304, and has no allow-list of names and types; adding
+ * `hono/etag` would hash every answer's body again per request. Ours keeps each file and its hash
+ * in memory until the file's mtime or size changes.
  * @module
  */
 import { problem } from "./errors.ts";

@@ -10,15 +10,24 @@
  * `orchestration_error` event) and is retried on the next tick.
  * @module
  */
-import type { ServiceContext } from "../context.ts";
+import type { ServiceContext, StepServices } from "../context.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { readDay } from "../pipeline/day_state.ts";
 import { listMarketLocations, masterDataVersion } from "../pipeline/market_locations.ts";
 import { type RunnableStep, runStep } from "../pipeline/steps.ts";
 import { PassRunning } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";
+import type { Settings } from "../settings.ts";
 import { readOrchestratorState } from "./state.ts";
 import { KEYS } from "../store/keys.ts";
+
+/**
+ * What the orchestrator uses of the app's services: what its steps use ({@link StepServices}),
+ * the process log (when even the error event cannot be stored) and `ORCHESTRATOR_AUTOSTART`.
+ */
+export interface OrchestratorServices extends StepServices, Pick<ServiceContext, "log"> {
+  settings: Pick<Settings, "orchestratorAutostart" | "platformBackoffMs">;
+}
 
 /** What one pass did, per day. */
 export interface PassReport {
@@ -37,12 +46,8 @@ export type TickOutcome =
   | { ran: true; report: PassReport };
 
 /** Which steps a day needs now, in order. */
-async function neededSteps(
-  ctx: ServiceContext,
-  day: string,
-  master: number,
-): Promise<RunnableStep[]> {
-  const state = (await readDay(ctx.kv, day)).value;
+async function neededSteps(kv: Deno.Kv, day: string, master: number): Promise<RunnableStep[]> {
+  const state = (await readDay(kv, day)).value;
   const v = state?.input_version ?? 0;
   const s = state?.steps ?? {};
   const steps: RunnableStep[] = [];
@@ -55,8 +60,8 @@ async function neededSteps(
 }
 
 /** True when the step must run given the state read just before it. */
-async function stillNeeded(ctx: ServiceContext, day: string, step: RunnableStep): Promise<boolean> {
-  const state = (await readDay(ctx.kv, day)).value;
+async function stillNeeded(kv: Deno.Kv, day: string, step: RunnableStep): Promise<boolean> {
+  const state = (await readDay(kv, day)).value;
   const v = state?.input_version ?? 0;
   const s = state?.steps ?? {};
   const aggVersion = s.aggregated?.version;
@@ -77,12 +82,12 @@ async function stillNeeded(ctx: ServiceContext, day: string, step: RunnableStep)
  * process never runs two passes at once (and two apps in one process do not share it).
  */
 export class Orchestrator {
-  #ctx: ServiceContext;
+  #ctx: OrchestratorServices;
   /** The pass under way in this app, with who started it and when. */
   #running: { by: string; since: string } | undefined;
 
-  /** @param ctx the app's services */
-  constructor(ctx: ServiceContext) {
+  /** @param ctx the app's services (those of {@link OrchestratorServices}) */
+  constructor(ctx: OrchestratorServices) {
     this.#ctx = ctx;
   }
 
@@ -172,7 +177,7 @@ export class Orchestrator {
  * Runs one pass: every open day up to the horizon, the steps it needs, in order.
  * @param by `orchestrator` for scheduled passes, else the caller's name
  */
-async function runPass(ctx: ServiceContext, by: string): Promise<PassReport> {
+async function runPass(ctx: StepServices, by: string): Promise<PassReport> {
   const now = ctx.clock.now();
   const cfg = await ctx.config.effective();
   const report: PassReport = { started_at: new Date(now).toISOString(), days: [] };
@@ -187,8 +192,8 @@ async function runPass(ctx: ServiceContext, by: string): Promise<PassReport> {
     const state = (await readDay(ctx.kv, day)).value;
     if (!hasLocations && !state) continue; // no market locations, no forecasts
     const entry: PassReport["days"][number] = { delivery_day: day, ran: [] };
-    for (const step of await neededSteps(ctx, day, master)) {
-      if (!(await stillNeeded(ctx, day, step))) continue;
+    for (const step of await neededSteps(ctx.kv, day, master)) {
+      if (!(await stillNeeded(ctx.kv, day, step))) continue;
       try {
         await runStep(ctx, day, step, by);
         entry.ran.push(step);

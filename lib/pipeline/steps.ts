@@ -5,7 +5,7 @@
  * and is rethrown.
  * @module
  */
-import type { ServiceContext } from "../context.ts";
+import type { StepServices } from "../context.ts";
 import { DomainError } from "../domain/errors.ts";
 import { aggregateDay } from "./aggregate.ts";
 import { generateForecasts } from "./generate.ts";
@@ -22,7 +22,7 @@ import { type RunnableStep, stepRow } from "./step_table.ts";
  *   they are
  */
 export async function runStep(
-  ctx: ServiceContext,
+  ctx: StepServices,
   day: string,
   step: RunnableStep,
   by: string,

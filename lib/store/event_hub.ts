@@ -7,9 +7,10 @@
  * its readers a gap-free run of ids, filling from KV — once, for all readers — whatever another
  * process wrote between two of our commits.
  *
- * Each batch is encoded as Server-Sent Events once ({@link encodeSseEvents}) and those bytes are
- * shared by every reader. A reader that is up to date gets them synchronously, in the same call
- * as the commit (no per-reader promise, stringify or encode). A reader that joins behind the head
+ * The hub knows no wire format: it is given a {@link BatchEncoder} (the stream route's is
+ * Server-Sent Events, `lib/http/sse.ts`), calls it once per batch and shares those bytes with
+ * every reader. A reader that is up to date gets them synchronously, in the same call as the
+ * commit (no per-reader promise, stringify or encode). A reader that joins behind the head
  * (resume from `Last-Event-ID` / `after_id`) first reads the stored events after its cursor from
  * KV while live batches wait in its own queue; then it drains that queue and goes live. A reader
  * keeps its own cursor and drops ids it already has, so no event is skipped or delivered twice.
@@ -17,6 +18,12 @@
  * @module
  */
 import type { EventLog, EventRecord } from "./events.ts";
+
+/**
+ * Turns a run of records into the bytes readers send on. Called once per batch; its result is
+ * shared by every reader, so it must be a pure function of the records.
+ */
+export type BatchEncoder = (records: readonly EventRecord[]) => Uint8Array;
 
 /** One reader of the live log. */
 export interface HubSubscription {
@@ -28,46 +35,30 @@ export interface HubSubscription {
 export interface HubReader {
   /**
    * Called with events in id order, each exactly once, strictly after the start cursor.
-   * `frames` is their Server-Sent Events encoding ({@link encodeSseEvents}); it is shared with
-   * other readers and must not be modified.
+   * `encoded` is their encoding by the hub's {@link BatchEncoder}; it is shared with other
+   * readers and must not be modified.
    */
-  onEvents(records: readonly EventRecord[], frames: Uint8Array): void;
-  /** Called every `heartbeatMs` while subscribed, with the encoded `: heartbeat` comment. */
-  onHeartbeat(frame: Uint8Array): void;
+  onEvents(records: readonly EventRecord[], encoded: Uint8Array): void;
+  /** Called every `heartbeatMs` while subscribed (the reader sends its keep-alive). */
+  onHeartbeat(): void;
   /** Called once if reading fails (the reader should close). */
   onError(err: unknown): void;
 }
 
 const CATCH_UP_PAGE = 500;
-const encoder = new TextEncoder();
-const HEARTBEAT = encoder.encode(": heartbeat\n\n");
 
 /** Heartbeat period of the live stream, in ms: short enough that proxies keep it open. */
 export const HEARTBEAT_MS = 15_000;
 
-/**
- * The Server-Sent Events messages of `records`: per record `id:` = event id, `event:` = kind,
- * `data:` = the JSON record, then a blank line. JSON never contains a raw line break, so each
- * record is one `data:` line.
- */
-export function sseEventsText(records: readonly EventRecord[]): string {
-  let text = "";
-  for (const r of records) text += `id: ${r.id}\nevent: ${r.kind}\ndata: ${JSON.stringify(r)}\n\n`;
-  return text;
-}
-
-/** {@link sseEventsText} as UTF-8 bytes. */
-export function encodeSseEvents(records: readonly EventRecord[]): Uint8Array {
-  return encoder.encode(sseEventsText(records));
-}
-
 /** A run of records with consecutive ids, encoded at most once. */
 class Batch {
   readonly records: readonly EventRecord[];
-  #frames: Uint8Array | undefined;
+  #encode: BatchEncoder;
+  #encoded: Uint8Array | undefined;
 
-  constructor(records: readonly EventRecord[]) {
+  constructor(records: readonly EventRecord[], encode: BatchEncoder) {
     this.records = records;
+    this.#encode = encode;
   }
 
   get firstId(): number {
@@ -78,14 +69,15 @@ class Batch {
     return this.records[this.records.length - 1].id;
   }
 
-  get frames(): Uint8Array {
-    return this.#frames ??= encodeSseEvents(this.records);
+  get encoded(): Uint8Array {
+    return this.#encoded ??= this.#encode(this.records);
   }
 }
 
 /** Fans the log out to live readers. */
 export class EventHub {
   #log: EventLog;
+  #encode: BatchEncoder;
   #pollMs: number;
   #heartbeatMs: number;
   #readers = new Set<Reader>();
@@ -106,11 +98,18 @@ export class EventHub {
 
   /**
    * @param log the log to deliver
+   * @param encode builds the bytes of a batch, once for every reader (the stream route's
+   *   Server-Sent Events encoder, `encodeSseEvents` of `lib/http/sse.ts`)
    * @param opts `pollMs`: how often to look for other processes' events (default 500 ms);
    *   `heartbeatMs`: heartbeat period (default 15 s)
    */
-  constructor(log: EventLog, opts: { pollMs?: number; heartbeatMs?: number } = {}) {
+  constructor(
+    log: EventLog,
+    encode: BatchEncoder,
+    opts: { pollMs?: number; heartbeatMs?: number } = {},
+  ) {
     this.#log = log;
+    this.#encode = encode;
     this.#pollMs = opts.pollMs ?? 500;
     this.#heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
@@ -125,7 +124,7 @@ export class EventHub {
       this.#starting ??= this.#start().finally(() => this.#starting = undefined);
       await this.#starting;
     }
-    const r: Reader = new Reader(this.#log, afterId, reader, () => {
+    const r: Reader = new Reader(this.#log, this.#encode, afterId, reader, () => {
       if (this.#readers.delete(r) && this.#readers.size === 0) this.#stop();
     });
     this.#readers.add(r);
@@ -181,7 +180,7 @@ export class EventHub {
 
   /** Hands a run that starts right after {@link EventHub.#lastId} to every reader. */
   #broadcast(records: readonly EventRecord[]): void {
-    const batch = new Batch(records);
+    const batch = new Batch(records, this.#encode);
     this.#lastId = batch.lastId;
     for (const r of this.#readers) r.push(batch);
   }
@@ -253,14 +252,22 @@ class Reader {
   closed = false;
   #cursor: number;
   #log: EventLog;
+  #encode: BatchEncoder;
   #reader: HubReader;
   #release: () => void;
   /** Batches that arrived during a catch-up; `undefined` while live. */
   #queue: Batch[] | undefined;
 
   /** @param release removes this reader from the hub (called once, on close or failure) */
-  constructor(log: EventLog, cursor: number, reader: HubReader, release: () => void) {
+  constructor(
+    log: EventLog,
+    encode: BatchEncoder,
+    cursor: number,
+    reader: HubReader,
+    release: () => void,
+  ) {
     this.#log = log;
+    this.#encode = encode;
     this.#cursor = cursor;
     this.#reader = reader;
     this.#release = release;
@@ -282,7 +289,7 @@ class Reader {
     }
     if (batch.lastId <= this.#cursor) return;
     const skip = this.#cursor + 1 - batch.firstId;
-    if (skip === 0) this.#emit(batch.records, batch.frames);
+    if (skip === 0) this.#emit(batch.records, batch.encoded);
     else if (skip > 0) this.#emitRecords(batch.records.slice(skip));
     else {
       // Defensive: the hub never leaves a gap, but if it did, read it from KV.
@@ -300,7 +307,7 @@ class Reader {
   heartbeat(): void {
     if (this.closed) return;
     try {
-      this.#reader.onHeartbeat(HEARTBEAT);
+      this.#reader.onHeartbeat();
     } catch (err) {
       this.fail(err);
     }
@@ -333,7 +340,7 @@ class Reader {
           const batch = queue.shift()!;
           if (batch.lastId <= this.#cursor) continue;
           const skip = this.#cursor + 1 - batch.firstId;
-          if (skip === 0) this.#emit(batch.records, batch.frames);
+          if (skip === 0) this.#emit(batch.records, batch.encoded);
           else this.#emitRecords(batch.records.slice(skip));
         }
         if (!queue.length) {
@@ -348,13 +355,13 @@ class Reader {
   }
 
   #emitRecords(records: readonly EventRecord[]): void {
-    if (records.length) this.#emit(records, encodeSseEvents(records));
+    if (records.length) this.#emit(records, this.#encode(records));
   }
 
-  #emit(records: readonly EventRecord[], frames: Uint8Array): void {
+  #emit(records: readonly EventRecord[], encoded: Uint8Array): void {
     this.#cursor = records[records.length - 1].id;
     try {
-      this.#reader.onEvents(records, frames);
+      this.#reader.onEvents(records, encoded);
     } catch (err) {
       this.fail(err); // one broken reader never keeps a batch from the others
     }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { KeyRing } from "../../lib/auth/api_keys.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { RuntimeConfig } from "../../lib/config/runtime_config.ts";
-import type { ApiKeyEntry } from "../../lib/settings.ts";
+import type { ApiKeyEntry } from "../../lib/auth/types.ts";
 import { EventLog } from "../../lib/store/events.ts";
 import { MASK, Redactor } from "../../lib/store/redactor.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
+import { encodeSseEvents } from "../../lib/http/sse.ts";
 import { EventHub } from "../../lib/store/event_hub.ts";
 import { EventLog, type EventRecord } from "../../lib/store/events.ts";
 
@@ -9,7 +10,7 @@ Deno.test("event hub: catch-up, live delivery, heartbeats; closing the last read
   try {
     const log = new EventLog(kv, new FakeClock());
     for (let i = 0; i < 3; i++) await log.append({ kind: "config_changed", message: `e${i}` });
-    const hub = new EventHub(log, { pollMs: 20, heartbeatMs: 30 });
+    const hub = new EventHub(log, encodeSseEvents, { pollMs: 20, heartbeatMs: 30 });
     const got: number[] = [];
     let beats = 0;
     const sub = await hub.subscribe(1, {

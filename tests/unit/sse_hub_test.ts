@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
-import { encodeSseEvents, EventHub, sseEventsText } from "../../lib/store/event_hub.ts";
+import { encodeSseEvents, sseEventsText } from "../../lib/http/sse.ts";
+import { EventHub } from "../../lib/store/event_hub.ts";
 import { EventLog, type EventRecord } from "../../lib/store/events.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -73,7 +74,7 @@ Deno.test("sse hub: local and foreign appends interleaved; live, resuming and la
     for (let i = 0; i < 30; i++) {
       await (i % 3 ? local : foreign).append({ kind: "config_changed", message: `pre ${i}` });
     }
-    const hub = new EventHub(local, { pollMs: 15, heartbeatMs: 60_000 });
+    const hub = new EventHub(local, encodeSseEvents, { pollMs: 15, heartbeatMs: 60_000 });
     const live = collector(), fromZero = collector(), fromTen = collector();
     const subs = [
       await hub.subscribe(30, live.reader),
@@ -127,7 +128,7 @@ Deno.test("sse hub: local and foreign appends interleaved; live, resuming and la
 Deno.test("sse hub: live readers share one encoding per batch; concurrent first subscribers start one set of timers", async () => {
   const { local, cleanup } = await twoLogs();
   try {
-    const hub = new EventHub(local, { pollMs: 20, heartbeatMs: 60_000 });
+    const hub = new EventHub(local, encodeSseEvents, { pollMs: 20, heartbeatMs: 60_000 });
     const readers = Array.from({ length: 5 }, () => collector());
     const subs = await Promise.all(readers.map((c) => hub.subscribe(0, c.reader)));
     assert.equal(local.listenerCount, 1, "one log listener for every reader");
@@ -152,7 +153,7 @@ Deno.test("sse hub: live readers share one encoding per batch; concurrent first 
 Deno.test("sse hub: a reader that throws is dropped without costing the others an event", async () => {
   const { local, cleanup } = await twoLogs();
   try {
-    const hub = new EventHub(local, { pollMs: 20, heartbeatMs: 60_000 });
+    const hub = new EventHub(local, encodeSseEvents, { pollMs: 20, heartbeatMs: 60_000 });
     const good = collector();
     let failed: unknown;
     await hub.subscribe(0, {
@@ -180,7 +181,7 @@ Deno.test("sse hub: a reader that throws is dropped without costing the others a
 Deno.test("sse hub: the last reader leaving mid-catch-up and a new one arriving keep the sequence", async () => {
   const { local, foreign, cleanup } = await twoLogs();
   try {
-    const hub = new EventHub(local, { pollMs: 10, heartbeatMs: 60_000 });
+    const hub = new EventHub(local, encodeSseEvents, { pollMs: 10, heartbeatMs: 60_000 });
     for (let i = 0; i < 1200; i++) {
       void foreign.append({ kind: "config_changed", message: `f${i}` });
     }
@@ -228,7 +229,7 @@ Deno.test("event log: remembers its head (one KV read while alone), re-reads aft
 Deno.test("sse hub: overlaps are trimmed — a catch-up that reads past queued live batches, a cursor inside a batch", async () => {
   const { local, foreign, cleanup } = await twoLogs();
   try {
-    const hub = new EventHub(local, { pollMs: 150, heartbeatMs: 60_000 });
+    const hub = new EventHub(local, encodeSseEvents, { pollMs: 150, heartbeatMs: 60_000 });
     const live = collector();
     const subs = [await hub.subscribe(0, live.reader)];
     // A backlog the hub reads through its poll.
@@ -267,7 +268,7 @@ Deno.test("sse hub: overlaps are trimmed — a catch-up that reads past queued l
 Deno.test("sse hub: a resuming reader gets the stored events even when nothing new is appended", async () => {
   const { local, cleanup } = await twoLogs();
   try {
-    const hub = new EventHub(local, { pollMs: 20, heartbeatMs: 60_000 });
+    const hub = new EventHub(local, encodeSseEvents, { pollMs: 20, heartbeatMs: 60_000 });
     const first = collector();
     const subs = [await hub.subscribe(0, first.reader)];
     for (let i = 0; i < 8; i++) await local.append({ kind: "config_changed", message: `e${i}` });

@@ -11,6 +11,12 @@
  *
  * A declared length is enforced by the HTTP server itself (the body cannot be longer), so only
  * bodies without one need counting. A refused request's body is never read.
+ *
+ * Why not `hono/body-limit` (https://hono.dev/docs/middleware/builtin/body-limit): for a body
+ * without a declared length it reads the whole body into one buffer before the handler runs
+ * (up to the limit: 8 MiB per request held in memory, and read even when the handler would have
+ * refused it), and as a `(c, next)` middleware it needs a composed chain per request where our
+ * gates run in the route's own request path. Its declared-length check is the same as ours.
  * @module
  */
 import type { Gate } from "../env.ts";

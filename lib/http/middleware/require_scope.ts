@@ -2,7 +2,7 @@
  * Scope guard (docs/access-control.md, "Scopes"): a route declares a scope, never a credential type.
  * @module
  */
-import type { Scope } from "../../settings.ts";
+import type { Scope } from "../../auth/types.ts";
 import type { Gate } from "../env.ts";
 import { problem } from "../errors.ts";
 

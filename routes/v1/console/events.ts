@@ -14,6 +14,7 @@ import { z } from "zod";
 import { EventsPageSchema } from "../../../lib/wire/events.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { ValidationFailed } from "../../../lib/http/errors.ts";
+import { SSE_HEARTBEAT, SSE_RETRY } from "../../../lib/http/sse.ts";
 import { parseOr422, zodIssuesToItems } from "../../../lib/http/validation.ts";
 import type { EventHub } from "../../../lib/store/event_hub.ts";
 
@@ -73,11 +74,14 @@ const afterIdHeader = wholeNumber(0, Number.MAX_SAFE_INTEGER);
 /** Query of the stream (besides the stream token, documented by its security scheme). */
 export const StreamQuery = z.object({ after_id: afterId() });
 
-const RETRY = new TextEncoder().encode("retry: 3000\n\n");
 /** Bytes a stream may hold for a client that does not read before it is dropped. */
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
-/** Registers history and stream. */
+/**
+ * Registers history and stream.
+ * @param hub the process's event hub, built with `encodeSseEvents` (`lib/http/sse.ts`): the
+ *   bytes it hands each reader are Server-Sent Events messages
+ */
 export function registerEvents(ctx: RouteContext, hub: EventHub): void {
   ctx.routes.add({
     method: "get",
@@ -136,7 +140,7 @@ export function registerEvents(ctx: RouteContext, hub: EventHub): void {
     };
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
-        // The hub hands every reader the same encoded bytes (SSE frames built once per batch).
+        // The hub hands every reader the same bytes (SSE messages encoded once per batch).
         const send = (bytes: Uint8Array) => {
           if (gone) return;
           try {
@@ -152,10 +156,10 @@ export function registerEvents(ctx: RouteContext, hub: EventHub): void {
             controller.error(new Error("event stream reader too slow"));
           }
         };
-        send(RETRY);
+        send(SSE_RETRY);
         const subscription = await hub.subscribe(afterId, {
-          onEvents: (_records, frames) => send(frames),
-          onHeartbeat: send,
+          onEvents: (_records, encoded) => send(encoded),
+          onHeartbeat: () => send(SSE_HEARTBEAT),
           onError() {
             leave();
             try {
