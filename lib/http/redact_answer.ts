@@ -23,14 +23,16 @@ export function answerRedaction(
   redactor: Redactor,
 ): (res: Response) => Response | Promise<Response> {
   return (res) => {
-    if (redactor.size === 0 || res.body === null) return res;
+    if (redactor.size === 0) return res;
+    // Never touch `res.body` of a body we know: reading the getter turns Deno's string body into
+    // a stream, and the answer would then go out chunked instead of with its length.
     const known = jsonBodyOf(res);
     if (known !== undefined) {
       const masked = redactor.answer(known, true);
       return masked === known ? res : copy(res, masked);
     }
     const type = res.headers.get("content-type") ?? "";
-    if (!TEXT_TYPES.test(type)) return res;
+    if (!TEXT_TYPES.test(type) || res.body === null) return res;
     return res.text().then((text) => {
       const masked = redactor.answer(text, type.includes("json"));
       return copy(res, masked);

@@ -55,8 +55,10 @@ export function declaredLengthLimit(maxBytes: number): Gate {
 export function countedBody(maxBytes: number): Gate {
   return (c) => {
     const raw = c.req.raw;
-    const declared = raw.headers.get("content-length") !== null;
-    if (!raw.body || (declared && !raw.headers.has("transfer-encoding"))) return undefined;
+    // A declared length is enforced by the server. Without one (chunked HTTP/1.1, or HTTP/2,
+    // which has no chunked framing) the body, if there is one, is counted.
+    const declared = raw.headers.has("content-length") && !raw.headers.has("transfer-encoding");
+    if (declared || !raw.body) return undefined;
     let size = 0;
     const counter = new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
