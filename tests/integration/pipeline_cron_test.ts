@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { call, startServer } from "../support/app.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
+import { tempDir } from "../support/temp.ts";
 
 const PROC = "proc-secret-0001-aaaaaaaa";
 
@@ -21,7 +22,8 @@ function closedPort(): number {
 }
 
 Deno.test("two service processes on one KV file, both running Deno.cron → exactly one pass per minute", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "bridge-cron-" });
+  await using tmp = await tempDir("bridge-cron-");
+  const dir = tmp.path;
   const env = {
     PROCESS_API_KEYS: `ops:${PROC}`,
     RATE_LIMIT_PER_MINUTE: "0",
@@ -131,6 +133,5 @@ Deno.test("two service processes on one KV file, both running Deno.cron → exac
     }
     await Promise.all(children.map((c) => c.status));
     await Promise.all([...readers, ...errReaders]);
-    await Deno.remove(dir, { recursive: true });
   }
 });
