@@ -11,9 +11,8 @@ import { rawRequest, startServer, type TestServer } from "../support/app.ts";
 import { type FakeJwks, startFakeJwks } from "../support/fake_jwks.ts";
 import { startIssuer, type TestIssuer } from "../support/oidc_issuer.ts";
 import { tempDir } from "../support/temp.ts";
+import { EXT, PROC } from "../support/keys.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
-const EXT = "ext-secret-0001-cccccccccc";
 const AUD = "https://bridge.test/api";
 
 interface Route {

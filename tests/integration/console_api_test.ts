@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
+import { PROC } from "../support/keys.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
 const env = {
   PROCESS_API_KEYS: `ops:${PROC}`,
   RATE_LIMIT_PER_MINUTE: "0",

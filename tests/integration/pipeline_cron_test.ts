@@ -10,8 +10,7 @@ import assert from "node:assert/strict";
 import { call, startServer } from "../support/app.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
-
-const PROC = "proc-secret-0001-aaaaaaaa";
+import { PROC } from "../support/keys.ts";
 
 /** A TCP port on 127.0.0.1 that refuses connections (bound once, then released). */
 function closedPort(): number {

@@ -7,14 +7,11 @@ import { Orchestrator } from "../../lib/orchestrator/orchestrator.ts";
 import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
+import { EXT, ext, PROC, proc } from "../support/pipeline.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
-const EXT = "ext-secret-0001-cccccccccc";
 const DAY = "2026-11-23";
-const proc = { "x-api-key": PROC, "content-type": "application/json" };
-const ext = { "x-api-key": EXT, "content-type": "application/json" };
 
 interface Rig {
   s: TestServer;

@@ -10,6 +10,7 @@ import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer } from "../support/app.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
+import { PROC } from "../support/keys.ts";
 
 const body = (version: number) =>
   JSON.stringify({
@@ -71,7 +72,6 @@ Deno.test("a claim whose holder died mid-send is taken over; the same idempotenc
   await using tmp = await tempDir("bridge-sim-");
   const dir = tmp.path;
   await Deno.writeTextFile(`${dir}/ca.pem`, sim.caCert);
-  const PROC = "proc-secret-0001-aaaaaaaa";
   const clock = new FakeClock(Date.parse("2026-11-22T08:00:00Z"));
   const s = await startServer({
     PROCESS_API_KEYS: `ops:${PROC}`,
