@@ -12,3 +12,13 @@ export const PROC_2 = "proc-secret-0002-bbbbbbbb";
 export const PROC_3 = "proc-secret-0003-cccccccc";
 /** External key of the caller `acme`. */
 export const EXT = "ext-secret-0001-cccccccccc";
+
+/**
+ * Service environment with two secrets for `ops` ({@link PROC} and its rotated {@link PROC_2})
+ * and {@link EXT} for `acme`, plus `extra`.
+ */
+export const keysEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
+  PROCESS_API_KEYS: `ops:${PROC},ops:${PROC_2}`,
+  EXTERNAL_API_KEYS: `acme:${EXT}`,
+  ...extra,
+});
