@@ -19,6 +19,7 @@ import { PassRunning } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";
 import type { Settings } from "../settings.ts";
 import { readOrchestratorState } from "./state.ts";
+import { plannedSteps, stepNeeded } from "./step_selection.ts";
 import { KEYS } from "../store/keys.ts";
 
 /**
@@ -45,36 +46,14 @@ export type TickOutcome =
   | { ran: false; reason: "failed"; error: string }
   | { ran: true; report: PassReport };
 
-/** Which steps a day needs now, in order. */
+/** Which steps a day needs now, in order (the decision: {@link plannedSteps}). */
 async function neededSteps(kv: Deno.Kv, day: string, master: number): Promise<RunnableStep[]> {
-  const state = (await readDay(kv, day)).value;
-  const v = state?.input_version ?? 0;
-  const s = state?.steps ?? {};
-  const steps: RunnableStep[] = [];
-  const forecastCurrent = s.forecast && s.forecast.version >= v &&
-    s.forecast.detail.master_version === master;
-  if (!forecastCurrent) steps.push("forecast");
-  // Whatever the forecast step changes bumps the version; later steps are re-checked after it.
-  steps.push("aggregate", "publish", "submit");
-  return steps;
+  return plannedSteps((await readDay(kv, day)).value, master);
 }
 
-/** True when the step must run given the state read just before it. */
+/** True when the step must run given the state read just before it ({@link stepNeeded}). */
 async function stillNeeded(kv: Deno.Kv, day: string, step: RunnableStep): Promise<boolean> {
-  const state = (await readDay(kv, day)).value;
-  const v = state?.input_version ?? 0;
-  const s = state?.steps ?? {};
-  const aggVersion = s.aggregated?.version;
-  switch (step) {
-    case "forecast":
-      return true;
-    case "aggregate":
-      return !s.aggregated || s.aggregated.version < v;
-    case "publish":
-      return aggVersion !== undefined && (!s.published || s.published.version < aggVersion);
-    case "submit":
-      return aggVersion !== undefined && (!s.submitted || s.submitted.version < aggVersion);
-  }
+  return stepNeeded((await readDay(kv, day)).value, step);
 }
 
 /**

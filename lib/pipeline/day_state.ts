@@ -14,6 +14,7 @@ import { deliveryDay } from "../domain/delivery_day.ts";
 import { retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
 import type { DayOverview, InputChange, StepRecord, StepView } from "../wire/delivery_days.ts";
+import { staleness } from "./staleness.ts";
 
 export type { DayOverview, InputChange, StepRecord, StepView } from "../wire/delivery_days.ts";
 
@@ -143,21 +144,7 @@ export function recordStep(
   });
 }
 
-/** "newer forecast for 12 market locations at 10:41" and the like (time in Europe/Berlin). */
-function whatArrived(li: InputChange): string {
-  const n = `${li.market_locations} market location${li.market_locations === 1 ? "" : "s"}`;
-  if (li.source === "master_data") return `master data changed for ${n} at ${hhmm(li.at)}`;
-  return `newer ${li.source === "generated" ? "generated " : ""}forecast for ${n} at ${
-    hhmm(li.at)
-  }`;
-}
-
-function hhmm(iso: string): string {
-  return Temporal.Instant.from(iso).toZonedDateTimeISO("Europe/Berlin").toPlainTime().toString()
-    .slice(0, 5);
-}
-
-/** Builds the overview entry of a day: staleness with its reason, gate closure. */
+/** Builds the overview entry of a day: staleness with its reason ({@link staleness}), gate closure. */
 export function overview(
   state: DayState,
   nowMs: number,
@@ -167,19 +154,8 @@ export function overview(
   const steps = {} as Record<StepName, StepView | null>;
   for (const name of STEPS) {
     const rec = state.steps[name];
-    if (!rec) {
-      steps[name] = null;
-      continue;
-    }
-    const stale = rec.version < state.input_version;
-    const li = state.last_input;
-    steps[name] = {
-      ...rec,
-      stale,
-      stale_reason: stale && li
-        ? `${whatArrived(li)} (input version ${state.input_version}, this step has ${rec.version})`
-        : null,
-    };
+    const st = staleness(state, name);
+    steps[name] = rec && st ? { ...rec, stale: st.stale, stale_reason: st.reason } : null;
   }
   return {
     delivery_day: state.delivery_day,

@@ -13,8 +13,8 @@ import type { DayOverview, OpenPosition } from "../../lib/console/types.ts";
 import { call, startServer } from "../support/app.ts";
 import { launchBrowser, shot, skipBrowserTests, watchProblems } from "../support/chromium.ts";
 import { startTcpProxy } from "./tcp_proxy.ts";
+import { PROC_2 as KEY } from "../support/keys.ts";
 
-const KEY = "proc-secret-e2e-0002-bbbbbbbb";
 const env = { PROCESS_API_KEYS: `ops:${KEY}`, RATE_LIMIT_PER_MINUTE: "0" };
 const H = 3_600_000;
 

@@ -16,8 +16,8 @@ import {
   skipBrowserTests,
   watchProblems,
 } from "../support/chromium.ts";
+import { PROC as KEY } from "../support/keys.ts";
 
-const KEY = "proc-secret-e2e-0001-aaaaaaaa";
 const env = { PROCESS_API_KEYS: `ops:${KEY}`, RATE_LIMIT_PER_MINUTE: "0" };
 const XSS_PATH = "/v1/<img src=x onerror=window.__xss=1>";
 

@@ -17,6 +17,7 @@ import { call, startServer } from "../support/app.ts";
 import { launchBrowser, shot, skipBrowserTests, watchProblems } from "../support/chromium.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 import { EXT, ext, postForecast, PROC } from "../support/day_ahead_rig.ts";
+import { tempDir } from "../support/temp.ts";
 
 /** A flat customer forecast (kW) for every quarter-hour of `day`. */
 const flatDay = (day: string, kw: number) => Array(quarterHourCount(day)).fill(kw);
@@ -41,7 +42,8 @@ Deno.test({
 }, async (t) => {
   await ensureBundle();
   const sim = await startSimulator();
-  const dir = await Deno.makeTempDir({ prefix: "console-pipe-e2e-" });
+  await using tmp = await tempDir("console-pipe-e2e-");
+  const dir = tmp.path;
   await Deno.writeTextFile(`${dir}/ca.pem`, sim.caCert);
   const s = await startServer({
     PROCESS_API_KEYS: `ops:${PROC}`,
@@ -153,6 +155,5 @@ Deno.test({
     await b.close();
     await s.close();
     await sim.close();
-    await Deno.remove(dir, { recursive: true });
   }
 });

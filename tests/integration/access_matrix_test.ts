@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 import { rawRequest, startServer, type TestServer } from "../support/app.ts";
 import { type FakeJwks, startFakeJwks } from "../support/fake_jwks.ts";
 import { startIssuer, type TestIssuer } from "../support/oidc_issuer.ts";
+import { tempDir } from "../support/temp.ts";
+import { EXT, PROC } from "../support/keys.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
-const EXT = "ext-secret-0001-cccccccccc";
 const AUD = "https://bridge.test/api";
 
 interface Route {
@@ -71,7 +71,8 @@ function expected(route: Route, outcome: Outcome): number {
 Deno.test("access matrix: every route × every credential", async (t) => {
   const op: TestIssuer = await startIssuer({ audience: AUD });
   const jwks: FakeJwks = await startFakeJwks(AUD);
-  const outbox = await Deno.makeTempDir({ prefix: "bridge-matrix-outbox-" });
+  await using outboxTmp = await tempDir("bridge-matrix-outbox-");
+  const outbox = outboxTmp.path;
   const common = {
     PROCESS_API_KEYS: `ops:${PROC}`,
     EXTERNAL_API_KEYS: `acme:${EXT}`,
@@ -296,6 +297,5 @@ Deno.test("access matrix: every route × every credential", async (t) => {
     await fakeApp.close();
     await jwks.close();
     await op.close();
-    await Deno.remove(outbox, { recursive: true });
   }
 });

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { storedEvents } from "../support/app.ts";
+import { withTempDir } from "../support/temp.ts";
 
 const SECRET = "proc-secret-never-printed-01";
 
@@ -20,8 +21,7 @@ function mainWith(env: Record<string, string>) {
 }
 
 Deno.test("main.ts: a bad environment exits 1 naming each variable, never a secret", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "bridge-startup-" });
-  try {
+  await withTempDir(async (dir) => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PROCESS_API_KEYS: SECRET }, /PROCESS_API_KEYS: entry 1 is not of the form name:secret/],
       [
@@ -47,15 +47,12 @@ Deno.test("main.ts: a bad environment exits 1 naming each variable, never a secr
       assert.ok(!(stderr + stdout).includes(SECRET), `secret printed: ${stderr}`);
       assert.ok(!/listening/.test(stdout), "it did not start");
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, "bridge-startup-");
 });
 
 Deno.test("main.ts: ALLOW_UNAUTHENTICATED records auth_disabled on every start", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "bridge-startup-" });
-  const kvPath = `${dir}/bridge.kv`;
-  try {
+  await withTempDir(async (dir) => {
+    const kvPath = `${dir}/bridge.kv`;
     for (let start = 1; start <= 2; start++) {
       const child = mainWith({
         ALLOW_UNAUTHENTICATED: "true",
@@ -92,7 +89,5 @@ Deno.test("main.ts: ALLOW_UNAUTHENTICATED records auth_disabled on every start",
         kv.close();
       }
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, "bridge-startup-");
 });

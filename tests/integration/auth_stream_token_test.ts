@@ -8,9 +8,8 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
 import { openSse } from "../support/sse.ts";
+import { EXT, PROC } from "../support/keys.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
-const EXT = "ext-secret-0001-cccccccccc";
 const env = { PROCESS_API_KEYS: `ops:${PROC}`, EXTERNAL_API_KEYS: `acme:${EXT}` };
 const STREAM = "/v1/console/events/stream";
 

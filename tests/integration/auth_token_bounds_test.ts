@@ -11,6 +11,7 @@ import { FakeClock } from "../../lib/clock.ts";
 import { loadSettings, SettingsError } from "../../lib/settings.ts";
 import { call, startServer } from "../support/app.ts";
 import { b64url, type FakeJwks, startFakeJwks, type TokenClaims } from "../support/fake_jwks.ts";
+import { PROC } from "../support/keys.ts";
 
 const AUD = "https://bridge.test/api";
 const T0 = Date.parse("2026-11-22T10:00:00Z");
@@ -189,7 +190,6 @@ Deno.test("bearer bounds: OIDC_REQUIRE_AT_JWT=true accepts only typ at+jwt (RFC 
 });
 
 Deno.test("stream bounds: a stream token signed with the right key but expiring in 2100 → 401", async () => {
-  const PROC = "proc-secret-0001-aaaaaaaa";
   const clock = new FakeClock(T0);
   const s = await startServer({ PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" }, {
     clock,

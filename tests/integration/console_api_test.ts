@@ -4,8 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
+import { PROC } from "../support/keys.ts";
+import type { Item } from "../support/pipeline.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
 const env = {
   PROCESS_API_KEYS: `ops:${PROC}`,
   RATE_LIMIT_PER_MINUTE: "0",
@@ -16,7 +17,6 @@ const auth = { "x-api-key": PROC, "content-type": "application/json" };
 
 type Field = { value: unknown; source: string; secret: boolean };
 type ConfigBody = { fields: Record<string, Field>; changed?: string[] };
-type Item = { loc: unknown[]; msg: string; type: string; input: unknown; ctx: unknown };
 
 const put = (s: TestServer, body: unknown) =>
   call(`${s.url}/v1/console/config`, {

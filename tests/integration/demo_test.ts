@@ -3,9 +3,11 @@
  * simulator's record agree with the aggregate"). Runs `dev/demo.ts` as its own process.
  */
 import assert from "node:assert/strict";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test("demo: next open day reaches submitted; CSV, simulator record and aggregate agree", async () => {
-  const dataDir = await Deno.makeTempDir({ prefix: "bridge-demo-" });
+  await using dataDirTmp = await tempDir("bridge-demo-");
+  const dataDir = dataDirTmp.path;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "dev/demo.ts"],
     env: { PORT: "0", DEMO_DATA_DIR: dataDir, DEMO_LOCATIONS: "200" },
@@ -73,6 +75,5 @@ Deno.test("demo: next open day reaches submitted; CSV, simulator record and aggr
     child.kill("SIGTERM");
     await lines.cancel().catch(() => {});
     await child.status;
-    await Deno.remove(dataDir, { recursive: true });
   }
 });

@@ -5,8 +5,8 @@ import { HEARTBEAT_MS } from "../../lib/store/event_hub.ts";
 import assert from "node:assert/strict";
 import { call, startServer, type TestServer } from "../support/app.ts";
 import { ids, openSse } from "../support/sse.ts";
+import { PROC } from "../support/keys.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
 const env = { PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" };
 const auth = { "x-api-key": PROC };
 

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnService } from "../support/service_process.ts";
+import { PROC } from "../support/keys.ts";
 
 const MiB = 1024 * 1024;
 const UPLOADS = 16;
@@ -63,7 +64,7 @@ async function endlessUpload(port: number, total: number) {
 }
 
 Deno.test("16 anonymous 8 MiB chunked uploads that never finish: 401 at once, memory stays flat", async () => {
-  const svc = await spawnService({ PROCESS_API_KEYS: "ops:proc-secret-0001-aaaaaaaa" });
+  const svc = await spawnService({ PROCESS_API_KEYS: `ops:${PROC}` });
   try {
     // Warm up the request path so its one-time allocations are in the baseline.
     for (let i = 0; i < 20; i++) {

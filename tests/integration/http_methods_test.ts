@@ -4,8 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { call, startServer } from "../support/app.ts";
-
-const PROC = "proc-secret-0001-aaaaaaaa";
+import { PROC } from "../support/keys.ts";
 
 Deno.test("a wrong method on a known path is 405 with Allow; an unknown path is 404", async () => {
   const s = await startServer({ PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" });

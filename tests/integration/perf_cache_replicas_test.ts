@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { call, startServer, type TestServer } from "../support/app.ts";
+import { PROC } from "../support/keys.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
 const env = { PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" };
 const auth = { "x-api-key": PROC, "content-type": "application/json" };
 

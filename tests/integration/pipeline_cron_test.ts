@@ -9,25 +9,19 @@
 import assert from "node:assert/strict";
 import { call, startServer } from "../support/app.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
-
-const PROC = "proc-secret-0001-aaaaaaaa";
-
-/** A TCP port on 127.0.0.1 that refuses connections (bound once, then released). */
-function closedPort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
+import { tempDir } from "../support/temp.ts";
+import { PROC } from "../support/keys.ts";
+import { freePort } from "../support/net.ts";
 
 Deno.test("two service processes on one KV file, both running Deno.cron → exactly one pass per minute", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "bridge-cron-" });
+  await using tmp = await tempDir("bridge-cron-");
+  const dir = tmp.path;
   const env = {
     PROCESS_API_KEYS: `ops:${PROC}`,
     RATE_LIMIT_PER_MINUTE: "0",
     PUBLISH_TARGET: "sftp",
     SFTP_HOST: "127.0.0.1",
-    SFTP_PORT: String(closedPort()),
+    SFTP_PORT: String(freePort()), // nobody listens there
     SFTP_USERNAME: "bridge",
     SFTP_PASSWORD: "sftp-password-0001-xx",
     OUTBOX_DIR: `${dir}/outbox`,
@@ -131,6 +125,5 @@ Deno.test("two service processes on one KV file, both running Deno.cron → exac
     }
     await Promise.all(children.map((c) => c.status));
     await Promise.all([...readers, ...errReaders]);
-    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -21,6 +21,7 @@ import { generateForecasts } from "../../lib/pipeline/generate.ts";
 import { listMarketLocations, type MarketLocation } from "../../lib/pipeline/market_locations.ts";
 import type { DayState } from "../../lib/pipeline/day_state.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
+import { withMemoryKv } from "../support/temp.ts";
 
 const ACTIVE: string[] = [AREAS.amprion, AREAS.tennet, AREAS.transnet];
 const MIX: ProfileCode[] = ["H0", "G0", "H25", "G25", "L0", "L25", "P25", "S25", "G1", "G4"];
@@ -54,15 +55,6 @@ function portfolio(n: number): MarketLocation[] {
 /** Customer values of location `i` (kW per quarter-hour, 3 decimals). */
 const customerValues = (i: number, n: number) =>
   Array.from({ length: n }, (_, k) => round3(0.5 + ((i * 31 + k * 17) % 900) / 7));
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 async function writeLocations(kv: Deno.Kv, locs: MarketLocation[]): Promise<void> {
   for (let i = 0; i < locs.length; i += 500) {
@@ -121,7 +113,7 @@ for (const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100], ["2026-11-24", 
 
     // New layout: customer forecasts ingested, the rest generated as references.
     let fresh: Record<string, number[]> = {};
-    await withKv(async (kv) => {
+    await withMemoryKv(async (kv) => {
       await writeLocations(kv, locs);
       for (let i = 0; i < items.length; i += 500) {
         await ingestForecasts(kv, items.slice(i, i + 500), "acme", nowMs, "12:00");
@@ -157,7 +149,7 @@ for (const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100], ["2026-11-24", 
     });
 
     // Old layout (as written before the upgrade): generated values stored as arrays.
-    await withKv(async (kv) => {
+    await withMemoryKv(async (kv) => {
       await writeLocations(kv, locs);
       const op = kv.atomic();
       for (const l of locs) {
@@ -207,7 +199,7 @@ for (const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100], ["2026-11-24", 
 Deno.test("layout: old-layout generated forecasts are replaced when their master data changed, removed without profile", async () => {
   const day = "2026-11-24";
   const nowMs = nowFor(day);
-  await withKv(async (kv) => {
+  await withMemoryKv(async (kv) => {
     const locs = portfolio(3).map((l) => ({
       ...l,
       control_area: AREAS.amprion,
@@ -249,7 +241,7 @@ Deno.test("layout: old-layout generated forecasts are replaced when their master
 Deno.test("layout: a reference made from other profile tables (fingerprint differs) is generated again", async () => {
   const day = "2026-11-24";
   const nowMs = nowFor(day);
-  await withKv(async (kv) => {
+  await withMemoryKv(async (kv) => {
     const [loc] = portfolio(1).map((l) => ({
       ...l,
       standard_load_profile: "G0" as const,
@@ -274,7 +266,7 @@ Deno.test("layout: a reference made from other profile tables (fingerprint diffe
 Deno.test("layout: a customer forecast replaces a reference, wins over generation, newer supersedes", async () => {
   const day = "2026-11-24";
   const nowMs = nowFor(day);
-  await withKv(async (kv) => {
+  await withMemoryKv(async (kv) => {
     const [loc] = portfolio(1).map((l) => ({
       ...l,
       control_area: AREAS.amprion,
@@ -333,7 +325,7 @@ Deno.test("layout: a customer forecast replaces a reference, wins over generatio
 });
 
 Deno.test("getManyChunked: more than 10 keys, concurrent chunks, results in key order", async () => {
-  await withKv(async (kv) => {
+  await withMemoryKv(async (kv) => {
     for (let i = 0; i < 37; i += 3) await kv.set(["k", i], i);
     const keys = Array.from({ length: 37 }, (_, i) => ["k", 36 - i]);
     const entries = await getManyChunked<number>(kv, keys);
@@ -351,7 +343,7 @@ Deno.test("layout: every location listed once; the generated run over many locat
   // 1,234 locations: several 400-forecast batches; listing and counts agree.
   const day = "2026-11-24";
   const nowMs = nowFor(day);
-  await withKv(async (kv) => {
+  await withMemoryKv(async (kv) => {
     const locs = portfolio(1_234);
     await writeLocations(kv, locs);
     assert.equal((await listMarketLocations(kv)).length, locs.length);

@@ -7,13 +7,11 @@ import { Orchestrator } from "../../lib/orchestrator/orchestrator.ts";
 import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
+import { EXT, ext, PROC, proc } from "../support/pipeline.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
+import { tempDir } from "../support/temp.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
-const EXT = "ext-secret-0001-cccccccccc";
 const DAY = "2026-11-23";
-const proc = { "x-api-key": PROC, "content-type": "application/json" };
-const ext = { "x-api-key": EXT, "content-type": "application/json" };
 
 interface Rig {
   s: TestServer;
@@ -26,7 +24,8 @@ interface Rig {
 /** Server + simulator + two market locations with forecasts for DAY; clock before gate closure. */
 async function rig(extraEnv: Record<string, string> = {}): Promise<Rig> {
   const sim = await startSimulator();
-  const dir = await Deno.makeTempDir({ prefix: "bridge-p2-" });
+  const tmp = await tempDir("bridge-p2-");
+  const dir = tmp.path;
   const ca = `${dir}/ca.pem`;
   await Deno.writeTextFile(ca, sim.caCert);
   const clock = new FakeClock(Date.parse("2026-11-22T08:00:00Z")); // 09:00 Berlin, GC 12:00
@@ -62,7 +61,7 @@ async function rig(extraEnv: Record<string, string> = {}): Promise<Rig> {
     async close() {
       await s.close();
       await sim.close();
-      await Deno.remove(dir, { recursive: true });
+      await tmp.remove();
     },
   };
 }

@@ -9,6 +9,8 @@ import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer } from "../support/app.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
+import { tempDir } from "../support/temp.ts";
+import { PROC } from "../support/keys.ts";
 
 const body = (version: number) =>
   JSON.stringify({
@@ -67,9 +69,9 @@ Deno.test("simulator: HTTPS with its own certificate, raw key, idempotency keys,
 
 Deno.test("a claim whose holder died mid-send is taken over; the same idempotency key keeps it one submission", async () => {
   const sim = await startSimulator();
-  const dir = await Deno.makeTempDir({ prefix: "bridge-sim-" });
+  await using tmp = await tempDir("bridge-sim-");
+  const dir = tmp.path;
   await Deno.writeTextFile(`${dir}/ca.pem`, sim.caCert);
-  const PROC = "proc-secret-0001-aaaaaaaa";
   const clock = new FakeClock(Date.parse("2026-11-22T08:00:00Z"));
   const s = await startServer({
     PROCESS_API_KEYS: `ops:${PROC}`,
@@ -143,6 +145,5 @@ Deno.test("a claim whose holder died mid-send is taken over; the same idempotenc
   } finally {
     await s.close();
     await sim.close();
-    await Deno.remove(dir, { recursive: true });
   }
 });

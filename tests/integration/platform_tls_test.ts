@@ -13,6 +13,7 @@ import { MarketPlatformError, sendSchedules } from "../../lib/adapters/market_pl
 import { call, startServer, storedEvents } from "../support/app.ts";
 import { clockFor, env, flat, post, proc, register } from "../support/pipeline.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
+import { tempDir } from "../support/temp.ts";
 
 const DAY = "2026-11-23";
 const CAUSE = "invalid peer certificate: UnknownIssuer";
@@ -20,7 +21,8 @@ const MESSAGE = `market platform TLS handshake failed: ${CAUSE} (1 attempt, not 
 
 Deno.test("submit: an untrusted platform certificate is named in the 502 and the event, and not retried", async () => {
   const sim = await startSimulator();
-  const dir = await Deno.makeTempDir({ prefix: "bridge-tls-" });
+  await using tmp = await tempDir("bridge-tls-");
+  const dir = tmp.path;
   const clock = clockFor(DAY);
   const s = await startServer({
     ...env,
@@ -85,7 +87,6 @@ Deno.test("submit: an untrusted platform certificate is named in the 502 and the
   } finally {
     await s.close();
     await sim.close();
-    await Deno.remove(dir, { recursive: true });
   }
 });
 

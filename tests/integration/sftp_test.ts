@@ -10,19 +10,10 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, storedEvents, type TestServer } from "../support/app.ts";
+import { env, ext, proc } from "../support/pipeline.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 import { sshdUnavailableReason, startSshd, type TestSshd } from "../support/sshd.ts";
 
-const PROC = "proc-secret-0001-aaaaaaaa";
-const EXT = "ext-secret-0001-cccccccccc";
-const env = {
-  PROCESS_API_KEYS: `ops:${PROC}`,
-  EXTERNAL_API_KEYS: `acme:${EXT}`,
-  RATE_LIMIT_PER_MINUTE: "0",
-  ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
-};
-const ext = { "x-api-key": EXT, "content-type": "application/json" };
-const proc = { "x-api-key": PROC, "content-type": "application/json" };
 const DAY = "2026-07-01";
 const FILE = `open_position_${DAY}_v1.csv`;
 

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { call, startServer } from "../support/app.ts";
 import { ids, openSse, type SseReader } from "../support/sse.ts";
+import { PROC_2 } from "../support/keys.ts";
 
-const PROC = "proc-secret-0002-bbbbbbbb";
-const env = { PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" };
+const env = { PROCESS_API_KEYS: `ops:${PROC_2}`, RATE_LIMIT_PER_MINUTE: "0" };
 
 Deno.test("stream fan-out: 24 streams at different cursors, local and cross-process appends → each id once, in order", async () => {
   const s = await startServer(env);
@@ -18,7 +18,7 @@ Deno.test("stream fan-out: 24 streams at different cursors, local and cross-proc
     for (let i = 0; i < 20; i++) await log.append({ kind: "config_changed", message: `pre ${i}` });
     const r = await call(`${s.url}/v1/console/stream-token`, {
       method: "POST",
-      headers: { "x-api-key": PROC },
+      headers: { "x-api-key": PROC_2 },
     });
     const { token } = r.body as { token: string };
     const url = `${s.url}/v1/console/events/stream?token=${token}`;
@@ -42,7 +42,7 @@ Deno.test("stream fan-out: 24 streams at different cursors, local and cross-proc
     }).output();
     for (let i = 0; i < 300; i++) {
       // A secret quoted in a message is masked before it is stored and streamed.
-      void log.append({ kind: "config_changed", message: `local ${i} key=${PROC}` });
+      void log.append({ kind: "config_changed", message: `local ${i} key=${PROC_2}` });
       if (i % 30 === 29) {
         await new Promise((r) => setTimeout(r, 5));
         await open(10 + i, "query"); // joins while both processes append
@@ -60,7 +60,7 @@ Deno.test("stream fan-out: 24 streams at different cursors, local and cross-proc
         `stream from ${from}`,
       );
       for (const m of got.filter((x) => x.data)) {
-        assert.ok(!m.data!.includes(PROC), "secret streamed");
+        assert.ok(!m.data!.includes(PROC_2), "secret streamed");
         assert.equal(JSON.parse(m.data!).id, Number(m.id));
       }
     }

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { call, startServer } from "../support/app.ts";
 import { ids, openSse } from "../support/sse.ts";
+import { PROC_3 } from "../support/keys.ts";
 
-const PROC = "proc-secret-0003-cccccccc";
-const env = { PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" };
+const env = { PROCESS_API_KEYS: `ops:${PROC_3}`, RATE_LIMIT_PER_MINUTE: "0" };
 
 Deno.test("stream: a client that stops reading is dropped after a bounded backlog; a resumed stream has every event", async () => {
   const s = await startServer(env);
@@ -17,7 +17,7 @@ Deno.test("stream: a client that stops reading is dropped after a bounded backlo
   try {
     const r = await call(`${s.url}/v1/console/stream-token`, {
       method: "POST",
-      headers: { "x-api-key": PROC },
+      headers: { "x-api-key": PROC_3 },
     });
     const { token } = r.body as { token: string };
     await conn.write(

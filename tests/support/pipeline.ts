@@ -6,12 +6,11 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, type TestServer } from "./app.ts";
+import { EXT, PROC } from "./keys.ts";
 import { AREAS } from "./portfolio.ts";
 
-/** Process key of the caller `ops`. */
-export const PROC = "proc-secret-0001-aaaaaaaa";
-/** External key of the caller `acme`. */
-export const EXT = "ext-secret-0001-cccccccccc";
+export { EXT, PROC } from "./keys.ts";
+export { csvDay, flat } from "./forecast_data.ts";
 /** Service environment: both keys, no rate limit, Amprion and TenneT active. */
 export const env = {
   PROCESS_API_KEYS: `ops:${PROC}`,
@@ -57,17 +56,3 @@ export const post = (s: TestServer, body: unknown, headers: Record<string, strin
     headers,
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
-
-/** `n` quarter-hour values of `kw` each. */
-export const flat = (n: number, kw: number) => Array.from({ length: n }, () => kw);
-
-/** A complete long-format CSV day for one market location, every value `kw`. */
-export function csvDay(malo: string, day: string, kw: number): string {
-  const start = Temporal.PlainDate.from(day).toZonedDateTime({ timeZone: "Europe/Berlin" });
-  const end = start.add({ days: 1 });
-  const rows = ["market_location_id,start,kw"];
-  for (let t = start; Temporal.ZonedDateTime.compare(t, end) < 0; t = t.add({ minutes: 15 })) {
-    rows.push(`${malo},${t.toString({ timeZoneName: "never" })},${kw}`);
-  }
-  return rows.join("\n") + "\n";
-}

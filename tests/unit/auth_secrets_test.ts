@@ -9,17 +9,7 @@ import { RuntimeConfig } from "../../lib/config/runtime_config.ts";
 import type { ApiKeyEntry } from "../../lib/auth/types.ts";
 import { EventLog } from "../../lib/store/events.ts";
 import { MASK, Redactor } from "../../lib/store/redactor.ts";
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>) {
-  const dir = await Deno.makeTempDir();
-  const kv = await Deno.openKv(`${dir}/t.kv`);
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+import { withKv } from "../support/temp.ts";
 
 Deno.test("redactor: masks every secret in strings, arrays, nested objects and keys", () => {
   const r = new Redactor(["alpha-secret-0001", 'quo"te\\secret-02']);

@@ -3,11 +3,10 @@ import { FakeClock } from "../../lib/clock.ts";
 import { encodeSseEvents } from "../../lib/http/sse.ts";
 import { EventHub } from "../../lib/store/event_hub.ts";
 import { EventLog, type EventRecord } from "../../lib/store/events.ts";
+import { withKv, withTempDir } from "../support/temp.ts";
 
 Deno.test("event hub: catch-up, live delivery, heartbeats; closing the last reader stops every timer", async () => {
-  const dir = await Deno.makeTempDir();
-  const kv = await Deno.openKv(`${dir}/h.kv`);
-  try {
+  await withKv(async (kv) => {
     const log = new EventLog(kv, new FakeClock());
     for (let i = 0; i < 3; i++) await log.append({ kind: "config_changed", message: `e${i}` });
     const hub = new EventHub(log, encodeSseEvents, { pollMs: 20, heartbeatMs: 30 });
@@ -26,10 +25,7 @@ Deno.test("event hub: catch-up, live delivery, heartbeats; closing the last read
     sub.close();
     assert.equal(hub.size, 0);
     // The test sanitizer fails this test if an interval of the hub were still running.
-  } finally {
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("retryKv: retries failed checks and 'database is locked', bounded; other errors pass", async () => {
@@ -65,8 +61,7 @@ Deno.test("retryKv: retries failed checks and 'database is locked', bounded; oth
 
 Deno.test("openKv: creates the folder of a file path; two logs on one file share the id sequence", async () => {
   const { openKv } = await import("../../lib/store/kv.ts");
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     const path = `${dir}/nested/deeper/bridge.kv`;
     const a = await openKv(path);
     const b = await openKv(path);
@@ -87,7 +82,5 @@ Deno.test("openKv: creates the folder of a file path; two logs on one file share
       a.close();
       b.close();
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

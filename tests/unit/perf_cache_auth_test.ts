@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { KeyRing } from "../../lib/auth/api_keys.ts";
 import { CachedEntry } from "../../lib/config/cached_entry.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test("key ring: the principal of each key; a shared object per key", () => {
   const ring = new KeyRing([
@@ -21,7 +22,8 @@ Deno.test("key ring: the principal of each key; a shared object per key", () => 
 });
 
 Deno.test("cached entry: own writes at once, other handles' after the maximum age", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "perf-cache-" });
+  await using tmp = await tempDir("perf-cache-");
+  const dir = tmp.path;
   const a = await Deno.openKv(`${dir}/c.kv`);
   const b = await Deno.openKv(`${dir}/c.kv`);
   const key = ["config_overlay"];
@@ -53,12 +55,12 @@ Deno.test("cached entry: own writes at once, other handles' after the maximum ag
     await cache.close();
     a.close();
     b.close();
-    await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("cached entry: kv.watch re-reads a change made through this store", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "perf-cache-" });
+  await using tmp = await tempDir("perf-cache-");
+  const dir = tmp.path;
   const kv = await Deno.openKv(`${dir}/w.kv`);
   const key = ["orchestrator"];
   const cache = new CachedEntry<{ state: string }>(kv, key, { maxAgeMs: 60_000 });
@@ -74,6 +76,5 @@ Deno.test("cached entry: kv.watch re-reads a change made through this store", as
   } finally {
     await cache.close();
     kv.close();
-    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -151,6 +151,60 @@ Deno.test("retry: a hard stop earlier than the deadline ends it; a stop already 
   assert.equal(none.calls.length, 0);
 });
 
+Deno.test("retry: a deadline earlier than the stop ends it and is named; a later stop does not extend it", async () => {
+  const clock = new FakeClock(T0);
+  const f = failing();
+  const err = await retry(f.op(clock), {
+    deadlineMs: 3_000,
+    stopAtMs: T0 + 60_000,
+    baseMs: 1_000,
+    maxMs: 60_000,
+    retryOn: retryAll,
+    clock,
+  }).catch((e) => e);
+  assert.ok(err instanceof RetryGaveUp);
+  assert.equal(err.bound, "deadline");
+  // Attempts at 0 and 1 s; the next wait (2 s) would end at the deadline itself: not begun.
+  assert.deepEqual(f.calls.map((c) => [c.at, c.remainingMs]), [[0, 3_000], [1_000, 2_000]]);
+  assert.equal(clock.now() - T0, 1_000);
+});
+
+Deno.test("retry: the edges of the bounds — a stop at the very start, zero attempts, a refused result last", async () => {
+  const clock = new FakeClock(T0);
+  const atStop = failing();
+  const stopped = await retry(atStop.op(clock), {
+    stopAtMs: T0, // e.g. gate closure this very instant
+    baseMs: 1,
+    maxMs: 1,
+    retryOn: retryAll,
+    clock,
+  }).catch((e) => e);
+  assert.ok(stopped instanceof RetryGaveUp);
+  assert.deepEqual([stopped.attempts, stopped.bound, atStop.calls.length], [0, "stop", 0]);
+
+  const none = failing();
+  const zero = await retry(none.op(clock), { attempts: 0, baseMs: 1, maxMs: 1, clock })
+    .catch((e) => e);
+  assert.ok(zero instanceof RetryGaveUp);
+  assert.deepEqual([zero.attempts, zero.bound, none.calls.length], [0, "attempts", 0]);
+
+  // An error, then a result isDone refuses: the last attempt left no error to report.
+  let calls = 0;
+  const refused = await retry((): Promise<string | undefined> => {
+    calls++;
+    return calls === 1 ? Promise.reject(new Error("busy")) : Promise.resolve(undefined);
+  }, {
+    attempts: 2,
+    baseMs: 1,
+    maxMs: 1,
+    retryOn: retryAll,
+    isDone: (v): v is string => v !== undefined,
+    clock,
+  }).catch((e) => e);
+  assert.ok(refused instanceof RetryGaveUp);
+  assert.deepEqual([refused.attempts, refused.lastError, refused.cause], [2, undefined, undefined]);
+});
+
 Deno.test("retry: an error it does not retry passes at once, unchanged, without a wait", async () => {
   const clock = new FakeClock(T0);
   const refusal = new TypeError("400 refused");

@@ -18,6 +18,7 @@ import {
   tableDay1999,
   tableDay2025,
 } from "../../lib/domain/slp/tables.ts";
+import { withTempDirSync } from "../support/temp.ts";
 
 const close = (actual: number, expected: number, what: string) =>
   assert.ok(
@@ -214,8 +215,7 @@ Deno.test("slp: unknown profile, bad day, bad region and bad energy throw named 
 });
 
 Deno.test("slp tables: a malformed table is refused with SlpTableError", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "slp_test_" });
-  try {
+  withTempDirSync((dir) => {
     const source = new URL("../../data/bdew/", import.meta.url);
     for (const name of ["selp_series.csv", "h25.csv", "g25.csv", "l25.csv", "p25.csv", "s25.csv"]) {
       Deno.copyFileSync(new URL(name, source), `${dir}/${name}`);
@@ -237,7 +237,5 @@ Deno.test("slp tables: a malformed table is refused with SlpTableError", () => {
     });
     Deno.removeSync(`${bad}/selp_series.csv`);
     assert.throws(() => loadSlpTables(bad), SlpTableError);
-  } finally {
-    Deno.removeSync(dir, { recursive: true });
-  }
+  }, "slp_test_");
 });

@@ -9,6 +9,7 @@ import { FakeClock } from "../../lib/clock.ts";
 import { encodeSseEvents, sseEventsText } from "../../lib/http/sse.ts";
 import { EventHub } from "../../lib/store/event_hub.ts";
 import { EventLog, type EventRecord } from "../../lib/store/events.ts";
+import { tempDir } from "../support/temp.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -16,9 +17,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function twoLogs(): Promise<
   { local: EventLog; foreign: EventLog; kvs: Deno.Kv[]; cleanup(): Promise<void> }
 > {
-  const dir = await Deno.makeTempDir();
-  const a = await Deno.openKv(`${dir}/h.kv`);
-  const b = await Deno.openKv(`${dir}/h.kv`);
+  const dir = await tempDir();
+  const a = await Deno.openKv(`${dir.path}/h.kv`);
+  const b = await Deno.openKv(`${dir.path}/h.kv`);
   return {
     local: new EventLog(a, new FakeClock()),
     foreign: new EventLog(b, new FakeClock()),
@@ -26,7 +27,7 @@ async function twoLogs(): Promise<
     async cleanup() {
       a.close();
       b.close();
-      await Deno.remove(dir, { recursive: true });
+      await dir.remove();
     },
   };
 }

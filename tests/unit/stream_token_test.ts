@@ -1,17 +1,7 @@
 import assert from "node:assert/strict";
 import { StreamTokens } from "../../lib/auth/stream_token.ts";
 import { FakeClock } from "../../lib/clock.ts";
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>) {
-  const dir = await Deno.makeTempDir();
-  const kv = await Deno.openKv(`${dir}/t.kv`);
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+import { withKv } from "../support/temp.ts";
 
 Deno.test("stream token: valid for 300 s, then expired", () =>
   withKv(async (kv) => {

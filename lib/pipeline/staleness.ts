@@ -1,0 +1,52 @@
+/**
+ * Whether a recorded step of a delivery day is stale, and why (docs/pipeline.md, "Day state and
+ * staleness"): the decision alone, on a day state already read. The overview of
+ * `GET /v1/console/delivery-days` (`overview` in `day_state.ts`) shows it per step.
+ * @module
+ */
+import type { DayState, InputChange, StepName } from "./day_state.ts";
+
+/** A recorded step's staleness as the overview shows it. */
+export interface Staleness {
+  /** True when the step's recorded version is behind the day's `input_version`. */
+  stale: boolean;
+  /**
+   * What arrived, when (Europe/Berlin) and the two versions, e.g. `newer forecast for 12 market
+   * locations at 10:41 (input version 8, this step has 7)`; `null` when not stale, or when the
+   * day records no input change to name.
+   */
+  reason: string | null;
+}
+
+/**
+ * The staleness of `step` on `state` (docs/pipeline.md, "Day state and staleness"): stale when the
+ * version it recorded is behind the day's `input_version`; the reason names the day's last input
+ * change (`last_input`).
+ * @returns `null` when the step has no record (it never ran: neither stale nor current)
+ */
+export function staleness(state: DayState, step: StepName): Staleness | null {
+  const rec = state.steps[step];
+  if (!rec) return null;
+  const stale = rec.version < state.input_version;
+  const li = state.last_input;
+  return {
+    stale,
+    reason: stale && li
+      ? `${whatArrived(li)} (input version ${state.input_version}, this step has ${rec.version})`
+      : null,
+  };
+}
+
+/** "newer forecast for 12 market locations at 10:41" and the like (time in Europe/Berlin). */
+function whatArrived(li: InputChange): string {
+  const n = `${li.market_locations} market location${li.market_locations === 1 ? "" : "s"}`;
+  if (li.source === "master_data") return `master data changed for ${n} at ${hhmm(li.at)}`;
+  return `newer ${li.source === "generated" ? "generated " : ""}forecast for ${n} at ${
+    hhmm(li.at)
+  }`;
+}
+
+function hhmm(iso: string): string {
+  return Temporal.Instant.from(iso).toZonedDateTimeISO("Europe/Berlin").toPlainTime().toString()
+    .slice(0, 5);
+}
