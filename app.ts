@@ -119,8 +119,11 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   // One redaction step for every outward text: answers, events, log lines, quoted foreign text
   // (docs/access-control.md, "Secrets"). The config adds its secrets as it learns them.
   const redactor = new Redactor(settings.apiKeys.map((k) => k.secret));
-  const log = new ProcessLog(redactor, clock);
-  const events = new EventLog(kv, clock, redactor);
+  const log = new ProcessLog(redactor, clock, { level: settings.logLevel });
+  // Every warning and error event (info with LOG_LEVEL=info) is also a process-log line.
+  const events = new EventLog(kv, clock, redactor, {
+    onStored: (records) => records.forEach((r) => log.event(r)),
+  });
   const keys = new KeyRing(settings.apiKeys);
   const oidc = settings.oidc ? new OidcVerifier(settings.oidc, clock) : undefined;
   const streamTokens = await StreamTokens.create(keys.processSecrets(), kv, clock);

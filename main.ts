@@ -6,6 +6,7 @@
 import { type BridgeApp, createApp } from "./app.ts";
 import { loadSettings, SettingsError } from "./lib/settings.ts";
 import { openKv } from "./lib/store/kv.ts";
+import { VERSION } from "./lib/version.ts";
 
 /** The app this process serves; the cron below ticks it. */
 let current: BridgeApp | undefined;
@@ -29,16 +30,42 @@ export async function start(env: Record<string, string | undefined>): Promise<De
   const bridge = await createApp({ settings, kv });
   current = bridge;
   if (settings.apiKeys.length === 0 && !settings.oidc && !settings.allowUnauthenticated) {
-    console.warn(
-      "WARNING: no API key and no OIDC issuer configured: every authenticated route answers 503.",
+    bridge.ctx.log.warn(
+      "fail_closed",
+      "no API key and no OIDC issuer configured: every authenticated route answers 503",
     );
   }
-  return Deno.serve({
+  const server = Deno.serve({
     port: settings.port,
     hostname: settings.hostname,
+    // The start-up line is written whatever LOG_LEVEL says: it tells where the service listens.
     onListen: ({ hostname, port }) =>
-      console.log(`scheduling bridge listening on http://${hostname}:${port}`),
+      console.log(
+        lifecycleLine("startup", `scheduling bridge listening on http://${hostname}:${port}`),
+      ),
   }, bridge.fetch);
+  const stop = async (signal: Deno.Signal) => {
+    console.log(lifecycleLine("shutdown", `scheduling bridge stopping on ${signal}`));
+    await server.shutdown();
+    await bridge.close();
+    kv.close();
+    Deno.exit(0);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    if (Deno.build.os !== "windows") Deno.addSignalListener(signal, () => stop(signal));
+  }
+  return server;
+}
+
+/** One JSON process-log line of the service's start or stop (docs/architecture.md, "Process log"). */
+function lifecycleLine(kind: "startup" | "shutdown", message: string): string {
+  return JSON.stringify({
+    ts: new Date().toISOString(),
+    level: "info",
+    kind,
+    message,
+    version: VERSION,
+  });
 }
 
 if (import.meta.main) {

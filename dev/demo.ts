@@ -11,8 +11,9 @@
  *    aggregated → published (local outbox) → submitted (simulator);
  * 5. prints the console URL, the keys and where the CSV landed, and keeps serving.
  *
- * Environment: `PORT` (default 8000; 0 = any free port), `DEMO_LOCATIONS` (default 400),
- * `DEMO_DATA_DIR` (default `./data`),
+ * Environment: `PORT` (default 8000; 0 = any free port), `DEMO_LOCATIONS` (default 400; up to
+ * 100,000 — registration and the parks' forecasts go in batches under the API's limit of 500),
+ * `SIMULATOR_PORT` (default: any free port), `DEMO_DATA_DIR` (default `./data`),
  * `DEMO_EXIT=1` exits after the first full pass (used by the test).
  * @module
  */
@@ -58,7 +59,8 @@ const locations = Number(Deno.env.get("DEMO_LOCATIONS") ?? 400);
 const stamp = new Date().toISOString().replace(/[-:]/g, "").slice(0, 15);
 const dir = `${Deno.env.get("DEMO_DATA_DIR") ?? "./data"}/demo-${stamp}`;
 await Deno.mkdir(dir, { recursive: true });
-const sim = await startSimulator();
+const simulatorPort = Deno.env.get("SIMULATOR_PORT");
+const sim = await startSimulator({ port: simulatorPort ? Number(simulatorPort) : undefined });
 await Deno.writeTextFile(`${dir}/simulator-ca.pem`, sim.caCert);
 const processKey = key();
 const externalKey = key();
@@ -148,7 +150,12 @@ for (let i = 0; i < portfolio.length; i += 500) {
     externalKey,
   );
 }
-await api("/v1/forecasts", "POST", csv.join("\n") + "\n", externalKey, "text/csv");
+// At most 500 forecasts (market location × day) per request: the parks' CSV in chunks of 400.
+const rowsPerDay = (csv.length - 1) / parks;
+for (let j = 0; j < parks; j += 400) {
+  const rows = csv.slice(1 + j * rowsPerDay, 1 + Math.min(parks, j + 400) * rowsPerDay);
+  await api("/v1/forecasts", "POST", [csv[0], ...rows].join("\n") + "\n", externalKey, "text/csv");
+}
 await api("/v1/console/start", "POST");
 const pass = await api("/v1/orchestrate", "POST");
 const overview = await api("/v1/console/delivery-days");

@@ -12,6 +12,7 @@
  */
 import type { Clock } from "./clock.ts";
 import type { TextRedactor } from "./store/redactor.ts";
+import type { EventRecord } from "./wire/events.ts";
 
 /** Severity of a log line. */
 export type LogLevel = "info" | "warning" | "error";
@@ -37,16 +38,42 @@ export class ProcessLog {
   #redactor: TextRedactor;
   #clock: Clock;
   #sink: LogSink;
+  #info: boolean;
 
   /**
    * @param redactor the app's redactor
    * @param clock time of each line (UTC)
-   * @param sink default: stdout for info, stderr for warnings and errors
+   * @param opts.sink default: stdout for info, stderr for warnings and errors;
+   *   `opts.level`: `warning` (default) leaves info lines out, `info` writes them too
    */
-  constructor(redactor: TextRedactor, clock: Clock, sink: LogSink = consoleSink) {
+  constructor(
+    redactor: TextRedactor,
+    clock: Clock,
+    opts: { sink?: LogSink; level?: "warning" | "info" } = {},
+  ) {
     this.#redactor = redactor;
     this.#clock = clock;
-    this.#sink = sink;
+    this.#sink = opts.sink ?? consoleSink;
+    this.#info = opts.level === "info";
+  }
+
+  /**
+   * Writes a stored event as one line `{ts, level, kind, message, delivery_day, caller, id}`:
+   * warnings and errors always, info only with `LOG_LEVEL=info`, so container and Deno Deploy
+   * logs show every failure without the console (docs/architecture.md, "Process log").
+   */
+  event(e: EventRecord): void {
+    if (e.level === "info" && !this.#info) return;
+    const line = JSON.stringify({
+      ts: e.ts,
+      level: e.level,
+      kind: e.kind,
+      message: e.message,
+      delivery_day: e.delivery_day ?? null,
+      caller: e.caller ?? null,
+      id: e.id,
+    });
+    this.#sink.write(e.level, this.#redactor.text(line, MAX_LINE));
   }
 
   /**
@@ -68,12 +95,18 @@ export class ProcessLog {
       ...fields,
     };
     if (err !== undefined) entry.error = describe(err);
+    if (level === "info" && !this.#info) return;
     this.#sink.write(level, this.#redactor.text(JSON.stringify(entry), MAX_LINE));
   }
 
   /** {@link ProcessLog.write} at `error`. */
   error(kind: string, message: string, err?: unknown, fields?: Record<string, unknown>): void {
     this.write("error", kind, message, err, fields);
+  }
+
+  /** {@link ProcessLog.write} at `info` (written only with `LOG_LEVEL=info`). */
+  info(kind: string, message: string, fields?: Record<string, unknown>): void {
+    this.write("info", kind, message, undefined, fields);
   }
 
   /** {@link ProcessLog.write} at `warning`. */

@@ -10,7 +10,13 @@
 import { z } from "zod";
 import type { ApiKeyEntry, OidcSettings, Scope } from "./auth/types.ts";
 import { MAX_NUMERIC_DATE } from "./auth/token_bounds.ts";
-import { type FieldName, parseConfigEnv } from "./config/fields.ts";
+import {
+  CONFIG_FIELDS,
+  crossFieldProblems,
+  type FieldName,
+  parseConfigEnv,
+  withDefaults,
+} from "./config/fields.ts";
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
@@ -131,6 +137,9 @@ export const envSchema = z.object({
   ORCHESTRATOR_AUTOSTART: bool,
   MARKET_PLATFORM_CA_FILE: optionalText,
   MARKET_PLATFORM_BACKOFF_MS: int(500, 1, 60_000),
+  LOG_LEVEL: z.enum(["warning", "info"], {
+    error: "expected warning (warnings and errors on stderr) or info (also info on stdout)",
+  }).optional().transform((v) => v ?? "warning"),
 });
 
 /** Validated settings of one service instance. */
@@ -164,6 +173,11 @@ export interface Settings {
   platformBackoffMs: number;
   /** Environment base of the runtime-configurable fields (docs/architecture.md, "Runtime configuration"), only those set. */
   configEnv: Partial<Record<FieldName, unknown>>;
+  /**
+   * `LOG_LEVEL`: `warning` (default) writes warnings and errors to stderr; `info` also writes
+   * info events to stdout (docs/architecture.md, "Process log").
+   */
+  logLevel: "warning" | "info";
 }
 
 /** A bad environment; `message` lists each offending variable, never a secret value. */
@@ -204,7 +218,13 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     ]);
   }
   const e = parsed.data;
-  const problems: { variable: string; message: string }[] = [...configEnv.problems];
+  const problems: { variable: string; message: string }[] = [
+    ...configEnv.problems,
+    ...crossFieldProblems(withDefaults(configEnv.values)).map((p) => ({
+      variable: CONFIG_FIELDS[p.field].env,
+      message: p.msg,
+    })),
+  ];
   const apiKeys = [
     ...e.EXTERNAL_API_KEYS,
     ...e.EXTERNAL_API_KEY,
@@ -271,6 +291,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     configEnv: configEnv.values,
     platformCaFile: e.MARKET_PLATFORM_CA_FILE,
     platformBackoffMs: e.MARKET_PLATFORM_BACKOFF_MS,
+    logLevel: e.LOG_LEVEL,
   };
 }
 

@@ -247,3 +247,45 @@ export function parseConfigEnv(
   }
   return { values, problems };
 }
+
+/** A field a combination of other fields needs, and why, in words. */
+export interface CrossFieldProblem {
+  field: FieldName;
+  msg: string;
+}
+
+/**
+ * Rules between fields (docs/architecture.md, "Runtime configuration"): `publish_target: sftp`
+ * needs `sftp_host`, `sftp_username` and a password or a private key — a configuration that is
+ * half right would only fail at the next publish. Checked on every console change and on the
+ * environment at start.
+ * @param effective the effective value of every field (environment, overlay, defaults)
+ */
+export function crossFieldProblems(
+  effective: Partial<Record<FieldName, unknown>>,
+): CrossFieldProblem[] {
+  const out: CrossFieldProblem[] = [];
+  if (effective.publish_target === "sftp") {
+    const why = "publish_target is sftp";
+    if (!effective.sftp_host) out.push({ field: "sftp_host", msg: `${why}: set the sFTP host` });
+    if (!effective.sftp_username) {
+      out.push({ field: "sftp_username", msg: `${why}: set the sFTP user` });
+    }
+    if (!effective.sftp_password && !effective.sftp_private_key) {
+      out.push({
+        field: "sftp_password",
+        msg: `${why}: set sftp_password or sftp_private_key`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The effective value of every field from environment values (defaults where unset). */
+export function withDefaults(
+  values: Partial<Record<FieldName, unknown>>,
+): Record<FieldName, unknown> {
+  return Object.fromEntries(
+    FIELD_NAMES.map((n) => [n, n in values ? values[n] : CONFIG_FIELDS[n].default]),
+  ) as Record<FieldName, unknown>;
+}

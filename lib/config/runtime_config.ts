@@ -16,6 +16,7 @@ import { CachedEntry } from "./cached_entry.ts";
 import type { Redactor } from "../store/redactor.ts";
 import {
   CONFIG_FIELDS,
+  crossFieldProblems,
   type EffectiveConfig,
   FIELD_NAMES,
   type FieldDef,
@@ -28,6 +29,13 @@ import type { FieldView } from "../wire/config.ts";
 const KEY = KEYS.configOverlay;
 
 export type { ConfigSource, FieldView } from "../wire/config.ts";
+
+/** One changed field of a `config_changed` event: effective values, secrets as `"********"`. */
+export interface FieldChange {
+  field: FieldName;
+  from: unknown;
+  to: unknown;
+}
 
 /** The readable config: every field by name. */
 export interface ConfigView {
@@ -180,7 +188,9 @@ export class RuntimeConfig {
    * @throws {InvalidInput} (`ERR_CONFIG_INVALID`) for a non-object, an unknown field, an authentication field, or a
    *   bad value; nothing is written then
    */
-  async update(body: unknown): Promise<{ view: ConfigView; changed: FieldName[] }> {
+  async update(
+    body: unknown,
+  ): Promise<{ view: ConfigView; changed: FieldName[]; changes: FieldChange[] }> {
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw new InvalidInput([{
         loc: ["body"],
@@ -226,11 +236,34 @@ export class RuntimeConfig {
           changed.push(k);
         }
       }
-      if (!changed.length) return { view: this.#view(next), changed };
+      if (!changed.length) return { view: this.#view(next), changed, changes: [] };
+      // Fields checked together on the result: a half-right configuration is refused whole.
+      const problems = crossFieldProblems(
+        Object.fromEntries(FIELD_NAMES.map((n) => [n, this.#resolve(next, n).value])),
+      );
+      if (problems.length) {
+        throw new InvalidInput(
+          problems.map((p) => ({
+            loc: ["body", p.field],
+            msg: p.msg,
+            type: "value_error.missing",
+            input: null,
+            ctx: { requires: "publish_target=sftp" },
+          })),
+          "ERR_CONFIG_INVALID",
+        );
+      }
+      const before = this.#view(cur.value ?? {});
       const r = await this.#kv.atomic().check(cur).set(KEY, next).commit();
       if (!r.ok) return undefined;
       this.#overlayCache.written(next, r.versionstamp);
-      return { view: this.#view(next), changed };
+      const view = this.#view(next);
+      const fieldChanges = changed.map((field) => ({
+        field,
+        from: before.fields[field].value,
+        to: view.fields[field].value,
+      }));
+      return { view, changed, changes: fieldChanges };
     });
   }
 

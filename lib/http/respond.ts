@@ -66,6 +66,17 @@ export function json(body: string, status = 200, headers?: Record<string, string
   return res;
 }
 
+/**
+ * A JSON API answer of `value` (what routes return instead of Hono's `c.json`): built by
+ * {@link json}, so its body text is known to the redaction step, which then checks it without
+ * reading the response stream (docs/access-control.md, "Secrets").
+ * @param status HTTP status, default 200
+ * @param headers extra headers
+ */
+export function answer(value: unknown, status = 200, headers?: Record<string, string>): Response {
+  return json(JSON.stringify(value), status, headers);
+}
+
 /** Adds the API headers to a response a handler built some other way; returns the response. */
 export function finishApi(res: Response): Response {
   if (complete.has(res)) return res;

@@ -29,12 +29,27 @@ const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a date YYYY-MM-DD"
   "not a calendar date",
 );
 
+/**
+ * The sign rule (docs/pipeline.md, "Forecasts"): a forecast is kW of consumption for a
+ * consumption market location and kW of feed-in for a generation market location — a magnitude,
+ * never negative; the direction of the location gives the sign of its part in the open position.
+ */
+const NEGATIVE_KW =
+  "a forecast is kW of consumption (consumption location) or of feed-in (generation location), never negative";
+
 /** One forecast in JSON. */
 export const ForecastJson = z.strictObject({
   market_location_id: MaloId,
   delivery_day: Day,
   unit: z.literal("kW", { error: 'unit must be "kW" (average power per quarter-hour)' }),
-  values: z.array(z.number({ error: "each value must be a finite number (kW)" })),
+  values: z.array(
+    z.number({ error: "each value must be a finite number (kW)" }).min(0, {
+      error: NEGATIVE_KW,
+    }),
+  ).meta({
+    description:
+      "average kW per quarter-hour of the delivery day (92, 96 or 100 values): consumption for a consumption market location, feed-in for a generation market location — never negative",
+  }),
 });
 
 /** A batch in JSON. */
@@ -252,6 +267,16 @@ export async function forecastsFromCsv(
         type: "value_error.number",
         input: row.kw,
         ctx: {},
+      });
+      return;
+    }
+    if (kw < 0) {
+      items.push({
+        loc: loc("kw"),
+        msg: NEGATIVE_KW,
+        type: "value_error.too_small",
+        input: row.kw,
+        ctx: { minimum: 0 },
       });
       return;
     }

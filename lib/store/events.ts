@@ -26,6 +26,8 @@ function boundPath(event: NewEvent): NewEvent {
 }
 
 const HEAD = KEYS.eventsHead;
+/** Records read at most for one filtered page of history. */
+const MAX_FILTER_SCAN = 10_000;
 /** Events per atomic: well under KV's 1,000 mutations and its total size limit. */
 const MAX_BATCH = 200;
 const MAX_BATCH_BYTES = 400_000;
@@ -50,6 +52,8 @@ export class EventLog {
   #flushing: Promise<void> | undefined;
   #listeners = new Set<(records: EventRecord[]) => void>();
   #redactor: Redactor;
+  /** Told of every record this process stored (the process log); not a live listener. */
+  #onStored: ((records: EventRecord[]) => void) | undefined;
   /** The head our last commit wrote; `undefined` until then or after a failed check. */
   #head: HeadState | undefined;
 
@@ -57,11 +61,19 @@ export class EventLog {
    * @param kv the store
    * @param clock the time source for `ts`
    * @param redactor secrets masked in every record before it is stored (default: none known)
+   * @param opts.onStored told of every record this process stored, after the commit (the
+   *   process log writes its lines from here)
    */
-  constructor(kv: Deno.Kv, clock: Clock, redactor: Redactor = new Redactor()) {
+  constructor(
+    kv: Deno.Kv,
+    clock: Clock,
+    redactor: Redactor = new Redactor(),
+    opts: { onStored?: (records: EventRecord[]) => void } = {},
+  ) {
     this.#kv = kv;
     this.#clock = clock;
     this.#redactor = redactor;
+    this.#onStored = opts.onStored;
   }
 
   /** The secrets this log masks; add one before anything could quote it. */
@@ -108,6 +120,7 @@ export class EventLog {
         try {
           const records = await this.#commit(batch.map((p) => p.event));
           batch.forEach((p, i) => p.resolve(records[i]));
+          this.#onStored?.(records);
           for (const l of this.#listeners) l(records);
         } catch (err) {
           batch.forEach((p) => p.reject(err));
@@ -168,24 +181,46 @@ export class EventLog {
 
   /**
    * Reads a page of history, oldest first.
-   * @param opts `limit` 1..1000; `afterId` to page forward, else the newest `limit` events
+   * @param opts `limit` 1..1000; `afterId` to page forward, else the newest `limit` events;
+   *   `filter`: only the records it accepts count towards `limit`
+   * @returns the page and `scannedTo`: the id up to which the log was read — with a filter, the
+   *   `after_id` of the next page (records that did not match are not read twice)
    */
-  async list(opts: { limit: number; afterId?: number }): Promise<EventRecord[]> {
-    const out: EventRecord[] = [];
+  async list(opts: {
+    limit: number;
+    afterId?: number;
+    filter?: (e: EventRecord) => boolean;
+  }): Promise<EventRecord[] & { scannedTo?: number }> {
+    const out: EventRecord[] & { scannedTo?: number } = [];
+    const keep = opts.filter ?? (() => true);
+    // With a filter, at most this many records are read for one page (a rare kind in a long log
+    // is found page by page, never by one unbounded scan).
+    const budget = opts.filter ? MAX_FILTER_SCAN : opts.limit;
     if (opts.afterId !== undefined) {
       const iter = this.#kv.list<EventRecord>(
         { start: KEYS.event(opts.afterId + 1), end: KEYS.event(Number.MAX_SAFE_INTEGER) },
-        { limit: opts.limit },
+        { limit: budget, batchSize: Math.min(budget, 500) },
       );
-      for await (const e of iter) out.push(e.value);
+      let last = opts.afterId;
+      for await (const e of iter) {
+        last = e.value.id;
+        if (keep(e.value)) out.push(e.value);
+        if (out.length === opts.limit) break;
+      }
+      out.scannedTo = last;
       return out;
     }
     const iter = this.#kv.list<EventRecord>({ prefix: KEYS.events }, {
-      limit: opts.limit,
+      limit: budget,
       reverse: true,
+      batchSize: Math.min(budget, 500),
     });
-    for await (const e of iter) out.push(e.value);
-    return out.reverse();
+    for await (const e of iter) {
+      if (keep(e.value)) out.push(e.value);
+      if (out.length === opts.limit) break;
+    }
+    out.reverse();
+    return out;
   }
 
   /**

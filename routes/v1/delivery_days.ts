@@ -5,6 +5,7 @@
  * or as CSV with `Accept: text/csv`.
  * @module
  */
+import { answer } from "../../lib/http/respond.ts";
 import { z } from "zod";
 import { OpenPositionSchema as OpenPosition } from "../../lib/wire/open_position.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
@@ -131,7 +132,7 @@ export function registerDeliveryDays(ctx: RouteContext): void {
     }, async (c) => {
       const day = dayParam(c.req.param("day"));
       const caller = c.get("principal")?.caller ?? "unknown";
-      return c.json(await runStep(ctx, day, step.step, caller));
+      return answer(await runStep(ctx, day, step.step, caller));
     });
   }
 
@@ -167,7 +168,7 @@ export function registerDeliveryDays(ctx: RouteContext): void {
       });
     }
     const state = (await readDay(ctx.kv, day)).value;
-    return c.json({
+    return answer({
       delivery_day: day,
       version: agg.version,
       stale: (state?.input_version ?? 0) > agg.version,

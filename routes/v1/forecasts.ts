@@ -4,6 +4,7 @@
  * the same forecast is idempotent; one `forecast_received` event per accepted request.
  * @module
  */
+import { answer } from "../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { HttpProblem } from "../../lib/http/errors.ts";
@@ -81,6 +82,6 @@ export function registerForecasts(ctx: RouteContext): void {
       delivery_day: results.length === 1 ? results[0].delivery_day : undefined,
       data: { market_locations: locations, results, format: isCsv ? "csv" : "json" },
     });
-    return c.json({ results });
+    return answer({ results });
   });
 }

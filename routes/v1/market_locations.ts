@@ -3,6 +3,7 @@
  * `PUT/GET/DELETE /v1/market-locations/{malo_id}` and `GET /v1/market-locations`.
  * @module
  */
+import { answer } from "../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { problem } from "../../lib/http/errors.ts";
@@ -60,7 +61,7 @@ export function registerMarketLocations(ctx: RouteContext): void {
       ctx.clock.now(),
       await changeBy(c.get("principal")?.caller),
     );
-    return c.json(location, created ? 201 : 200);
+    return answer(location, created ? 201 : 200);
   });
   ctx.routes.add({
     method: "get",
@@ -76,7 +77,7 @@ export function registerMarketLocations(ctx: RouteContext): void {
   }, async (c) => {
     const id = idOf(c.req.param("malo_id"));
     const loc = await getMarketLocation(ctx.kv, id);
-    return loc ? c.json(loc) : problem(404, `Market location ${id} is not registered.`);
+    return loc ? answer(loc) : problem(404, `Market location ${id} is not registered.`);
   });
   ctx.routes.add({
     method: "delete",
@@ -143,7 +144,7 @@ export function registerMarketLocations(ctx: RouteContext): void {
       ids.add(it.malo_id);
     });
     const change = await changeBy(c.get("principal")?.caller);
-    return c.json(await putMarketLocations(ctx.kv, items, ctx.clock.now(), change));
+    return answer(await putMarketLocations(ctx.kv, items, ctx.clock.now(), change));
   });
 
   ctx.routes.add({
@@ -165,7 +166,7 @@ export function registerMarketLocations(ctx: RouteContext): void {
   }, async (c) => {
     const q = parseOr422(ListQuery, c.req.query(), "query");
     const page = await listMarketLocations(ctx.kv, { limit: q.limit, after: q.after });
-    return c.json({
+    return answer({
       market_locations: page,
       next_after: page.length === q.limit ? page[page.length - 1].malo_id : null,
     });

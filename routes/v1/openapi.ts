@@ -2,6 +2,7 @@
  * `GET /v1/openapi.json` (docs/architecture.md, "API description and version"): the OpenAPI 3.1.0 document, any scope.
  * @module
  */
+import { answer } from "../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { openApiDocument } from "../../lib/http/route_table.ts";
@@ -25,11 +26,11 @@ export function registerOpenApi(ctx: RouteContext): void {
         }),
       },
     },
-  }, (c) => {
+  }, () => {
     doc ??= openApiDocument(ctx.routes.specs, {
       external: ctx.settings.oidc?.scopeExternal ?? "forecast:write",
       process: ctx.settings.oidc?.scopeProcess ?? "process:run",
     });
-    return c.json(doc);
+    return answer(doc);
   });
 }

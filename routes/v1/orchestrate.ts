@@ -3,6 +3,7 @@
  * stopped (the operator's override, docs/pipeline.md, "Orchestrator").
  * @module
  */
+import { answer } from "../../lib/http/respond.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 
 /** Registers the manual pass. */
@@ -17,5 +18,5 @@ export function registerOrchestrate(ctx: RouteContext): void {
       200: { description: "what the pass ran, per delivery day" },
       409: { description: "a pass is already running in this instance" },
     },
-  }, async (c) => c.json(await ctx.orchestrator.runNow(c.get("principal")?.caller ?? "unknown")));
+  }, async (c) => answer(await ctx.orchestrator.runNow(c.get("principal")?.caller ?? "unknown")));
 }

@@ -62,12 +62,12 @@ Deno.test("main.ts: ALLOW_UNAUTHENTICATED records auth_disabled on every start",
       }).spawn();
       const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
       let out = "";
-      while (!/listening on (http:\S+)/.test(out)) {
+      while (!/listening on (http:[^\s"]+)/.test(out)) {
         const r = await reader.read();
         if (r.done) break;
         out += r.value;
       }
-      const url = /listening on (http:\S+)/.exec(out)?.[1];
+      const url = /listening on (http:[^\s"]+)/.exec(out)?.[1];
       assert.ok(url, out);
       const health = await fetch(`${url}/health`);
       assert.equal(health.status, 200);

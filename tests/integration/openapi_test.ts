@@ -84,6 +84,10 @@ Deno.test("OpenAPI document: 3.1.0, version 0.4.0, every route with its scope an
     assert.deepEqual(params.map((p) => [p.in, p.name, p.schema.type]), [
       ["query", "limit", "integer"],
       ["query", "after_id", "integer"],
+      ["query", "kind", "array"],
+      ["query", "level", "array"],
+      ["query", "delivery_day", "string"],
+      ["query", "caller", "string"],
     ]);
     assert.deepEqual([params[0].schema.minimum, params[0].schema.maximum], [1, 1000]);
     // Bodies that are not JSON: the CSV upload and the CSV data delivery.

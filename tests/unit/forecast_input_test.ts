@@ -36,7 +36,7 @@ const one = (malo: string, day: string, values: number[]) => ({
 Deno.test("JSON: one value per quarter-hour of the day is accepted on 92, 96 and 100-quarter-hour days", async () => {
   for (const [day, n] of [[SPRING, 92], [PLAIN, 96], [AUTUMN, 100]] as const) {
     const values = flat(n, 1.5);
-    values[0] = -2.25; // a negative average power is taken as sent
+    values[0] = 2.25; // values need not be equal
     assert.deepEqual(await json(one(A, day, values)), [{ malo_id: A, delivery_day: day, values }]);
   }
 });
@@ -140,9 +140,9 @@ Deno.test("JSON batch: 1 to 500 forecasts; a schema error is named at its index 
 
 Deno.test("CSV: a complete day is accepted on 92, 96 and 100-quarter-hour days, values in time order", async () => {
   for (const [day, n] of [[SPRING, 92], [PLAIN, 96], [AUTUMN, 100]] as const) {
-    const [f] = await csv(csvDay(A, day, -0.5));
+    const [f] = await csv(csvDay(A, day, 0.5));
     assert.deepEqual([f.malo_id, f.delivery_day, f.values.length], [A, day, n]);
-    assert.ok(f.values.every((v) => v === -0.5), "negative values taken as sent");
+    assert.ok(f.values.every((v) => v === 0.5), "values taken as sent");
   }
   // Rows in any order, columns in any order: values come out in quarter-hour order.
   const rows = csvRows(A, PLAIN, 0).map((r, i) => r.replace(/,0$/, `,${i}`)).reverse();
@@ -238,4 +238,23 @@ Deno.test("CSV: the header must be exactly market_location_id,start,kw, followed
   ]);
   const broken = await refusedCsv(`${HEADER}\n"${row}\n`);
   assert.deepEqual(where(broken), [[["body"], "csv_invalid"]]);
+});
+
+Deno.test("sign rule: a negative value is refused for JSON and CSV, at the value, in words", async () => {
+  const values = flat(96, 1);
+  values[7] = -0.5;
+  const items = await refusedJson(one(A, PLAIN, values));
+  assert.equal(items.length, 1);
+  assert.deepEqual([items[0].loc, items[0].type, items[0].input], [
+    ["body", "values", 7],
+    "value_error.too_small",
+    -0.5,
+  ]);
+  assert.match(items[0].msg, /kW of consumption .* or of feed-in .*, never negative/);
+  const rows = csvRows(A, PLAIN, 1);
+  rows[3] = rows[3].replace(/,1$/, ",-2");
+  const csvItems = await refusedCsv([HEADER, ...rows].join("\n"));
+  assert.equal(csvItems.length, 1);
+  assert.deepEqual([csvItems[0].loc, csvItems[0].input], [["body", "row", 4, "kw"], "-2"]);
+  assert.match(csvItems[0].msg, /never negative/);
 });

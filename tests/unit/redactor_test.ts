@@ -69,7 +69,7 @@ Deno.test("process log: a secret in a message, an exception and its cause never 
   const lines: [LogLevel, string][] = [];
   const r = new Redactor([KEY]);
   const log = new ProcessLog(r, new FakeClock(Date.parse("2026-11-23T10:00:00Z")), {
-    write: (level, line) => lines.push([level, line]),
+    sink: { write: (level, line) => lines.push([level, line]) },
   });
   const err = new Error(`platform echoed ${KEY}`, { cause: new Error(`part ${KEY.slice(2, 14)}`) });
   log.error("request_failed", `failed with ${KEY.slice(4)}`, err, { request_id: "r-1" });

@@ -5,6 +5,7 @@
  * A `config_changed` event names the changed fields, never a value.
  * @module
  */
+import { answer } from "../../../lib/http/respond.ts";
 import { ConfigBodySchema as ConfigBody } from "../../../lib/wire/config.ts";
 import { ConfigChanges, type RuntimeConfig } from "../../../lib/config/runtime_config.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
@@ -19,7 +20,7 @@ export function registerConfig(ctx: RouteContext, config: RuntimeConfig): void {
     summary: "Effective runtime config with sources; secrets masked",
     tags: ["console"],
     responses: { 200: { description: "every field", schema: ConfigBody } },
-  }, async (c) => c.json(await config.view()));
+  }, async () => answer(await config.view()));
 
   ctx.routes.add({
     method: "put",
@@ -33,16 +34,17 @@ export function registerConfig(ctx: RouteContext, config: RuntimeConfig): void {
     },
   }, async (c) => {
     const caller = c.get("principal")?.caller ?? "unknown";
-    const { view, changed } = await config.update(await readJson(c.req.raw));
+    const { view, changed, changes } = await config.update(await readJson(c.req.raw));
     if (changed.length) {
       await ctx.events.append({
         kind: "config_changed",
         message: `${caller} changed ${changed.join(", ")}`,
         caller,
-        data: { fields: changed },
+        // Effective values before and after; a secret shows as "********", never its value.
+        data: { fields: changed, changes },
       });
     }
-    return c.json({ ...view, changed });
+    return answer({ ...view, changed });
   });
 
   ctx.routes.add({
@@ -63,6 +65,6 @@ export function registerConfig(ctx: RouteContext, config: RuntimeConfig): void {
       caller,
       data: { fields: changed, reset: true },
     });
-    return c.json({ ...(await config.view()), changed });
+    return answer({ ...(await config.view()), changed });
   });
 }

@@ -3,6 +3,7 @@
  * state of each step, staleness with its reason, and gate closure.
  * @module
  */
+import { answer } from "../../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { listDays, overview } from "../../../lib/pipeline/day_state.ts";
@@ -22,11 +23,11 @@ export function registerDeliveryDayOverview(ctx: RouteContext): void {
         schema: z.object({ delivery_days: z.array(DayOverviewSchema) }),
       },
     },
-  }, async (c) => {
+  }, async () => {
     const cfg = await ctx.config.effective();
     const now = ctx.clock.now();
     const days = (await listDays(ctx.kv)).slice(-60);
-    return c.json({
+    return answer({
       delivery_days: days.map((d) => overview(d, now, cfg.gate_closure_local_time)),
     });
   });

@@ -10,8 +10,9 @@
  *   15 s. Resumes after `Last-Event-ID` or `after_id`; without either it starts at the head.
  * @module
  */
+import { answer } from "../../../lib/http/respond.ts";
 import { z } from "zod";
-import { EventsPageSchema } from "../../../lib/wire/events.ts";
+import { EVENT_KINDS, EventLevel, EventsPageSchema } from "../../../lib/wire/events.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { ValidationFailed } from "../../../lib/http/errors.ts";
 import { SSE_HEARTBEAT, SSE_RETRY } from "../../../lib/http/sse.ts";
@@ -63,11 +64,29 @@ const afterId = () =>
     "last event id the reader already has; the answer starts after it",
   ).optional();
 
-/** Query of the history endpoint. */
+/** Query of the history endpoint; `kind` and `level` may be repeated (any of them matches). */
 export const EventsQuery = z.strictObject({
   limit: wholeNumber(1, 1000, 100, "page size, 1..1000, default 100"),
   after_id: afterId(),
+  kind: z.array(z.enum(EVENT_KINDS)).optional().meta({
+    description: "only these kinds (repeat the parameter for several)",
+  }),
+  level: z.array(EventLevel).optional().meta({
+    description: "only these levels (repeat for several, e.g. level=warning&level=error)",
+  }),
+  delivery_day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a date YYYY-MM-DD").optional()
+    .meta({ description: "only events about this delivery day (Europe/Berlin)" }),
+  caller: z.string().min(1).max(128).optional().meta({
+    description: "only events of this caller (API-key name, token client, or orchestrator)",
+  }),
 });
+
+/** The query as Hono gives it: repeatable parameters as lists, the others as their first value. */
+function historyQuery(q: Record<string, string>, all: Record<string, string[]>) {
+  const out: Record<string, unknown> = { ...q };
+  for (const name of ["kind", "level"]) if (all[name]) out[name] = all[name];
+  return out;
+}
 
 const afterIdHeader = wholeNumber(0, Number.MAX_SAFE_INTEGER);
 
@@ -92,10 +111,26 @@ export function registerEvents(ctx: RouteContext, hub: EventHub): void {
     query: EventsQuery,
     responses: { 200: { description: "a page of events, oldest first", schema: EventsPageSchema } },
   }, async (c) => {
-    const q = parseOr422(EventsQuery, c.req.query(), "query");
-    const events = await ctx.events.list({ limit: q.limit, afterId: q.after_id });
-    const next = events.length ? events[events.length - 1].id : q.after_id ?? 0;
-    return c.json({ events, next_after_id: next });
+    const q = parseOr422(EventsQuery, historyQuery(c.req.query(), c.req.queries()), "query");
+    const kinds = q.kind && new Set<string>(q.kind);
+    const levels = q.level && new Set<string>(q.level);
+    const filtered = kinds || levels || q.delivery_day || q.caller;
+    const events = await ctx.events.list({
+      limit: q.limit,
+      afterId: q.after_id,
+      filter: filtered
+        ? (e) =>
+          (!kinds || kinds.has(e.kind)) && (!levels || levels.has(e.level)) &&
+          (!q.delivery_day || e.delivery_day === q.delivery_day) &&
+          (!q.caller || e.caller === q.caller)
+        : undefined,
+    });
+    // With a filter, the next page starts after what this one read, matching or not.
+    const next = Math.max(
+      events.length ? events[events.length - 1].id : 0,
+      events.scannedTo ?? q.after_id ?? 0,
+    );
+    return answer({ events, next_after_id: next });
   });
 
   ctx.routes.add({

@@ -3,6 +3,7 @@
  * `orchestrator_started` / `orchestrator_stopped` with the caller. Body: the new state object.
  * @module
  */
+import { answer } from "../../../lib/http/respond.ts";
 import { OrchestratorStateSchema as OrchestratorStateBody } from "../../../lib/wire/orchestrator.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import type {
@@ -37,7 +38,7 @@ export function registerOrchestratorControl(
         caller,
         data: { state },
       });
-      return c.json(value);
+      return answer(value);
     });
   toggle("start", "running", "Start the orchestrator (scheduled runs resume)");
   toggle("stop", "stopped", "Stop the orchestrator (scheduled runs become no-ops)");

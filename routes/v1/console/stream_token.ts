@@ -3,6 +3,7 @@
  * (API key or bearer) for a five-minute token valid only on the live stream.
  * @module
  */
+import { answer } from "../../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 
@@ -21,5 +22,5 @@ export function registerStreamToken(ctx: RouteContext): void {
     summary: "Exchange a process credential for a stream token (300 s, stream endpoint only)",
     tags: ["console"],
     responses: { 200: { description: "the token", schema: StreamTokenBody } },
-  }, (c) => c.json(ctx.streamTokens.issue(), 200, { "cache-control": "no-store" }));
+  }, () => answer(ctx.streamTokens.issue(), 200, { "cache-control": "no-store" }));
 }
