@@ -75,6 +75,10 @@ const server = await start({
   MARKET_PLATFORM_URL: sim.url,
   MARKET_PLATFORM_API_KEY: sim.apiKey,
   MARKET_PLATFORM_CA_FILE: `${dir}/simulator-ca.pem`,
+  // The demo registers its portfolio in one go (up to 200 batches at 100,000 locations): a
+  // generous per-caller limit unless the environment sets one.
+  RATE_LIMIT_PER_MINUTE: Deno.env.get("RATE_LIMIT_PER_MINUTE") ?? "60000",
+  RATE_LIMIT_BURST: Deno.env.get("RATE_LIMIT_BURST") ?? "1000",
   BALANCING_GROUP: "11XDE-EXAMPLE--H",
   SENDER_EIC: "11XDE-EXAMPLE--H",
 });

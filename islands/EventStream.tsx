@@ -8,8 +8,8 @@
 import { useComputed, useSignal } from "@preact/signals";
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { EventRow } from "../components/EventRow.tsx";
-import { apiKey, feed } from "../lib/console/session.ts";
-import type { EventRecord, Level } from "../lib/console/types.ts";
+import { api, apiKey, feed } from "../lib/console/session.ts";
+import type { EventRecord, EventsPage, Level } from "../lib/console/types.ts";
 
 const LEVELS: Level[] = ["info", "warning", "error"];
 const CONNECTION: Record<string, string> = {
@@ -34,9 +34,37 @@ export function EventStream({ kinds }: EventStreamProps) {
   const unseen = useSignal(0);
   const list = useRef<HTMLDivElement>(null);
 
+  /** History of the current filter, asked of the server (older than what the feed loaded). */
+  const filtered = useSignal<EventRecord[]>([]);
   const matches = (e: EventRecord) =>
     (kind.value === "" || e.kind === kind.value) && levels.value.has(e.level);
-  const shown = useComputed(() => feed.events.value.filter(matches));
+  const shown = useComputed(() => {
+    const live = feed.events.value.filter(matches);
+    const byId = new Map<number, EventRecord>();
+    // The server's page was asked for an earlier filter until the new one arrives: filter again.
+    for (const e of [...filtered.value.filter(matches), ...live]) byId.set(e.id, e);
+    return [...byId.values()].sort((a, b) => a.id - b.id);
+  });
+
+  // A filter asks the server for the newest matching history page (the feed holds only the
+  // newest events of every kind, so a rare kind would otherwise show nothing older).
+  useEffect(() => {
+    filtered.value = [];
+    const all = kind.value === "" && levels.value.size === LEVELS.length;
+    if (all || !apiKey.value || levels.value.size === 0) return;
+    const q = new URLSearchParams({ limit: "200" });
+    if (kind.value) q.append("kind", kind.value);
+    if (levels.value.size < LEVELS.length) { for (const l of levels.value) q.append("level", l); }
+    let current = true;
+    api<EventsPage>("GET", `/v1/console/events?${q}`)
+      .then((page) => {
+        if (current) filtered.value = page.events;
+      })
+      .catch(() => {/* the feed's own state tells of refusals */});
+    return () => {
+      current = false;
+    };
+  }, [kind.value, levels.value, apiKey.value]);
   const kindOptions = useComputed(() =>
     [...new Set([...kinds, ...feed.events.value.map((e) => e.kind)])].sort()
   );
@@ -103,7 +131,9 @@ export function EventStream({ kinds }: EventStreamProps) {
             </label>
           ))}
         </span>
-        <span class="muted count">{rows.length} of {feed.events.value.length}</span>
+        <span class="muted count">
+          {rows.length} shown{filtered.value.length ? " (history filtered on the server)" : ""}
+        </span>
         {!following.value && (
           <button type="button" class="btn btn-small btn-primary" onClick={jump}>
             {unseen.value ? `↓ ${unseen.value} new · follow` : "↓ follow new events"}

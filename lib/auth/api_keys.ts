@@ -17,13 +17,22 @@ interface Digested {
 /** SHA-256 of a secret's UTF-8 bytes (node:crypto; 32 bytes). */
 const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
 
+/** Digests of recently presented keys kept at the most. */
+const DIGEST_MEMO = 1024;
+
 /**
- * The configured keys, pre-digested. {@link KeyRing.match} hashes the presented key once
- * (SHA-256) and compares it with every configured digest in constant time, never stopping early,
- * so the time taken tells nothing about which key matched or how much of it.
+ * The configured keys, pre-digested. {@link KeyRing.match} hashes the presented key (SHA-256)
+ * and compares it with every configured digest in constant time, never stopping early, so the
+ * time taken tells nothing about which key matched or how much of it.
+ *
+ * The digest of a presented key is remembered (the last {@link DIGEST_MEMO} keys presented,
+ * valid or not), so a returning caller is not hashed again (SHA-256 costs about 2 µs a request
+ * on node:crypto). Only the hashing is remembered, never the decision: every request still
+ * compares against every configured digest.
  */
 export class KeyRing {
   #keys: Digested[];
+  #digests = new Map<string, Buffer>();
 
   /** @param entries every configured key, both scopes */
   constructor(entries: ApiKeyEntry[]) {
@@ -68,7 +77,14 @@ export class KeyRing {
    * @returns a shared, frozen principal per configured key
    */
   match(presented: string): Principal | undefined {
-    const digest = sha256(presented);
+    let digest = this.#digests.get(presented);
+    if (!digest) {
+      digest = sha256(presented);
+      if (this.#digests.size >= DIGEST_MEMO) {
+        this.#digests.delete(this.#digests.keys().next().value!);
+      }
+      this.#digests.set(presented, digest);
+    }
     let found: Principal | undefined;
     for (const k of this.#keys) {
       // Every digest is compared; no early exit.

@@ -98,3 +98,17 @@ Deno.test("key ring: every configured key resolves to its caller; process implie
   assert.deepEqual(ring.callersPerScope(), { external: 1, process: 1 });
   assert.deepEqual(ring.keysPerScope(), { external: 1, process: 2 });
 });
+
+Deno.test("key ring: remembered digests never change a decision, also after a flood of wrong keys", () => {
+  const ring = new KeyRing([
+    { name: "ops", scope: "process", secret: "proc-secret-0001-aaaaaaaa", source: "P" },
+  ]);
+  // The same wrong key twice, a flood of distinct wrong keys (past the memo's bound), then the
+  // right key, a wrong key again, and the right key again: each answer as if hashed afresh.
+  assert.equal(ring.match("proc-secret-0001-aaaaaaab"), undefined);
+  assert.equal(ring.match("proc-secret-0001-aaaaaaab"), undefined);
+  for (let i = 0; i < 3000; i++) assert.equal(ring.match(`guess-${i}-xxxxxxxxxxxx`), undefined);
+  assert.equal(ring.match("proc-secret-0001-aaaaaaaa")?.caller, "ops");
+  assert.equal(ring.match("guess-0-xxxxxxxxxxxx"), undefined);
+  assert.equal(ring.match("proc-secret-0001-aaaaaaaa")?.caller, "ops");
+});
