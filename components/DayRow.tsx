@@ -74,16 +74,16 @@ export function DayRow(p: DayRowProps) {
         )}
       </td>
       <td>
-        <StepCell step={d.steps.forecast} timeZone={tz} />
+        <StepCell step={d.steps.forecast} failure={d.failures?.forecast} timeZone={tz} />
       </td>
       <td>
-        <StepCell step={d.steps.aggregated} timeZone={tz} />
+        <StepCell step={d.steps.aggregated} failure={d.failures?.aggregated} timeZone={tz} />
       </td>
       <td>
-        <StepCell step={d.steps.published} timeZone={tz} />
+        <StepCell step={d.steps.published} failure={d.failures?.published} timeZone={tz} />
       </td>
       <td>
-        <StepCell step={d.steps.submitted} timeZone={tz} />
+        <StepCell step={d.steps.submitted} failure={d.failures?.submitted} timeZone={tz} />
       </td>
       {p.actions.length > 0 && (
         <td class="actions">

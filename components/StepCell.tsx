@@ -3,22 +3,50 @@
  * marker with its reason when newer input arrived after the step (docs/pipeline.md, "Day state and staleness").
  * @module
  */
-import type { Step } from "../lib/console/types.ts";
+import { formatBerlinHm } from "../lib/console/format.ts";
+import type { Step, StepFailure } from "../lib/console/types.ts";
 import { Badge } from "./Badge.tsx";
 import { LocalTime } from "./LocalTime.tsx";
 
 /** Props of {@link StepCell}. */
 export interface StepCellProps {
   step: Step | null;
+  /** The step's last failed attempt since its last success; shown above anything else. */
+  failure?: StepFailure | null;
   /** Time zone (default: the browser's); for tests. */
   timeZone?: string;
 }
 
-/** The content of one step cell; `—` when the step has not run. */
-export function StepCell({ step, timeZone }: StepCellProps) {
-  if (!step) return <span class="muted" title="not run yet">—</span>;
+/**
+ * A failed attempt in words, market time: "publish failed 10:41 Berlin: sFTP … refused the
+ * connection · 12 attempts · next 10:42" (docs/architecture.md, "Console").
+ */
+export function failureText(f: StepFailure): string {
+  const [what, ...rest] = f.message.split(" failed: ");
+  const why = rest.length ? rest.join(" failed: ") : f.message;
+  const next = f.next_attempt_at ? ` · next ${formatBerlinHm(f.next_attempt_at)}` : "";
+  return `${what} failed ${formatBerlinHm(f.at)} Berlin: ${why} · ${f.attempts} attempt${
+    f.attempts === 1 ? "" : "s"
+  }${next}`;
+}
+
+/** The content of one step cell: a failure first, then the step (`—` when it has not run). */
+export function StepCell({ step, failure, timeZone }: StepCellProps) {
+  const failed = failure
+    ? (
+      <span class="step-line step-failure" role="alert">
+        <Badge tone="error">failed</Badge> <span class="failure-text">{failureText(failure)}</span>
+      </span>
+    )
+    : null;
+  if (!step) {
+    return failed
+      ? <span class="step step-failed">{failed}</span>
+      : <span class="muted" title="not run yet">—</span>;
+  }
   return (
-    <span class={step.stale ? "step step-stale" : "step step-ok"}>
+    <span class={failed ? "step step-failed" : step.stale ? "step step-stale" : "step step-ok"}>
+      {failed}
       <span class="step-line">
         <span class="step-mark" aria-hidden="true">{step.stale ? "!" : "✓"}</span>
         <span class="step-ver" title={`consumed input version ${step.version}`}>

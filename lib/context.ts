@@ -39,5 +39,5 @@ export interface ServiceContext {
 export interface StepServices
   extends
     Pick<ServiceContext, "kv" | "clock" | "config" | "events" | "redactor" | "platformClient"> {
-  settings: Pick<Settings, "platformBackoffMs">;
+  settings: Pick<Settings, "platformBackoffMs" | "orchestratorAutostart">;
 }

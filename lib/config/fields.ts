@@ -189,27 +189,17 @@ export const CONFIG_FIELDS = {
 /** Name of a configurable field. */
 export type FieldName = keyof typeof CONFIG_FIELDS;
 
-/** Effective configuration: every field with its value (`null` = unset). */
+type Fields = typeof CONFIG_FIELDS;
+
+/**
+ * Effective configuration: every field with its value (`null` = unset) — inferred from the
+ * fields' schemas (a field whose default is `null` may also be `null`), so it cannot drift from
+ * what the configuration accepts.
+ */
 export type EffectiveConfig = {
-  sftp_host: string | null;
-  sftp_port: number;
-  sftp_username: string | null;
-  sftp_password: string | null;
-  sftp_private_key: string | null;
-  sftp_host_key_sha256: string | null;
-  sftp_remote_dir: string;
-  market_platform_url: string | null;
-  market_platform_api_key: string | null;
-  market_platform_timeout_seconds: number;
-  home_control_area: string;
-  active_control_areas: string[];
-  balancing_group: string | null;
-  sender_eic: string | null;
-  gate_closure_local_time: string;
-  holiday_region: string;
-  publish_target: "auto" | "sftp" | "outbox";
-  outbox_dir: string;
-  orchestrator_horizon_days: number;
+  [K in FieldName]:
+    | z.output<Fields[K]["schema"]>
+    | (null extends Fields[K]["default"] ? null : never);
 };
 
 /** Field names, in display order. */

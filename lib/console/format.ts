@@ -92,3 +92,11 @@ export function formatMw(v: number): string {
   const text = Math.abs(r).toFixed(Math.abs(r) >= 100 || Number.isInteger(r) ? 0 : 1);
   return r < 0 ? `\u2212${text}` : text;
 }
+
+/** `HH:MM` of `iso` in Europe/Berlin, the market's time (an unparsable input is returned as given). */
+export function formatBerlinHm(iso: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  const w = wall(ms, "Europe/Berlin");
+  return `${w.hour}:${w.minute}`;
+}

@@ -9,7 +9,7 @@ export type { EventLevel as Level, EventRecord, EventsPage } from "../wire/event
 export type { OrchestratorState } from "../wire/orchestrator.ts";
 export type { StatusBody } from "../wire/status.ts";
 export type { ConfigBody, FieldView as ConfigFieldView } from "../wire/config.ts";
-export type { DayOverview, StepView as Step } from "../wire/delivery_days.ts";
+export type { DayOverview, StepFailure, StepView as Step } from "../wire/delivery_days.ts";
 export type { OpenPosition } from "../wire/open_position.ts";
 export type { InputIssue as ValidationItem } from "../domain/errors.ts";
 

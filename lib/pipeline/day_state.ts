@@ -13,10 +13,22 @@
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
-import type { DayOverview, InputChange, StepRecord, StepView } from "../wire/delivery_days.ts";
+import type {
+  DayOverview,
+  InputChange,
+  StepFailure,
+  StepRecord,
+  StepView,
+} from "../wire/delivery_days.ts";
 import { staleness } from "./staleness.ts";
 
-export type { DayOverview, InputChange, StepRecord, StepView } from "../wire/delivery_days.ts";
+export type {
+  DayOverview,
+  InputChange,
+  StepFailure,
+  StepRecord,
+  StepView,
+} from "../wire/delivery_days.ts";
 
 export { type StepName, STEPS } from "./step_table.ts";
 import type { StepName } from "./step_table.ts";
@@ -28,6 +40,8 @@ export interface DayState {
   input_version: number;
   last_input: InputChange | null;
   steps: Partial<Record<StepName, StepRecord>>;
+  /** Per step, the last failed attempt since its last success (cleared by the next success). */
+  failures?: Partial<Record<StepName, StepFailure>>;
 }
 
 /**
@@ -140,7 +154,28 @@ export function recordStep(
     const prev = s.steps[step];
     if (prev && prev.version > record.version) return Promise.resolve(null);
     s.steps[step] = record;
+    if (s.failures) delete s.failures[step]; // a success clears the step's failure
     return Promise.resolve({ state: s, result: s });
+  });
+}
+
+/**
+ * Records a failed attempt of `step`: its time, what went wrong and when the next attempt is
+ * due; the count of attempts since the last success grows by one. Kept in the day state, so it
+ * survives restarts and every replica shows it (docs/pipeline.md, "Day state and staleness").
+ * @param failure `at` and `next_attempt_at` ISO-8601 UTC; `message` already redacted
+ */
+export function recordFailure(
+  kv: Deno.Kv,
+  day: string,
+  step: StepName,
+  failure: Omit<StepFailure, "attempts">,
+): Promise<StepFailure | null> {
+  return updateDay(kv, day, (s) => {
+    const attempts = (s.failures?.[step]?.attempts ?? 0) + 1;
+    const next: StepFailure = { ...failure, attempts };
+    s.failures = { ...s.failures, [step]: next };
+    return Promise.resolve({ state: s, result: next });
   });
 }
 
@@ -157,6 +192,8 @@ export function overview(
     const st = staleness(state, name);
     steps[name] = rec && st ? { ...rec, stale: st.stale, stale_reason: st.reason } : null;
   }
+  const failures = {} as Record<StepName, StepFailure | null>;
+  for (const name of STEPS) failures[name] = state.failures?.[name] ?? null;
   return {
     delivery_day: state.delivery_day,
     quarter_hours: d.quarterHours.length,
@@ -165,6 +202,7 @@ export function overview(
     input_version: state.input_version,
     last_input: state.last_input,
     steps,
+    failures,
   };
 }
 

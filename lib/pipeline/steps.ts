@@ -7,6 +7,8 @@
  */
 import type { StepServices } from "../context.ts";
 import { DomainError } from "../domain/errors.ts";
+import { readOrchestratorState } from "../orchestrator/state.ts";
+import { recordFailure } from "./day_state.ts";
 import { aggregateDay } from "./aggregate.ts";
 import { generateForecasts } from "./generate.ts";
 import { publishDay } from "./publish.ts";
@@ -104,6 +106,14 @@ export async function runStep(
     }
   } catch (err) {
     const platform = err instanceof SubmitFailed ? err.platform : undefined;
+    // Another caller submitting the same version right now is no failure of this step.
+    if (!(err instanceof DomainError && err.code === "ERR_SUBMISSION_IN_FLIGHT")) {
+      await recordFailure(ctx.kv, day, stepRow(step).field, {
+        at: new Date(nowMs).toISOString(),
+        message: ctx.redactor.text(`${step} failed: ${(err as Error).message}`, 1000),
+        next_attempt_at: await nextAttemptAt(ctx, nowMs),
+      });
+    }
     await ctx.events.append({
       kind: "orchestration_error",
       // A refusal (gate closure, nothing to publish, not configured) is a warning; a failure an error.
@@ -125,4 +135,14 @@ export async function runStep(
     });
     throw err;
   }
+}
+
+/**
+ * When the orchestrator next tries a failed step: the start of the next minute while it is
+ * running (its cron ticks every minute), `null` while it is stopped.
+ */
+async function nextAttemptAt(ctx: StepServices, nowMs: number): Promise<string | null> {
+  const state = await readOrchestratorState(ctx.kv, ctx.settings.orchestratorAutostart);
+  if (state.state !== "running") return null;
+  return new Date((Math.floor(nowMs / 60_000) + 1) * 60_000).toISOString();
 }

@@ -46,6 +46,20 @@ export const StepViewSchema = StepRecordSchema.extend({
 /** A step as shown in the overview. */
 export type StepView = z.infer<typeof StepViewSchema>;
 
+/** The last failed attempt of a step since its last success. */
+export const StepFailureSchema = z.object({
+  /** ISO-8601 UTC instant of the failed attempt. */
+  at: z.string(),
+  /** What went wrong, in words (secrets masked). */
+  message: z.string(),
+  /** Failed attempts since the step's last success. */
+  attempts: z.number().int(),
+  /** When the orchestrator tries again (ISO-8601 UTC); `null` while it is stopped. */
+  next_attempt_at: z.string().nullable(),
+});
+/** The last failed attempt of a step since its last success. */
+export type StepFailure = z.infer<typeof StepFailureSchema>;
+
 /** One overview entry. */
 export const DayOverviewSchema = z.object({
   delivery_day: z.string(),
@@ -60,6 +74,16 @@ export const DayOverviewSchema = z.object({
     aggregated: StepViewSchema.nullable(),
     published: StepViewSchema.nullable(),
     submitted: StepViewSchema.nullable(),
+  }),
+  /**
+   * Per step, the last failed attempt since its last success (`null`: none). Beside `steps`,
+   * because a step that never succeeded has no record there but may well have failed.
+   */
+  failures: z.object({
+    forecast: StepFailureSchema.nullable(),
+    aggregated: StepFailureSchema.nullable(),
+    published: StepFailureSchema.nullable(),
+    submitted: StepFailureSchema.nullable(),
   }),
 });
 /** One overview entry. */

@@ -29,6 +29,8 @@ function step(version: number, at: number, stale_reason: string | null = null) {
   };
 }
 
+const NO_FAILURES = { forecast: null, aggregated: null, published: null, submitted: null };
+
 /** Three days: one submitted, one with stale steps before gate closure, one DST day. */
 export function daysFixture(now: number): DayOverview[] {
   const day = (offset: number) => new Date(now + offset * 24 * H).toISOString().slice(0, 10);
@@ -51,6 +53,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: step(3, now - 23 * H),
         submitted: step(3, now - 22 * H),
       },
+      failures: NO_FAILURES,
     },
     {
       delivery_day: day(1),
@@ -70,6 +73,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: step(4, now - 3 * H, "newer forecast for 12 market locations at 10:41"),
         submitted: null,
       },
+      failures: NO_FAILURES,
     },
     {
       delivery_day: "2027-03-28",
@@ -84,6 +88,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: null,
         submitted: null,
       },
+      failures: NO_FAILURES,
     },
   ];
 }

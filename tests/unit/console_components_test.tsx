@@ -9,7 +9,7 @@ import { ConfigField } from "../../components/ConfigField.tsx";
 import { DayRow } from "../../components/DayRow.tsx";
 import { EventRow } from "../../components/EventRow.tsx";
 import { PositionChart, ticks } from "../../components/PositionChart.tsx";
-import { StepCell } from "../../components/StepCell.tsx";
+import { failureText, StepCell } from "../../components/StepCell.tsx";
 import {
   formatBytes,
   formatCountdown,
@@ -96,6 +96,7 @@ const day: DayOverview = {
   input_version: 2,
   last_input: { at: "2025-10-25T07:00:00Z", by: "acme", market_locations: 1, source: "generated" },
   steps: { forecast: null, aggregated: null, published: null, submitted: null },
+  failures: { forecast: null, aggregated: null, published: null, submitted: null },
 };
 
 Deno.test("DayRow: DST badge, last input, manual steps; submit disabled after gate closure", () => {
@@ -258,4 +259,43 @@ Deno.test("ConfigField: a 422 message sits in the field, linked for assistive te
   assert.match(html, /aria-invalid="true"/);
   assert.match(html, /id="cfg-home_control_area-err" role="alert">not a valid EIC: &lt;check>/);
   assert.match(html, />edited</);
+});
+
+Deno.test("StepCell: a failure is shown in words, in Berlin time, above the step and its staleness", () => {
+  const failure = {
+    at: "2026-11-25T09:41:00Z",
+    message: "publish failed: sFTP 127.0.0.1:22 refused the connection",
+    attempts: 12,
+    next_attempt_at: "2026-11-25T09:42:00Z",
+  };
+  assert.equal(
+    failureText(failure),
+    "publish failed 10:41 Berlin: sFTP 127.0.0.1:22 refused the connection · 12 attempts · next 10:42",
+  );
+  assert.equal(
+    failureText({ ...failure, attempts: 1, next_attempt_at: null }),
+    "publish failed 10:41 Berlin: sFTP 127.0.0.1:22 refused the connection · 1 attempt",
+  );
+  // Never succeeded: the failure alone, not "not run yet".
+  const alone = renderToString(<StepCell step={null} failure={failure} />);
+  assert.match(alone, /role="alert"/);
+  assert.match(alone, /12 attempts/);
+  assert.doesNotMatch(alone, /not run yet/);
+  // Succeeded before, stale now, failing since: the failure comes first.
+  const html = renderToString(
+    <StepCell
+      failure={failure}
+      timeZone="Europe/Berlin"
+      step={{
+        version: 3,
+        at: "2026-11-25T08:00:00Z",
+        by: "orchestrator",
+        stale: true,
+        stale_reason: "newer forecast for 2 market locations at 10:30",
+        detail: {},
+      }}
+    />,
+  );
+  assert.ok(html.indexOf("failed 10:41 Berlin") < html.indexOf("stale-reason"), html);
+  assert.match(html, /class="step step-failed"/);
 });
