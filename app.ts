@@ -43,6 +43,7 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import type { ServiceContext } from "./lib/context.ts";
 import type { RouteContext } from "./lib/http/route_context.ts";
 import { Orchestrator } from "./lib/orchestrator/orchestrator.ts";
+import { PassLog } from "./lib/orchestrator/passes.ts";
 import type { AppEnv } from "./lib/http/env.ts";
 import { HttpProblem, problem } from "./lib/http/errors.ts";
 import { domainErrorResponse } from "./lib/http/problem_map.ts";
@@ -186,7 +187,8 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     platformClient,
   };
   // One orchestrator per app: its scheduled ticks and manual passes share one guard.
-  const orchestrator = new Orchestrator(services);
+  const passes = new PassLog(kv);
+  const orchestrator = new Orchestrator(services, passes);
   const ctx: RouteContext = { ...services, routes, orchestrator };
 
   hono.onError(onError);
@@ -202,7 +204,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
 
   registerHealth(ctx);
   registerConsole(ctx);
-  registerStatus(ctx, orchestratorState);
+  registerStatus(ctx, orchestratorState, passes);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx, orchestratorState);
   registerEvents(
@@ -230,6 +232,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
 
   config.watch();
   orchestratorState.watch();
+  passes.watch();
   return {
     fetch: (req, info) => hono.fetch(req, info ? new ServeBindings(info) : {}),
     hono,
@@ -238,7 +241,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     close: async () => {
       clearInterval(denialTimer);
       await writeDenialSummaries(true);
-      await Promise.all([config.close(), orchestratorState.close()]);
+      await Promise.all([config.close(), orchestratorState.close(), passes.close()]);
       await events.drain();
       platformClient?.close();
     },

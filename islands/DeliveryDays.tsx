@@ -30,6 +30,28 @@ export const STEP_ACTIONS: StepAction[] = STEP_TABLE.map((row) => ({
   ...(row.step === "submit" ? { confirm: true } : {}),
 }));
 
+/** What `POST /v1/orchestrate` answers: per day, the steps run and the one that failed. */
+export interface PassReportBody {
+  days: { delivery_day: string; ran: string[]; failed?: { step: string; error: string } }[];
+}
+
+/**
+ * What a manual pass did, in words: per day the steps it ran and a failure with its reason
+ * ("2026-11-25: aggregate, publish, submit · 2026-11-26: publish failed: …"), or that there
+ * was nothing to do.
+ */
+export function passSummary(label: string, report: PassReportBody): { ok: boolean; text: string } {
+  if (!report.days.length) {
+    return { ok: true, text: `${label}: nothing to do, every day is up to date.` };
+  }
+  const parts = report.days.map((d) => {
+    const ran = d.ran.length ? d.ran.join(", ") : "";
+    const failed = d.failed ? `${d.failed.step} failed: ${d.failed.error}` : "";
+    return `${d.delivery_day}: ${[ran, failed].filter(Boolean).join("; ")}`;
+  });
+  return { ok: report.days.every((d) => !d.failed), text: `${label}: ${parts.join(" · ")}` };
+}
+
 /** The day to chart when none is chosen: the first whose gate closure is ahead, else the last. */
 export function defaultDay(days: DayOverview[]): string | null {
   return (days.find((d) => !d.gate_closure_passed) ?? days[days.length - 1])?.delivery_day ??
@@ -112,8 +134,10 @@ export function DeliveryDays() {
     busy.value = label;
     note.value = null;
     try {
-      await api("POST", path);
-      note.value = { ok: true, text: `${label}: done.` };
+      const answer = await api<unknown>("POST", path);
+      note.value = path === "/v1/orchestrate"
+        ? passSummary(label, answer as PassReportBody)
+        : { ok: true, text: `${label}: done.` };
     } catch (err) {
       const why = err instanceof ApiError
         ? `${err.status ? `(${err.status}) ` : ""}${err.detail}`

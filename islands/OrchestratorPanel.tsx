@@ -11,7 +11,8 @@ import { ConfirmButton } from "../components/ConfirmButton.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { formatBytes } from "../lib/console/format.ts";
-import { api, apiKey, feed, isRefusal } from "../lib/console/session.ts";
+import { passHealth } from "../lib/console/pass_health.ts";
+import { api, apiKey, feed, isRefusal, now } from "../lib/console/session.ts";
 import type { OrchestratorState, StatusBody } from "../lib/console/types.ts";
 
 /** One line on the security posture, in words. */
@@ -80,7 +81,12 @@ export function OrchestratorPanel() {
     busy.value = true;
     try {
       const next = await api<OrchestratorState>("POST", `/v1/console/${verb}`);
-      if (status.value) status.value = { ...status.value, orchestrator: next };
+      if (status.value) {
+        status.value = {
+          ...status.value,
+          orchestrator: { ...status.value.orchestrator, ...next },
+        };
+      }
       error.value = null;
     } catch (err) {
       error.value = err instanceof ApiError ? `Could not ${verb}: ${err.detail}` : String(err);
@@ -92,16 +98,26 @@ export function OrchestratorPanel() {
   const st = status.value;
   const o = st?.orchestrator;
   const state = o?.state ?? "unknown";
+  const health = o ? passHealth(o, now.value) : undefined;
+  const tone = health && health.tone !== "stopped" ? health.tone : state;
   return (
     <div class="orch">
       <div class="orch-row">
-        <span class={`pill pill-${state}`} role="status" aria-live="polite" data-state={state}>
+        <span
+          class={`pill pill-${tone}`}
+          role="status"
+          aria-live="polite"
+          data-state={state}
+          data-health={health?.tone ?? "unknown"}
+        >
           <span class="dot" aria-hidden="true" />
           {state === "running"
             ? "Orchestrator running"
             : state === "stopped"
             ? "Orchestrator stopped"
             : "Orchestrator: unknown"}
+          {health?.text && (health.tone === "amber" || health.tone === "red") &&
+            ` · ${health.text}`}
         </span>
         <span class="pill-note">
           {state === "running"
@@ -116,6 +132,23 @@ export function OrchestratorPanel() {
               {" · since "}
               <LocalTime iso={o.changed_at} />
               {o.changed_by ? ` by ${o.changed_by}` : ""}
+            </>
+          )}
+          {o?.last_pass && (
+            <>
+              {" · last pass "}
+              <LocalTime iso={o.last_pass.finished_at} />
+              {` (${o.last_pass.by}): ${
+                o.last_pass.outcome.replaceAll("_", " ")
+              }, ${o.last_pass.steps_run} step${
+                o.last_pass.steps_run === 1 ? "" : "s"
+              } run, ${o.last_pass.steps_failed} failed`}
+            </>
+          )}
+          {o?.next_pass_at && (
+            <>
+              {" · next "}
+              <LocalTime iso={o.next_pass_at} />
             </>
           )}
         </span>

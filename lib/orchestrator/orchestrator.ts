@@ -21,6 +21,8 @@ import type { Settings } from "../settings.ts";
 import { readOrchestratorState } from "./state.ts";
 import { plannedSteps, stepNeeded } from "./step_selection.ts";
 import { KEYS } from "../store/keys.ts";
+import type { LastPass } from "../wire/orchestrator.ts";
+import { type PassLog, passOutcome } from "./passes.ts";
 
 /**
  * What the orchestrator uses of the app's services: what its steps use ({@link StepServices}),
@@ -62,12 +64,17 @@ async function stillNeeded(kv: Deno.Kv, day: string, step: RunnableStep): Promis
  */
 export class Orchestrator {
   #ctx: OrchestratorServices;
+  #passes: PassLog | undefined;
   /** The pass under way in this app, with who started it and when. */
   #running: { by: string; since: string } | undefined;
 
-  /** @param ctx the app's services (those of {@link OrchestratorServices}) */
-  constructor(ctx: OrchestratorServices) {
+  /**
+   * @param ctx the app's services (those of {@link OrchestratorServices})
+   * @param passes where every finished pass is recorded (its health shows in the status)
+   */
+  constructor(ctx: OrchestratorServices, passes?: PassLog) {
     this.#ctx = ctx;
+    this.#passes = passes;
   }
 
   /**
@@ -118,12 +125,38 @@ export class Orchestrator {
     return await this.#guarded(by, () => runPass(this.#ctx, by));
   }
 
-  async #guarded<T>(by: string, fn: () => Promise<T>): Promise<T> {
-    this.#running = { by, since: new Date(this.#ctx.clock.now()).toISOString() };
+  async #guarded(by: string, fn: () => Promise<PassReport>): Promise<PassReport> {
+    const startedAt = new Date(this.#ctx.clock.now()).toISOString();
+    this.#running = { by, since: startedAt };
     try {
-      return await fn();
+      const report = await fn();
+      await this.#record(by, startedAt, passOutcome(report));
+      return report;
+    } catch (err) {
+      await this.#record(by, startedAt, { outcome: "failed", steps_run: 0, steps_failed: 0 });
+      throw err;
     } finally {
       this.#running = undefined;
+    }
+  }
+
+  /** Records a finished pass; a failure to record is logged, never the pass's failure. */
+  async #record(
+    by: string,
+    startedAt: string,
+    result: Pick<LastPass, "outcome" | "steps_run" | "steps_failed">,
+  ): Promise<void> {
+    if (!this.#passes) return;
+    const pass: LastPass = {
+      started_at: startedAt,
+      finished_at: new Date(this.#ctx.clock.now()).toISOString(),
+      by,
+      ...result,
+    };
+    try {
+      await this.#passes.record(pass);
+    } catch (err) {
+      this.#ctx.log.error("orchestration_error", "the pass could not be recorded", err);
     }
   }
 

@@ -51,6 +51,8 @@ export const KEYS = {
 
   /** Orchestrator `running`/`stopped`. Owner: `lib/orchestrator/state.ts`. */
   orchestrator: ["orchestrator"] as Deno.KvKey,
+  /** The last finished pass and the failed passes in a row. Owner: `lib/orchestrator/passes.ts`. */
+  orchestratorPasses: ["orchestrator_passes"] as Deno.KvKey,
   /** The orchestrator's lease of one minute across replicas. Owner: `lib/orchestrator/orchestrator.ts`. */
   orchestratorLease: (minute: number): Deno.KvKey => ["leases", "orchestrator", minute],
 

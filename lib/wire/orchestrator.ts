@@ -21,3 +21,42 @@ export const OrchestratorStateSchema = z.object({
 });
 /** The orchestrator state object. */
 export type OrchestratorState = z.infer<typeof OrchestratorStateSchema>;
+
+/** What a finished pass did: `ok` ran steps and none failed; `partial` ran some, some failed. */
+export const PassOutcome = z.enum(["ok", "partial", "failed", "nothing_to_do"]);
+/** One of {@link PassOutcome}. */
+export type PassOutcome = z.infer<typeof PassOutcome>;
+
+/** The last finished orchestrator pass (scheduled or manual). */
+export const LastPassSchema = z.object({
+  /** ISO-8601 UTC. */
+  started_at: z.string(),
+  /** ISO-8601 UTC. */
+  finished_at: z.string(),
+  /** `orchestrator` for a scheduled pass, else the caller who ran it. */
+  by: z.string(),
+  outcome: PassOutcome,
+  steps_run: z.number().int(),
+  steps_failed: z.number().int(),
+});
+/** The last finished orchestrator pass. */
+export type LastPass = z.infer<typeof LastPassSchema>;
+
+/** Stored pass health: the last pass and how many passes in a row failed. */
+export const PassHealthSchema = z.object({
+  last_pass: LastPassSchema,
+  /** Passes in a row whose outcome was `failed` (0 after any other outcome). */
+  failed_in_a_row: z.number().int(),
+});
+/** Stored pass health. */
+export type PassHealth = z.infer<typeof PassHealthSchema>;
+
+/** The orchestrator part of the status body: its state and its passes' health. */
+export const OrchestratorStatusSchema = OrchestratorStateSchema.extend({
+  last_pass: LastPassSchema.nullable(),
+  failed_passes_in_a_row: z.number().int(),
+  /** When the next scheduled pass is due (ISO-8601 UTC); `null` while stopped. */
+  next_pass_at: z.string().nullable(),
+});
+/** The orchestrator part of the status body. */
+export type OrchestratorStatus = z.infer<typeof OrchestratorStatusSchema>;

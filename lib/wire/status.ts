@@ -5,12 +5,12 @@
  * @module
  */
 import { z } from "zod";
-import { OrchestratorStateSchema } from "./orchestrator.ts";
+import { OrchestratorStatusSchema } from "./orchestrator.ts";
 
 /** Response body of the status endpoint. */
 export const StatusBodySchema = z.object({
   version: z.string(),
-  orchestrator: OrchestratorStateSchema,
+  orchestrator: OrchestratorStatusSchema,
   security: z.object({
     credential_types: z.array(z.enum(["api_key", "bearer"])),
     /** Distinct caller names per scope. */

@@ -162,8 +162,25 @@ Deno.test({
       }));
     await page.route(/\/v1\/(delivery-days\/[^/]+\/(aggregate|submit)|orchestrate)$/, (r) => {
       posted.push(new URL(r.request().url()).pathname);
-      return r.request().url().endsWith("/submit")
-        ? json(r, 409, { detail: "Gate closure for this day has passed; nothing was submitted." })
+      const url = r.request().url();
+      if (url.endsWith("/submit")) {
+        return json(r, 409, {
+          detail: "Gate closure for this day has passed; nothing was submitted.",
+        });
+      }
+      // A manual pass answers what it ran per day and step.
+      return url.endsWith("/orchestrate")
+        ? json(r, 200, {
+          started_at: new Date(now).toISOString(),
+          days: [
+            { delivery_day: days[1].delivery_day, ran: ["aggregate", "publish"] },
+            {
+              delivery_day: days[2].delivery_day,
+              ran: [],
+              failed: { step: "publish", error: "sFTP 127.0.0.1:22 refused the connection" },
+            },
+          ],
+        })
         : json(r, 200, { ok: true });
     });
 
@@ -213,7 +230,11 @@ Deno.test({
       );
       await page.getByRole("button", { name: "Run orchestrator now…" }).click();
       await page.getByRole("button", { name: "Yes, run it now" }).click();
-      await page.getByText("Orchestrate: done.").waitFor();
+      await page.getByText(
+        `Orchestrate: ${days[1].delivery_day}: aggregate, publish · ${
+          days[2].delivery_day
+        }: publish failed: sFTP 127.0.0.1:22 refused the connection`,
+      ).waitFor();
     });
 
     await t.step("dark scheme", async () => {

@@ -21,7 +21,15 @@ Deno.test("status shows posture and never a secret", async () => {
     assert.equal(r.status, 200);
     const body = r.body as Record<string, Record<string, unknown>>;
     assert.equal(body.version, "0.4.0");
-    assert.deepEqual(body.orchestrator, { state: "stopped", changed_at: null, changed_by: null });
+    // The state, and the health of the passes (none yet; none due while stopped).
+    assert.deepEqual(body.orchestrator, {
+      state: "stopped",
+      changed_at: null,
+      changed_by: null,
+      last_pass: null,
+      failed_passes_in_a_row: 0,
+      next_pass_at: null,
+    });
     assert.deepEqual(body.security, {
       credential_types: ["api_key", "bearer"],
       api_key_callers: { external: 1, process: 1 },

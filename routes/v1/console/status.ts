@@ -16,13 +16,19 @@ import type { EffectiveConfig } from "../../../lib/config/fields.ts";
 import { json } from "../../../lib/http/respond.ts";
 import type { OrchestratorState, OrchestratorStateStore } from "../../../lib/orchestrator/state.ts";
 import { publishTarget } from "../../../lib/pipeline/publish.ts";
+import type { PassLog } from "../../../lib/orchestrator/passes.ts";
+import type { PassHealth } from "../../../lib/wire/orchestrator.ts";
 import { VERSION } from "../../../lib/version.ts";
 
 /**
  * Registers the status endpoint.
  * @param orchestrator the app's cached orchestrator state (the one start/stop write through)
  */
-export function registerStatus(ctx: RouteContext, orchestrator: OrchestratorStateStore): void {
+export function registerStatus(
+  ctx: RouteContext,
+  orchestrator: OrchestratorStateStore,
+  passes: PassLog,
+): void {
   const s = ctx.settings;
   const callers = ctx.keys.callersPerScope();
   const credentialTypes: ("api_key" | "bearer")[] = [];
@@ -63,20 +69,39 @@ export function registerStatus(ctx: RouteContext, orchestrator: OrchestratorStat
   }, () => {
     const state = orchestrator.peek();
     const cfg = ctx.config.peekSnapshot();
-    if (state && cfg) return json(body(state, cfg));
-    return Promise.all([orchestrator.current(), ctx.config.snapshot()])
-      .then(([st, c]) => json(body(st, c)));
+    const health = passes.peek();
+    if (state && cfg && health !== undefined) return json(body(state, cfg, health));
+    return Promise.all([orchestrator.current(), ctx.config.snapshot(), passes.current()])
+      .then(([st, c, h]) => json(body(st, c, h)));
   });
 
-  // The JSON text of the last (state, config) pair: both are shared objects that stay the same
-  // while nothing changes, so a hot status route serialises once.
-  let last: { state: object; cfg: object; text: string } | undefined;
-  const body = (state: Readonly<OrchestratorState>, cfg: Readonly<EffectiveConfig>): string => {
-    if (last && last.state === state && last.cfg === cfg) return last.text;
+  // The JSON text of the last (state, config, passes, minute): shared objects that stay the same
+  // while nothing changes, so a hot status route serialises once a minute at most.
+  let last:
+    | { state: object; cfg: object; health: object | null; minute: number; text: string }
+    | undefined;
+  const body = (
+    state: Readonly<OrchestratorState>,
+    cfg: Readonly<EffectiveConfig>,
+    health: Readonly<PassHealth> | null,
+  ): string => {
+    const minute = Math.floor(ctx.clock.now() / 60_000);
+    if (
+      last && last.state === state && last.cfg === cfg && last.health === health &&
+      last.minute === minute
+    ) return last.text;
     const target = publishTarget(cfg);
     const text = JSON.stringify({
       version: VERSION,
-      orchestrator: state,
+      orchestrator: {
+        ...state,
+        last_pass: health?.last_pass ?? null,
+        failed_passes_in_a_row: health?.failed_in_a_row ?? 0,
+        // The cron ticks at every minute; while stopped no pass is due.
+        next_pass_at: state.state === "running"
+          ? new Date((minute + 1) * 60_000).toISOString()
+          : null,
+      },
       security,
       storage: {
         kv: kvKind,
@@ -84,7 +109,7 @@ export function registerStatus(ctx: RouteContext, orchestrator: OrchestratorStat
         outbox_dir: target === "outbox" ? cfg.outbox_dir : null,
       },
     });
-    last = { state, cfg, text };
+    last = { state, cfg, health, minute, text };
     return text;
   };
 }
