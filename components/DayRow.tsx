@@ -38,7 +38,11 @@ export function DayRow(p: DayRowProps) {
   const li = d.last_input;
   const tz = p.timeZone;
   return (
-    <tr class={p.selected ? "selected" : undefined} data-day={d.delivery_day}>
+    <tr
+      class={p.selected ? "selected" : undefined}
+      data-day={d.delivery_day}
+      data-warning={d.warnings?.length ? "true" : undefined}
+    >
       <th scope="row">
         <button
           type="button"
@@ -52,6 +56,16 @@ export function DayRow(p: DayRowProps) {
         {d.quarter_hours !== 96 && (
           <Badge tone="info" title="daylight-saving change">{d.quarter_hours} QH</Badge>
         )}
+        {(d.warnings ?? []).map((w) => (
+          <Badge
+            key={w.code}
+            tone="warn"
+            title={`${(w.share * 100).toFixed(1)} % of the day's market locations have no forecast`}
+          >
+            {w.market_locations} without forecast
+          </Badge>
+        ))}
+        {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
       </th>
       <td>
         <Countdown iso={d.gate_closure} timeZone={tz} />

@@ -52,6 +52,7 @@ export interface FieldDef {
 
 const list = (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean);
 const num = (raw: string) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw);
+const decimal = (raw: string) => (/^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw.trim()) : raw);
 
 /** Every runtime-configurable field, by its JSON name. */
 export const CONFIG_FIELDS = {
@@ -176,6 +177,14 @@ export const CONFIG_FIELDS = {
     schema: z.string().min(1).max(512),
     default: "./data/outbox",
     description: "local outbox directory",
+  },
+  min_forecast_coverage: {
+    env: "MIN_FORECAST_COVERAGE",
+    schema: z.number().min(0).max(1),
+    default: 0,
+    fromEnv: decimal,
+    description:
+      "least share (0–1) of a day's market locations with a forecast; below it submission is refused",
   },
   orchestrator_horizon_days: {
     env: "ORCHESTRATOR_HORIZON_DAYS",

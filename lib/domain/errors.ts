@@ -36,6 +36,7 @@ export type ErrorCode =
   | "ERR_SCHEDULE_PARTIES_MISSING"
   | "ERR_SUBMISSION_IN_FLIGHT"
   | "ERR_PASS_RUNNING"
+  | "ERR_FORECAST_COVERAGE"
   | "ERR_PUBLISH_FAILED"
   | "ERR_SUBMIT_FAILED"
   | "ERR_FORECAST_INVALID"
@@ -95,6 +96,14 @@ export class SubmissionInFlight extends DomainError {
   constructor(message: string) {
     super("ERR_SUBMISSION_IN_FLIGHT", "refused", message);
     this.name = "SubmissionInFlight";
+  }
+}
+
+/** Too few market locations of the day have a forecast (`min_forecast_coverage`): not submitted. */
+export class CoverageTooLow extends DomainError {
+  constructor(message: string) {
+    super("ERR_FORECAST_COVERAGE", "refused", message);
+    this.name = "CoverageTooLow";
   }
 }
 

@@ -99,6 +99,7 @@ export async function aggregateDay(
       areas,
       counts,
     };
+    if (state.failures) delete state.failures.aggregated; // a success clears the step's failure
     state.steps.aggregated = {
       version,
       at: aggregate.computed_at,
@@ -114,4 +115,17 @@ export async function aggregateDay(
   return result ?? (() => {
     throw new Error(`aggregation of ${day} wrote nothing`);
   })();
+}
+
+/**
+ * How many of the day's market locations (in active control areas) have a forecast: `with`,
+ * `missing`, `of` (both together) and `share` (`with / of`; 1 for a day without any).
+ */
+export function forecastCoverage(
+  counts: { market_locations: number; missing_forecast: number } | undefined,
+): { with: number; missing: number; of: number; share: number } {
+  const withForecast = counts?.market_locations ?? 0;
+  const missing = counts?.missing_forecast ?? 0;
+  const of = withForecast + missing;
+  return { with: withForecast, missing, of, share: of === 0 ? 1 : withForecast / of };
 }

@@ -192,6 +192,7 @@ export function overview(
     const st = staleness(state, name);
     steps[name] = rec && st ? { ...rec, stale: st.stale, stale_reason: st.reason } : null;
   }
+  const warnings = coverageWarnings(state.steps.aggregated?.detail);
   const failures = {} as Record<StepName, StepFailure | null>;
   for (const name of STEPS) failures[name] = state.failures?.[name] ?? null;
   return {
@@ -202,6 +203,7 @@ export function overview(
     input_version: state.input_version,
     last_input: state.last_input,
     steps,
+    warnings,
     failures,
   };
 }
@@ -211,4 +213,21 @@ export async function listDays(kv: Deno.Kv): Promise<DayState[]> {
   const out: DayState[] = [];
   for await (const e of kv.list<DayState>({ prefix: KEYS.days })) out.push(e.value);
   return out;
+}
+
+/**
+ * The completeness warning of a day from its latest aggregate's counts: market locations (in
+ * active control areas) without any forecast, and their share of the day's market locations.
+ */
+export function coverageWarnings(
+  detail: Record<string, unknown> | undefined,
+): DayOverview["warnings"] {
+  const missing = Number(detail?.missing_forecast ?? 0);
+  const withForecast = Number(detail?.market_locations ?? 0);
+  if (!(missing > 0)) return [];
+  return [{
+    code: "missing_forecasts",
+    market_locations: missing,
+    share: Math.round((missing / (missing + withForecast)) * 10_000) / 10_000,
+  }];
 }

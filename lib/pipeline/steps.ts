@@ -51,8 +51,11 @@ export async function runStep(
           nowMs,
           activeAreas: cfg.active_control_areas,
         });
+        const missing = agg.counts.missing_forecast;
         await ctx.events.append({
           kind: stepRow("aggregate").event,
+          // Market locations left without a forecast: the operator must see it, not just read it.
+          level: missing > 0 ? "warning" : "info",
           message:
             `Aggregated ${day} (version ${agg.version}): ${agg.counts.market_locations} market locations in ${
               Object.keys(agg.areas).length

@@ -17,11 +17,17 @@ import {
 import type { Clock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
-import { DomainError, NotAggregated, NotConfigured, SubmissionInFlight } from "../domain/errors.ts";
+import {
+  CoverageTooLow,
+  DomainError,
+  NotAggregated,
+  NotConfigured,
+  SubmissionInFlight,
+} from "../domain/errors.ts";
 import { assertBeforeGateClosure } from "./forecasts.ts";
 import { retryKv } from "../store/kv.ts";
 import type { TextRedactor } from "../store/redactor.ts";
-import { type Aggregate, readAggregate } from "./aggregate.ts";
+import { type Aggregate, forecastCoverage, readAggregate } from "./aggregate.ts";
 import { readDay, recordStep } from "./day_state.ts";
 import { KEYS } from "../store/keys.ts";
 
@@ -127,6 +133,16 @@ export async function submitDay(
   const agg = await readAggregate(kv, day);
   if (!agg) {
     throw new NotAggregated(day, "submit");
+  }
+  const coverage = forecastCoverage(agg.counts);
+  if (coverage.share < cfg.min_forecast_coverage) {
+    throw new CoverageTooLow(
+      `Only ${coverage.with} of ${coverage.of} market locations of ${day} have a forecast (${
+        (coverage.share * 100).toFixed(1)
+      } %, below min_forecast_coverage ${
+        cfg.min_forecast_coverage * 100
+      } %): ${coverage.missing} without one; nothing was submitted.`,
+    );
   }
   const key = idempotencyKey(day, agg.version);
   const budgetMs = cfg.market_platform_timeout_seconds * 1000;

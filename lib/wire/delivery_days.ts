@@ -76,6 +76,15 @@ export const DayOverviewSchema = z.object({
     submitted: StepViewSchema.nullable(),
   }),
   /**
+   * What the operator must know about the day's data: today market locations left without any
+   * forecast by the latest aggregate (`share`: of the day's market locations, 0–1).
+   */
+  warnings: z.array(z.object({
+    code: z.literal("missing_forecasts"),
+    market_locations: z.number().int(),
+    share: z.number(),
+  })),
+  /**
    * Per step, the last failed attempt since its last success (`null`: none). Beside `steps`,
    * because a step that never succeeded has no record there but may well have failed.
    */

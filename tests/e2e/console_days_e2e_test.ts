@@ -53,6 +53,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: step(3, now - 23 * H),
         submitted: step(3, now - 22 * H),
       },
+      warnings: [],
       failures: NO_FAILURES,
     },
     {
@@ -73,6 +74,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: step(4, now - 3 * H, "newer forecast for 12 market locations at 10:41"),
         submitted: null,
       },
+      warnings: [],
       failures: NO_FAILURES,
     },
     {
@@ -88,6 +90,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: null,
         submitted: null,
       },
+      warnings: [],
       failures: NO_FAILURES,
     },
   ];

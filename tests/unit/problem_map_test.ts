@@ -45,6 +45,7 @@ Deno.test("code → status: the table of docs/architecture.md, every code", () =
     ERR_SCHEDULE_PARTIES_MISSING: 409,
     ERR_SUBMISSION_IN_FLIGHT: 409,
     ERR_PASS_RUNNING: 409,
+    ERR_FORECAST_COVERAGE: 409,
     ERR_PUBLISH_FAILED: 502,
     ERR_SUBMIT_FAILED: 502,
     ERR_FORECAST_INVALID: 422,
