@@ -3,7 +3,7 @@
  * the machine-readable `datetime` attribute.
  * @module
  */
-import { formatLocal, formatLocalFull, formatUtc } from "../lib/console/format.ts";
+import { formatLocal, formatLocalFull, formatUtc, MARKET_ZONE } from "../lib/console/format.ts";
 import { now, today } from "../lib/console/session.ts";
 
 /** Props of {@link LocalTime}. */
@@ -12,13 +12,18 @@ export interface LocalTimeProps {
   iso: string;
   /** Always show the date (default: only when it is not today). */
   full?: boolean;
-  /** Time zone (default: the browser's); for tests. */
+  /** Time zone (default: Europe/Berlin, the market's time; the browser's own is in the tooltip). */
   timeZone?: string;
 }
 
 /** `<time>` with the local wall-clock time and the UTC instant as its tooltip. */
 export function LocalTime({ iso, full, timeZone }: LocalTimeProps) {
   void today.value; // re-render when the local day changes
-  const text = full ? formatLocalFull(iso, timeZone) : formatLocal(iso, now.peek(), timeZone);
-  return <time dateTime={iso} title={formatUtc(iso)}>{text}</time>;
+  const zone = timeZone ?? MARKET_ZONE;
+  const text = full ? formatLocalFull(iso, zone) : formatLocal(iso, now.peek(), zone);
+  return (
+    <time dateTime={iso} title={`${formatLocalFull(iso)} your time · ${formatUtc(iso)}`}>
+      {text}
+    </time>
+  );
 }

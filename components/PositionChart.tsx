@@ -5,7 +5,8 @@
  * needs no `style` attribute. Hovering a quarter-hour shows every area's value.
  * @module
  */
-import { formatMw } from "../lib/console/format.ts";
+import { areaTotals } from "../lib/pipeline/totals.ts";
+import { formatMw, formatMwh } from "../lib/console/format.ts";
 import type { OpenPosition } from "../lib/console/types.ts";
 
 const W = 960;
@@ -72,6 +73,9 @@ export function PositionChart({ position }: { position: OpenPosition }) {
             <text x={x(i)} y={H - 6} text-anchor="middle">{text}</text>
           </g>
         ))}
+        <text class="axis-label" x={4} y={M.top + 2} text-anchor="start">
+          MW (consumption +, generation −)
+        </text>
         {areas.map((a, k) => (
           <polyline key={a} class={`series s${k % 6}`} points={line(position.areas[a])} />
         ))}
@@ -90,10 +94,16 @@ export function PositionChart({ position }: { position: OpenPosition }) {
         <ul class="legend">
           {areas.map((a, k) => {
             const v = position.areas[a];
+            const t = areaTotals(v);
             return (
               <li key={a}>
                 <span class={`swatch s${k % 6}`} aria-hidden="true" />
                 <span class="mono">{a}</span>{" "}
+                <span class="totals">
+                  purchase {formatMwh(t.purchase_mwh)} MWh · sale {formatMwh(t.sale_mwh)} MWh · peak
+                  {" "}
+                  {formatMw(t.peak_mw)} MW
+                </span>{" "}
                 <span class="muted">
                   min {formatMw(Math.min(...v))} · max {formatMw(Math.max(...v))} MW
                 </span>

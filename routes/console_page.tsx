@@ -46,6 +46,9 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
           <div class="brand">
             <span class="brand-name">Scheduling bridge</span>
             <span class="muted">operator console</span>
+            <span class="muted zone-note" title="hover a time for your own zone and UTC">
+              times: Europe/Berlin
+            </span>
           </div>
           <nav class="sections" aria-label="Sections">
             <a href="#days">Delivery days</a>

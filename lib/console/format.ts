@@ -9,6 +9,9 @@
  * @module
  */
 
+/** The market's time zone: every market time in the console is shown in it (docs/architecture.md, "Console"). */
+export const MARKET_ZONE = "Europe/Berlin";
+
 const parts = new Map<string, Intl.DateTimeFormat>();
 
 function wall(ms: number, timeZone?: string): Record<string, string> {
@@ -99,4 +102,9 @@ export function formatBerlinHm(iso: string): string {
   if (Number.isNaN(ms)) return iso;
   const w = wall(ms, "Europe/Berlin");
   return `${w.hour}:${w.minute}`;
+}
+
+/** MWh with one decimal and a thin thousands grouping ("1,234.5"). */
+export function formatMwh(v: number): string {
+  return v.toLocaleString("en-GB", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }

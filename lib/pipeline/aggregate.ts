@@ -11,6 +11,7 @@ import { type DayState, updateDay } from "./day_state.ts";
 import { addForecastTo, forecastsOfDay } from "./forecasts.ts";
 import { listMarketLocations } from "./market_locations.ts";
 import { KEYS } from "../store/keys.ts";
+import { areaTotals } from "./totals.ts";
 
 /** A stored aggregate: the open position of one delivery day. */
 export interface Aggregate {
@@ -104,7 +105,12 @@ export async function aggregateDay(
       version,
       at: aggregate.computed_at,
       by: opts.by,
-      detail: { ...counts, areas: opts.activeAreas.length },
+      detail: {
+        ...counts,
+        areas: opts.activeAreas.length,
+        // Energy (MWh) and peak (MW) per control area, for the overview.
+        totals: Object.fromEntries(Object.entries(areas).map(([a, mw]) => [a, areaTotals(mw)])),
+      },
     };
     return {
       state,

@@ -203,6 +203,7 @@ export function overview(
     input_version: state.input_version,
     last_input: state.last_input,
     steps,
+    totals: (state.steps.aggregated?.detail?.totals ?? {}) as DayOverview["totals"],
     warnings,
     failures,
   };

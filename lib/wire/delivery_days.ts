@@ -76,6 +76,15 @@ export const DayOverviewSchema = z.object({
     submitted: StepViewSchema.nullable(),
   }),
   /**
+   * Per control area of the latest aggregate: energy in MWh (purchase = the positive
+   * quarter-hours, sale = the magnitude of the negative ones) and the peak in MW (signed); `{}`
+   * before the first aggregate.
+   */
+  totals: z.record(
+    z.string(),
+    z.object({ purchase_mwh: z.number(), sale_mwh: z.number(), peak_mw: z.number() }),
+  ),
+  /**
    * What the operator must know about the day's data: today market locations left without any
    * forecast by the latest aggregate (`share`: of the day's market locations, 0–1).
    */

@@ -53,6 +53,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: step(3, now - 23 * H),
         submitted: step(3, now - 22 * H),
       },
+      totals: {},
       warnings: [],
       failures: NO_FAILURES,
     },
@@ -74,6 +75,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: step(4, now - 3 * H, "newer forecast for 12 market locations at 10:41"),
         submitted: null,
       },
+      totals: {},
       warnings: [],
       failures: NO_FAILURES,
     },
@@ -90,6 +92,7 @@ export function daysFixture(now: number): DayOverview[] {
         published: null,
         submitted: null,
       },
+      totals: {},
       warnings: [],
       failures: NO_FAILURES,
     },
@@ -196,10 +199,14 @@ Deno.test({
         await row.waitFor();
         await row.getByText("newer forecast for 12 market locations at 10:41").first().waitFor();
         assert.equal(await row.locator(".badge", { hasText: "stale" }).count(), 2);
-        assert.match(await row.locator(".countdown").innerText(), /^in 3 h 1[12] min$/);
+        // The gate closure's clock time in Berlin beside the countdown.
+        assert.match(
+          await row.locator(".countdown").innerText(),
+          /^\d{2}:\d{2} Berlin · in 3 h 1[12] min$/,
+        );
         assert.match(
           await page.locator(`tr[data-day="${days[0].delivery_day}"] .countdown`).innerText(),
-          /^passed/,
+          /^\d{2}:\d{2} Berlin · passed/,
         );
         assert.equal(await page.locator('tr[data-day="2027-03-28"] .badge').innerText(), "92 QH");
         // The first day whose gate closure is ahead is selected and charted.

@@ -21,6 +21,7 @@ import {
   step,
 } from "../support/day_ahead_rig.ts";
 import { AREAS } from "../support/portfolio.ts";
+import { areaTotals } from "../../lib/pipeline/totals.ts";
 
 Deno.test("missing forecasts: warning with count and share, warning event, submission refused below the minimum", async () => {
   const r = await rig(BEFORE_GC, { MIN_FORECAST_COVERAGE: "0.9" });
@@ -36,6 +37,16 @@ Deno.test("missing forecasts: warning with count and share, warning event, submi
       market_locations: 1,
       share: 0.3333,
     }]);
+    // Totals per control area: the same arithmetic as the open position's quarter-hours.
+    const pos = await call(`${r.s.url}/v1/delivery-days/${DAY}/open-position`, { headers: proc });
+    const areas = (pos.body as { areas: Record<string, number[]> }).areas;
+    const totals = (await dayView(r.s, DAY) as unknown as {
+      totals: Record<string, { purchase_mwh: number; sale_mwh: number; peak_mw: number }>;
+    }).totals;
+    assert.deepEqual(Object.keys(totals).sort(), Object.keys(areas).sort());
+    for (const [area, mw] of Object.entries(areas)) assert.deepEqual(totals[area], areaTotals(mw));
+    // 100 kW at Amprion all day (96 quarter-hours) = 2.4 MWh bought, peak 0.1 MW.
+    assert.deepEqual(totals[AREAS.amprion], { purchase_mwh: 2.4, sale_mwh: 0, peak_mw: 0.1 });
     const event = (await storedEvents(r.s.kv)).find((e) => e.kind === "positions_aggregated");
     assert.equal(event?.level, "warning");
     assert.match(String(event?.message), /1 without forecast/);

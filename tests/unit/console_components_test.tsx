@@ -44,7 +44,11 @@ Deno.test("EventRow: path, message and caller with markup are escaped text", () 
   assert.match(html, /GET \/v1\/&lt;img src=x onerror=window.__xss=1>/);
   assert.match(html, /caller &lt;b>mallory&lt;\/b> · \/v1\/&lt;img/);
   assert.match(html, /class="ev lvl-warning" data-id="7" data-kind="access_denied"/);
-  assert.match(html, /<time datetime="2025-06-02T08:41:05Z" title="2025-06-02 08:41:05 UTC">/);
+  // Market time (Europe/Berlin) shown; the reader's own zone and UTC in the tooltip.
+  assert.match(
+    html,
+    /<time datetime="2025-06-02T08:41:05Z" title="[^"]* your time · 2025-06-02 08:41:05 UTC">2025-06-02 10:41<\/time>/,
+  );
   assert.match(html, />06-02 10:41<\/time>|>2025-06-02 10:41<\/time>/);
 });
 
@@ -96,6 +100,7 @@ const day: DayOverview = {
   input_version: 2,
   last_input: { at: "2025-10-25T07:00:00Z", by: "acme", market_locations: 1, source: "generated" },
   steps: { forecast: null, aggregated: null, published: null, submitted: null },
+  totals: {},
   warnings: [],
   failures: { forecast: null, aggregated: null, published: null, submitted: null },
 };
@@ -179,6 +184,10 @@ Deno.test("PositionChart: one step line per area, axis labels, legend with min/m
   assert.equal(html.match(/<rect /g)?.length, 96);
   assert.match(html, />03:00<\/text>/);
   assert.match(html, /min −47.5 · max 0 MW/);
+  assert.match(html, /MW \(consumption \+, generation −\)<\/text>/, "the axis says the sign rule");
+  // Σ 0..95 MW × 0.25 h = 1,140 MWh bought; Σ 0..47.5 MW × 0.25 h = 570 MWh sold.
+  assert.match(html, /purchase 1,140.0 MWh · sale 0.0 MWh · peak\s*(<!-- -->)?\s*95 MW/);
+  assert.match(html, /purchase 0.0 MWh · sale 570.0 MWh · peak\s*(<!-- -->)?\s*−47.5 MW/);
   assert.doesNotMatch(html, /style=/);
   const first = /points="([^"]+)"/.exec(html)![1].split(" ");
   assert.equal(first.length, 2 * 96, "two points per quarter-hour: a step line");
