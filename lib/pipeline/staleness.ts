@@ -40,10 +40,12 @@ export function staleness(state: DayState, step: StepName): Staleness | null {
 /** "newer forecast for 12 market locations at 10:41" and the like (time in Europe/Berlin). */
 function whatArrived(li: InputChange): string {
   const n = `${li.market_locations} market location${li.market_locations === 1 ? "" : "s"}`;
-  if (li.source === "master_data") return `master data changed for ${n} at ${hhmm(li.at)}`;
+  if (li.source === "master_data") {
+    return `master data changed for ${n} at ${hhmm(li.at)} Berlin`;
+  }
   return `newer ${li.source === "generated" ? "generated " : ""}forecast for ${n} at ${
     hhmm(li.at)
-  }`;
+  } Berlin`;
 }
 
 function hhmm(iso: string): string {

@@ -174,7 +174,7 @@ Deno.test("master data: a market location moving to another area makes the submi
       assert.equal(stale.steps[name]?.stale, true, name);
       assert.match(
         String(stale.steps[name]?.stale_reason),
-        /^master data changed for 1 market location at 09:15/,
+        /^master data changed for 1 market location at 09:15 Berlin/,
       );
     }
     const pass = await orchestrate(r.s);

@@ -43,7 +43,7 @@ Deno.test("gate closure: 409 with the instant; idempotent re-post; newer forecas
     assert.equal(entry.steps.aggregated.stale, true);
     assert.match(
       entry.steps.aggregated.stale_reason,
-      /^newer forecast for 1 market location at \d{2}:\d{2}/,
+      /^newer forecast for 1 market location at \d{2}:\d{2} Berlin/,
     );
     clock.set(Date.parse("2026-11-22T11:00:00Z")); // 12:00 Berlin, gate closure
     const late = await post(s, { ...f, values: flat(96, 12) });

@@ -241,7 +241,10 @@ Deno.test("orchestrator: runs the missing steps; a newer forecast makes the day 
       delivery_days: { steps: Record<string, { stale: boolean; stale_reason: string }> }[];
     }).delivery_days[0].steps;
     assert.equal(steps.submitted.stale, true);
-    assert.match(steps.submitted.stale_reason, /newer forecast for 1 market location at 09:30/);
+    assert.match(
+      steps.submitted.stale_reason,
+      /newer forecast for 1 market location at 09:30 Berlin/,
+    );
 
     const second = await call(`${r.s.url}/v1/orchestrate`, { method: "POST", headers: proc });
     const d2 = (second.body as { days: { delivery_day: string; ran: string[] }[] }).days.find((d) =>

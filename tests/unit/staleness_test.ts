@@ -38,11 +38,13 @@ const state = (last_input: InputChange | null = change()): DayState => ({
 Deno.test("staleness: a step behind the input version is stale; the reason names what arrived, when, and both versions", () => {
   assert.deepEqual(staleness(state(), "aggregated"), {
     stale: true,
-    reason: "newer forecast for 12 market locations at 10:41 (input version 8, this step has 7)",
+    reason:
+      "newer forecast for 12 market locations at 10:41 Berlin (input version 8, this step has 7)",
   });
   assert.deepEqual(staleness(state(), "published"), {
     stale: true,
-    reason: "newer forecast for 12 market locations at 10:41 (input version 8, this step has 6)",
+    reason:
+      "newer forecast for 12 market locations at 10:41 Berlin (input version 8, this step has 6)",
   });
 });
 
@@ -63,16 +65,16 @@ Deno.test("staleness: the reason names generated forecasts, master data, one loc
   const reason = (li: InputChange) => staleness(state(li), "aggregated")?.reason;
   assert.equal(
     reason(change({ source: "generated", market_locations: 3 })),
-    "newer generated forecast for 3 market locations at 10:41 (input version 8, this step has 7)",
+    "newer generated forecast for 3 market locations at 10:41 Berlin (input version 8, this step has 7)",
   );
   assert.equal(
     reason(change({ source: "master_data", market_locations: 1 })),
-    "master data changed for 1 market location at 10:41 (input version 8, this step has 7)",
+    "master data changed for 1 market location at 10:41 Berlin (input version 8, this step has 7)",
   );
   // CEST: 08:41 UTC is 10:41 in Berlin in July (and 09:41 in November, above).
   assert.equal(
     reason(change({ at: "2026-07-01T08:41:00.000Z", market_locations: 1 })),
-    "newer forecast for 1 market location at 10:41 (input version 8, this step has 7)",
+    "newer forecast for 1 market location at 10:41 Berlin (input version 8, this step has 7)",
   );
 });
 
@@ -90,7 +92,7 @@ Deno.test("overview: each step's record with its staleness; a step never run is 
     ...rec(7),
     stale: true,
     stale_reason:
-      "newer forecast for 12 market locations at 10:41 (input version 8, this step has 7)",
+      "newer forecast for 12 market locations at 10:41 Berlin (input version 8, this step has 7)",
   });
   assert.equal(o.steps.published?.stale, true);
   assert.equal(o.steps.submitted, null);
