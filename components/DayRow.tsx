@@ -67,10 +67,10 @@ export function DayRow(p: DayRowProps) {
         ))}
         {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
       </th>
-      <td>
+      <td data-label="Gate closure">
         <Countdown iso={d.gate_closure} timeZone={tz} />
       </td>
-      <td>
+      <td data-label="Input">
         <span class="step-line">
           <span class="step-ver">v{d.input_version}</span>
           {li && (
@@ -87,20 +87,20 @@ export function DayRow(p: DayRowProps) {
           </span>
         )}
       </td>
-      <td>
+      <td data-label="Forecast">
         <StepCell step={d.steps.forecast} failure={d.failures?.forecast} timeZone={tz} />
       </td>
-      <td>
+      <td data-label="Aggregated">
         <StepCell step={d.steps.aggregated} failure={d.failures?.aggregated} timeZone={tz} />
       </td>
-      <td>
+      <td data-label="Published">
         <StepCell step={d.steps.published} failure={d.failures?.published} timeZone={tz} />
       </td>
-      <td>
+      <td data-label="Submitted">
         <StepCell step={d.steps.submitted} failure={d.failures?.submitted} timeZone={tz} />
       </td>
       {p.actions.length > 0 && (
-        <td class="actions">
+        <td class="actions" data-label="Manual steps">
           {p.actions.map((a) => {
             const closed = a.step === "submit" && d.gate_closure_passed;
             const name = `${a.label} ${d.delivery_day}`;
