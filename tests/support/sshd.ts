@@ -42,6 +42,10 @@ export interface TestSshd {
   dir: string;
   /** sshd's log so far (its stderr): `Accepted password for …`, `Failed password for …`. */
   log(): string;
+  /** Stops sshd (the port is then refused); its files stay for {@link TestSshd.restart}. */
+  stop(): Promise<void>;
+  /** Starts sshd again on the same port with the same keys, after {@link TestSshd.stop}. */
+  restart(): Promise<void>;
   /** Stops sshd, awaits its exit status and removes the temp dir; safe to call twice. */
   close(): Promise<void>;
 }
@@ -140,9 +144,18 @@ export async function startSshd(): Promise<TestSshd> {
     }
     if (!child || !pump) throw new Error(`sshd did not start: ${lastFailure}`);
 
-    const running = child;
-    const log = pump;
+    let running = child;
+    let log = pump;
+    const logs: LogPump[] = [];
     let closing: Promise<void> | undefined;
+    const stopRunning = async () => {
+      try {
+        running.kill("SIGTERM");
+      } catch { /* already exited */ }
+      await running.status;
+      // Session processes inherit stderr; they end with their connection.
+      await log.finish(5000);
+    };
     return {
       host: "127.0.0.1",
       port,
@@ -151,15 +164,19 @@ export async function startSshd(): Promise<TestSshd> {
       privateKeyPem,
       hostKeySha256,
       dir,
-      log: () => log.text,
+      log: () => [...logs, log].map((l) => l.text).join(""),
+      async stop() {
+        await stopRunning();
+      },
+      async restart() {
+        logs.push(log);
+        const r = await spawnSshd(sshd, configPath, port);
+        if ("exited" in r) throw new Error(`sshd did not start again: ${r.exited}`);
+        ({ child: running, pump: log } = r);
+      },
       close() {
         closing ??= (async () => {
-          try {
-            running.kill("SIGTERM");
-          } catch { /* already exited */ }
-          await running.status;
-          // Session processes inherit stderr; they end with their connection.
-          await log.finish(5000);
+          await stopRunning();
           await Deno.remove(base, { recursive: true });
         })();
         return closing;
