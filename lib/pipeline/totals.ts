@@ -1,5 +1,5 @@
 /**
- * Energy and peak of an open position (docs/pipeline.md, "Aggregate"): from MW per quarter-hour
+ * Energy and peak of an open position (docs/pipeline.md, "Aggregation"): from MW per quarter-hour
  * to MWh, the purchase part (the positive quarter-hours, consumption ahead of generation) and the
  * sale part (the magnitude of the negative ones), and the peak. Plain arithmetic, so the console
  * shows exactly what the API says.

@@ -1,5 +1,5 @@
 /**
- * Wire shape of `GET /v1/delivery-days/{day}/open-position` (docs/pipeline.md, "Aggregate"): the
+ * Wire shape of `GET /v1/delivery-days/{day}/open-position` (docs/pipeline.md, "Aggregation"): the
  * latest aggregate, MW per quarter-hour and control area (consumption positive). One zod schema
  * for the route, the OpenAPI document and the browser's type.
  * @module

@@ -1,5 +1,5 @@
 /**
- * Completeness (docs/pipeline.md, "Aggregate"): a day whose aggregate left market locations
+ * Completeness (docs/pipeline.md, "Aggregation"): a day whose aggregate left market locations
  * without any forecast says so — a warning in the overview with the count and the share, a
  * warning-level event — and below `min_forecast_coverage` the day is not submitted (409 naming the
  * count; the submit cell shows why).

@@ -1,5 +1,5 @@
 /**
- * Energy and peak of an open position (docs/pipeline.md, "Aggregate"): purchase = the positive
+ * Energy and peak of an open position (docs/pipeline.md, "Aggregation"): purchase = the positive
  * quarter-hours, sale = the magnitude of the negative ones, × 0.25 h; the peak signed.
  */
 import assert from "node:assert/strict";
