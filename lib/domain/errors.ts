@@ -34,6 +34,7 @@ export type ErrorCode =
   | "ERR_NOT_AGGREGATED"
   | "ERR_PLATFORM_NOT_CONFIGURED"
   | "ERR_SCHEDULE_PARTIES_MISSING"
+  | "ERR_SCHEDULE_INVALID"
   | "ERR_SUBMISSION_IN_FLIGHT"
   | "ERR_PASS_RUNNING"
   | "ERR_FORECAST_COVERAGE"
@@ -88,6 +89,23 @@ export class NotConfigured extends DomainError {
   ) {
     super(code, "refused", message);
     this.name = "NotConfigured";
+  }
+}
+
+/**
+ * A schedule document (Fahrplan, `lib/fahrplan/`) broke a rule of docs/pipeline.md "Schedules to
+ * the TSO": it may not leave. `problems` lists every broken rule as a sentence.
+ */
+export class ScheduleInvalid extends DomainError {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(
+      "ERR_SCHEDULE_INVALID",
+      "refused",
+      `The schedule may not be sent: ${problems.join("; ")}.`,
+    );
+    this.name = "ScheduleInvalid";
+    this.problems = problems;
   }
 }
 

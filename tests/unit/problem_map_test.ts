@@ -13,6 +13,7 @@ import {
   NotConfigured,
   PassRunning,
   PublishFailed,
+  ScheduleInvalid,
   SubmissionInFlight,
 } from "../../lib/domain/errors.ts";
 import { ValidationFailed } from "../../lib/http/errors.ts";
@@ -43,6 +44,7 @@ Deno.test("code → status: the table of docs/architecture.md, every code", () =
     ERR_NOT_AGGREGATED: 409,
     ERR_PLATFORM_NOT_CONFIGURED: 409,
     ERR_SCHEDULE_PARTIES_MISSING: 409,
+    ERR_SCHEDULE_INVALID: 409,
     ERR_SUBMISSION_IN_FLIGHT: 409,
     ERR_PASS_RUNNING: 409,
     ERR_FORECAST_COVERAGE: 409,
@@ -61,6 +63,7 @@ Deno.test("refusals and failures answer {detail: <the error's sentence>} with th
     [new NotAggregated("2026-11-23", "publish"), 409],
     [new NotConfigured("ERR_PLATFORM_NOT_CONFIGURED", "No market platform configured."), 409],
     [new NotConfigured("ERR_SCHEDULE_PARTIES_MISSING", "No balancing group."), 409],
+    [new ScheduleInvalid(["the sale has 95 positions; the day has 96 quarter-hours"]), 409],
     [new SubmissionInFlight("Version 3 is being submitted."), 409],
     [new PassRunning("A pass is running."), 409],
     [new PublishFailed("The sFTP server refused the file."), 502],

@@ -1,0 +1,245 @@
+/**
+ * TSO answers to schedules (docs/pipeline.md, "Schedules to the TSO"), read into one shape
+ * whatever their format:
+ *
+ * - ESS 2.3 (ENTSO-E Scheduling System implementation guide, DTD style): `AcknowledgementMessage`,
+ *   `ConfirmationReport`, `AnomalyReport`;
+ * - CIM (IEC 62325-451-1 acknowledgement, IEC 62325-451-2 confirmation):
+ *   `Acknowledgement_MarketDocument`, `Confirmation_MarketDocument` (any namespace version).
+ *
+ * Anything else — not XML, cut off, another document — is refused with
+ * {@link UnreadableAnswer} naming the reason; the parser never throws anything else.
+ * @module
+ */
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { deliveryDay, localDayOf } from "../domain/delivery_day.ts";
+
+/** Kind of answer: acknowledgement, confirmation, anomaly report. */
+export type AnswerKind = "ack" | "cnf" | "ano";
+
+/** One time series the TSO found wrong (ESS `TimeSeriesAnomaly`). */
+export interface Anomaly {
+  time_series_id: string | null;
+  time_series_version: number | null;
+  in_party: string | null;
+  out_party: string | null;
+  reason_code: string | null;
+  reason_text: string | null;
+}
+
+/** A TSO answer, format-free. */
+export interface TsoAnswer {
+  kind: AnswerKind;
+  format: "ess" | "cim";
+  /** The answer's own identification. */
+  message_id: string;
+  /** EIC of the TSO that answered. */
+  sender: string;
+  /** EIC of the party answered (our sender). */
+  receiver: string;
+  /** When the TSO created the answer, as written (UTC, e.g. `2024-10-16T10:46:50Z`). */
+  created_at: string | null;
+  /** Identification of the answered schedule (ESS message identification, CIM mRID). */
+  referenced_id: string | null;
+  /** Version of the answered schedule (ESS message version, CIM revision number). */
+  referenced_version: number | null;
+  /** ACK: `true` for reason A01 (fully accepted), `false` for A02 (rejected); else `null`. */
+  accepted: boolean | null;
+  /** The answer's (first) reason code, e.g. `A01`, `A06`. */
+  reason_code: string | null;
+  reason_text: string | null;
+  /** The schedule's time interval in UTC as written, when the answer carries one. */
+  time_interval: { start: string; end: string } | null;
+  /** The delivery day (Europe/Berlin) when the interval is exactly one local day. */
+  delivery_day: string | null;
+  /** ANO: every time series the TSO found wrong; `[]` for other kinds and an empty report. */
+  anomalies: Anomaly[];
+}
+
+/** A file that is not a TSO answer this service reads; `message` says why. */
+export class UnreadableAnswer extends Error {
+  readonly code = "ERR_FAHRPLAN_ANSWER";
+  constructor(reason: string) {
+    super(`Not a TSO answer: ${reason}.`);
+    this.name = "UnreadableAnswer";
+  }
+}
+
+const ARRAYS = new Set([
+  "Reason",
+  "TimeSeriesAnomaly",
+  "TimeSeriesConfirmation",
+  "Interval",
+  "Point",
+]);
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  textNodeName: "#text",
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  processEntities: false,
+  isArray: (name) => ARRAYS.has(name),
+});
+
+const ROOTS: Record<string, { kind: AnswerKind; format: "ess" | "cim" }> = {
+  AcknowledgementMessage: { kind: "ack", format: "ess" },
+  ConfirmationReport: { kind: "cnf", format: "ess" },
+  AnomalyReport: { kind: "ano", format: "ess" },
+  Acknowledgement_MarketDocument: { kind: "ack", format: "cim" },
+  Confirmation_MarketDocument: { kind: "cnf", format: "cim" },
+};
+
+// deno-lint-ignore no-explicit-any
+type Node = any;
+
+/** Text of a CIM element (`<x codingScheme="A01">text</x>` or `<x>text</x>`). */
+function text(node: Node): string | null {
+  if (node === undefined || node === null) return null;
+  if (typeof node === "string") return node;
+  const t = node["#text"];
+  return typeof t === "string" ? t : t === undefined ? null : String(t);
+}
+
+/** Value of an ESS element (`<x v="…"/>`). */
+function attr(node: Node): string | null {
+  const v = node?.["@_v"];
+  return typeof v === "string" ? v : null;
+}
+
+function int(s: string | null): number | null {
+  return s !== null && /^\d+$/.test(s) ? Number(s) : null;
+}
+
+function dayOf(interval: { start: string; end: string } | null): string | null {
+  if (!interval) return null;
+  const start = Date.parse(interval.start);
+  const end = Date.parse(interval.end);
+  if (!Number.isFinite(start) || !Number.isFinite(end)) return null;
+  const day = localDayOf(start);
+  const d = deliveryDay(day);
+  return d.start.epochMilliseconds === start && d.end.epochMilliseconds === end ? day : null;
+}
+
+function essInterval(node: Node): { start: string; end: string } | null {
+  const v = attr(node);
+  const m = v?.match(/^([^/]+)\/([^/]+)$/);
+  return m ? { start: m[1], end: m[2] } : null;
+}
+
+function cimInterval(node: Node): { start: string; end: string } | null {
+  const start = text(node?.start);
+  const end = text(node?.end);
+  return start && end ? { start, end } : null;
+}
+
+function accepted(kind: AnswerKind, code: string | null): boolean | null {
+  if (kind !== "ack") return null;
+  return code === "A01" ? true : code === "A02" ? false : null;
+}
+
+function fromEss(root: Node, kind: AnswerKind): TsoAnswer {
+  const reason = root.Reason?.[0];
+  const ref = kind === "cnf"
+    ? [root.ConfirmedMessageIdentification, root.ConfirmedMessageVersion]
+    : [root.ReceivingMessageIdentification, root.ReceivingMessageVersion];
+  const interval = essInterval(root.ScheduleTimeInterval ?? root.ReceivingMessageTimeInterval);
+  const code = attr(reason?.ReasonCode);
+  return {
+    kind,
+    format: "ess",
+    message_id: required(attr(root.MessageIdentification), "MessageIdentification"),
+    sender: required(attr(root.SenderIdentification), "SenderIdentification"),
+    receiver: required(attr(root.ReceiverIdentification), "ReceiverIdentification"),
+    created_at: attr(root.MessageDateTime),
+    referenced_id: attr(ref[0]),
+    referenced_version: int(attr(ref[1])),
+    accepted: accepted(kind, code),
+    reason_code: code,
+    reason_text: attr(reason?.ReasonText),
+    time_interval: interval,
+    delivery_day: dayOf(interval),
+    anomalies: (root.TimeSeriesAnomaly ?? []).map((a: Node): Anomaly => ({
+      time_series_id: attr(a.SendersTimeSeriesIdentification),
+      time_series_version: int(attr(a.SendersTimeSeriesVersion)),
+      in_party: attr(a.InParty),
+      out_party: attr(a.OutParty),
+      reason_code: attr(a.Reason?.[0]?.ReasonCode),
+      reason_text: attr(a.Reason?.[0]?.ReasonText),
+    })),
+  };
+}
+
+function fromCim(root: Node, kind: AnswerKind): TsoAnswer {
+  const reason = root.Reason?.[0];
+  const prefix = kind === "cnf" ? "confirmed_MarketDocument" : "received_MarketDocument";
+  const interval = cimInterval(
+    root["schedule_Period.timeInterval"] ?? root["received_MarketDocument.timeInterval"],
+  );
+  const code = text(reason?.code);
+  return {
+    kind,
+    format: "cim",
+    message_id: required(text(root.mRID), "mRID"),
+    sender: required(text(root["sender_MarketParticipant.mRID"]), "sender_MarketParticipant.mRID"),
+    receiver: required(
+      text(root["receiver_MarketParticipant.mRID"]),
+      "receiver_MarketParticipant.mRID",
+    ),
+    created_at: text(root.createdDateTime),
+    referenced_id: text(root[`${prefix}.mRID`]),
+    referenced_version: int(text(root[`${prefix}.revisionNumber`])),
+    accepted: accepted(kind, code),
+    reason_code: code,
+    reason_text: text(reason?.text),
+    time_interval: interval,
+    delivery_day: dayOf(interval),
+    anomalies: [],
+  };
+}
+
+function required(value: string | null, element: string): string {
+  if (!value) throw new UnreadableAnswer(`the answer has no ${element}`);
+  return value;
+}
+
+/**
+ * Reads a TSO answer file.
+ * @param xml the file's text (a leading byte-order mark is ignored)
+ * @returns the answer in one shape, for ESS and CIM alike
+ * @throws {UnreadableAnswer} for text that is not well-formed XML (line and column named), a
+ *   document of another kind (its root element named), or an answer without its identification,
+ *   sender or receiver
+ */
+export function parseAnswer(xml: string): TsoAnswer {
+  const body = xml.replace(/^\uFEFF/, "");
+  if (body.trim() === "") throw new UnreadableAnswer("the file is empty");
+  const valid = XMLValidator.validate(body);
+  if (valid !== true) {
+    const { msg, line, col } = valid.err;
+    throw new UnreadableAnswer(
+      `the XML is not well-formed (${msg} at line ${line}, column ${col})`,
+    );
+  }
+  let tree: Node;
+  try {
+    tree = parser.parse(body);
+  } catch (err) {
+    throw new UnreadableAnswer(`the XML could not be read (${(err as Error).message})`);
+  }
+  const rootName = Object.keys(tree).find((k) => !k.startsWith("?") && !k.startsWith("!"));
+  if (!rootName) throw new UnreadableAnswer("the file has no root element");
+  const known = ROOTS[rootName];
+  if (!known) {
+    const names = Object.keys(ROOTS).join(", ");
+    throw new UnreadableAnswer(`the root element is <${rootName}>, not one of ${names}`);
+  }
+  const root = tree[rootName];
+  if (typeof root !== "object" || root === null) {
+    throw new UnreadableAnswer(`<${rootName}> is empty`);
+  }
+  return known.format === "ess" ? fromEss(root, known.kind) : fromCim(root, known.kind);
+}
