@@ -154,6 +154,36 @@ export const CONFIG_FIELDS = {
     default: null,
     description: "EIC of the sending market participant",
   },
+  counterparty_eic: {
+    env: "COUNTERPARTY_EIC",
+    schema: eic,
+    default: null,
+    description:
+      "EIC of the schedule's counterparty (out party of the purchase, in party of the sale)",
+  },
+  tso_party_eics: {
+    env: "TSO_PARTY_EICS",
+    schema: z.array(
+      z.string().regex(/^[^=]+=[^=]+$/, "expected control-area EIC=TSO EIC").superRefine(
+        (v, ctx) => {
+          for (const part of v.split("=")) {
+            const problem = eicProblem(part);
+            if (problem) {
+              ctx.addIssue({
+                code: "custom",
+                message: `not a valid EIC ${part}: ${problem}`,
+                params: { type: "value_error.eic" },
+              });
+            }
+          }
+        },
+      ),
+    ).max(20),
+    default: [],
+    fromEnv: list,
+    description:
+      "TSO party per control area (area EIC=TSO EIC, …) replacing the built-in Amprion, TenneT, 50Hertz, TransnetBW",
+  },
   gate_closure_local_time: {
     env: "GATE_CLOSURE_LOCAL_TIME",
     schema: hhmm,
@@ -287,4 +317,9 @@ export function withDefaults(
   return Object.fromEntries(
     FIELD_NAMES.map((n) => [n, n in values ? values[n] : CONFIG_FIELDS[n].default]),
   ) as Record<FieldName, unknown>;
+}
+
+/** `tso_party_eics` (`area=eic` entries) as a map from control-area EIC to TSO EIC. */
+export function tsoOverrides(entries: readonly string[]): Record<string, string> {
+  return Object.fromEntries(entries.map((e) => e.split("=") as [string, string]));
 }

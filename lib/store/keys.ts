@@ -39,6 +39,16 @@ export const KEYS = {
   /** Claim and receipt of one submitted aggregate version. Owner: `lib/pipeline/submit.ts`. */
   submission: (day: string, version: number): Deno.KvKey => ["submissions", day, version],
 
+  /**
+   * Message version of the schedule document of one day and control area, and the aggregate
+   * version it carries. Owner: `lib/fahrplan/versions.ts`.
+   */
+  scheduleVersion: (day: string, controlArea: string): Deno.KvKey => [
+    "schedule_versions",
+    day,
+    controlArea,
+  ],
+
   /** One event record. Owner: `lib/store/events.ts`. */
   event: (id: number): Deno.KvKey => ["events", id],
   /** Every event record, for `kv.list`. */

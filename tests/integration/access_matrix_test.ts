@@ -45,6 +45,7 @@ const PATH_PARAMS: Record<string, string> = {
   day: "2026-11-23",
   malo_id: "51238696781",
   file: "styles.css",
+  control_area: "10YDE-RWENET---I",
 };
 
 /** What a credential should yield on a scoped route. */

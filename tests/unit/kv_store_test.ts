@@ -88,12 +88,13 @@ Deno.test("withLockRetry: a store that stays locked ends in KvContentionError, n
 });
 
 const KEY_PREFIXES =
-  "days|market_locations|forecasts|aggregates|meta|submissions|leases|orchestrator|config_overlay|events|events_head|secrets";
+  "days|market_locations|forecasts|aggregates|meta|submissions|leases|orchestrator|config_overlay|events|events_head|secrets|schedule_versions|orchestrator_passes";
 
 Deno.test("KV keys: no module but lib/store/keys.ts spells a key", async () => {
   const root = new URL("../../", import.meta.url);
   const multiPart = new RegExp(`\\[\\s*"(${KEY_PREFIXES})"\\s*,`);
-  const singlePart = /\[\s*"(orchestrator|config_overlay|events_head|events)"\s*\]/;
+  const singlePart =
+    /\[\s*"(orchestrator|config_overlay|events_head|events|orchestrator_passes)"\s*\]/;
   const offenders: string[] = [];
   const walk = async (dir: string) => {
     for await (const e of Deno.readDir(new URL(dir, root))) {

@@ -1,0 +1,68 @@
+/**
+ * The message version of each schedule document (docs/pipeline.md, "Schedules to the TSO
+ * (Fahrplan)"): per delivery day and control area it starts at 1 and grows by one with every new
+ * document — a newer aggregate gives the next version — never reused and never going back. Kept in
+ * KV (`KEYS.scheduleVersion`), so it survives restarts and every replica counts on.
+ * @module
+ */
+import { retryKv } from "../store/kv.ts";
+import { KEYS } from "../store/keys.ts";
+
+/** The stored version of one day's and area's schedule. */
+export interface ScheduleVersion {
+  /** Message version (ESS `MessageVersion`, CIM `revisionNumber`), from 1. */
+  message_version: number;
+  /** Aggregate version the document with this message version carries. */
+  aggregate_version: number;
+  /** ISO-8601 UTC instant the version was given. */
+  created_at: string;
+}
+
+/**
+ * The message version for the document of `aggregateVersion`: the stored one when it already
+ * carries that aggregate, else the next one (stored atomically, so two replicas never hand out the
+ * same number for different documents). An older aggregate than the stored one keeps the stored
+ * version: a version never goes back.
+ * @param nowMs instant of the new version, ms since the epoch
+ * @throws {KvContentionError} when KV stays contended
+ */
+export async function scheduleVersion(
+  kv: Deno.Kv,
+  day: string,
+  controlArea: string,
+  aggregateVersion: number,
+  nowMs: number,
+): Promise<ScheduleVersion> {
+  const key = KEYS.scheduleVersion(day, controlArea);
+  return await retryKv(`schedule version of ${day} ${controlArea}`, async () => {
+    const cur = await kv.get<ScheduleVersion>(key);
+    if (cur.value && cur.value.aggregate_version >= aggregateVersion) return cur.value;
+    const next: ScheduleVersion = {
+      message_version: (cur.value?.message_version ?? 0) + 1,
+      aggregate_version: aggregateVersion,
+      created_at: new Date(nowMs).toISOString(),
+    };
+    const r = await kv.atomic().check(cur).set(key, next).commit();
+    return r.ok ? next : undefined;
+  });
+}
+
+/**
+ * The message version a document of `aggregateVersion` has or would get, without storing
+ * anything (for reading a document; sending it stores the version with {@link scheduleVersion}).
+ */
+export async function peekScheduleVersion(
+  kv: Deno.Kv,
+  day: string,
+  controlArea: string,
+  aggregateVersion: number,
+  nowMs: number,
+): Promise<ScheduleVersion> {
+  const cur = (await kv.get<ScheduleVersion>(KEYS.scheduleVersion(day, controlArea))).value;
+  if (cur && cur.aggregate_version >= aggregateVersion) return cur;
+  return {
+    message_version: (cur?.message_version ?? 0) + 1,
+    aggregate_version: aggregateVersion,
+    created_at: new Date(nowMs).toISOString(),
+  };
+}

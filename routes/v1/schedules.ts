@@ -1,0 +1,107 @@
+/**
+ * `GET /v1/delivery-days/{day}/schedules/{control_area}?format=ess|cim` (process): the day-ahead
+ * schedule of one delivery day and control area as the ENTSO-E document a TSO receives — ESS 2.3
+ * `ScheduleMessage` or CIM `Schedule_MarketDocument` — built from the latest aggregate, with its
+ * BDEW file name in `Content-Disposition` (docs/pipeline.md, "Schedules to the TSO (Fahrplan)").
+ * Reading a document stores nothing: its message version is the stored one, or the next one when
+ * the aggregate is newer than the last document.
+ * @module
+ */
+import { z } from "zod";
+import { tsoOverrides } from "../../lib/config/fields.ts";
+import {
+  assertValidSchedule,
+  buildSchedule,
+  scheduleFileName,
+} from "../../lib/fahrplan/document.ts";
+import { renderCim, renderEss } from "../../lib/fahrplan/render.ts";
+import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
+import { problem, ValidationFailed } from "../../lib/http/errors.ts";
+import type { RouteContext } from "../../lib/http/route_context.ts";
+import { parseOr422 } from "../../lib/http/validation.ts";
+import { readAggregate } from "../../lib/pipeline/aggregate.ts";
+import { dayParam } from "./delivery_days.ts";
+
+const ScheduleQuery = z.strictObject({
+  format: z.enum(["ess", "cim"]).optional().meta({
+    description: "ess (ENTSO-E ESS 2.3, default) or cim (IEC 62325-451-2)",
+  }),
+});
+
+const EIC = /^[0-9A-Z-]{16}$/;
+
+/** Registers the schedule document delivery. */
+export function registerSchedules(ctx: RouteContext): void {
+  ctx.routes.add({
+    method: "get",
+    path: "/v1/delivery-days/{day}/schedules/{control_area}",
+    access: "process",
+    summary: "The schedule document of a day and control area (ESS or CIM XML) for the TSO",
+    tags: ["data delivery"],
+    query: ScheduleQuery,
+    responses: {
+      200: {
+        description: "the document",
+        alternatives: [{
+          contentType: "application/xml",
+          schema: { type: "string" },
+          description:
+            "ESS ScheduleMessage or CIM Schedule_MarketDocument; file name YYYYMMDD_TPS_<sender>_<receiver>_<version>.xml",
+        }],
+      },
+      404: { description: "not aggregated yet, or the control area is not in the aggregate" },
+      409: { description: "the document would be invalid (parties missing, bad EIC, …)" },
+    },
+  }, async (c) => {
+    const day = dayParam(c.req.param("day"));
+    const area = c.req.param("control_area") ?? "";
+    if (!EIC.test(area)) {
+      throw new ValidationFailed([{
+        loc: ["path", "control_area"],
+        msg: "expected a control-area EIC (16 characters)",
+        type: "value_error.eic",
+        input: area,
+        ctx: {},
+      }]);
+    }
+    const q = parseOr422(ScheduleQuery, c.req.query(), "query");
+    const agg = await readAggregate(ctx.kv, day);
+    if (!agg) {
+      return problem(404, `Delivery day ${day} has not been aggregated yet; no schedule to show.`);
+    }
+    const mw = agg.areas[area];
+    if (!mw) {
+      return problem(
+        404,
+        `Control area ${area} is not in the aggregate of ${day} (active: ${
+          Object.keys(agg.areas).join(", ")
+        }).`,
+      );
+    }
+    const cfg = await ctx.config.effective();
+    const now = ctx.clock.now();
+    const v = await peekScheduleVersion(ctx.kv, day, area, agg.version, now);
+    const doc = buildSchedule({
+      day,
+      aggregateVersion: agg.version,
+      controlArea: area,
+      mw,
+      senderEic: cfg.sender_eic ?? "",
+      balancingGroup: cfg.balancing_group ?? "",
+      counterpartyEic: cfg.counterparty_eic ?? "",
+      messageVersion: v.message_version,
+      createdAtMs: now,
+      tsoOverrides: tsoOverrides(cfg.tso_party_eics),
+    });
+    assertValidSchedule(doc);
+    const format = q.format ?? "ess";
+    const xml = format === "cim" ? renderCim(doc) : renderEss(doc);
+    return new Response(xml, {
+      status: 200,
+      headers: {
+        "content-type": "application/xml; charset=utf-8",
+        "content-disposition": `attachment; filename="${scheduleFileName(doc)}"`,
+      },
+    });
+  });
+}
