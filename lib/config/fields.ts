@@ -161,6 +161,20 @@ export const CONFIG_FIELDS = {
     description:
       "EIC of the schedule's counterparty (out party of the purchase, in party of the sale)",
   },
+  schedule_format: {
+    env: "SCHEDULE_FORMAT",
+    schema: z.enum(["json", "ess", "cim"]),
+    default: "json",
+    description:
+      "what a submission carries: json (the market platform's payload), ess (ENTSO-E ESS 2.3) or cim (IEC 62325-451-2) documents",
+  },
+  schedule_channel: {
+    env: "SCHEDULE_CHANNEL",
+    schema: z.enum(["platform", "files"]),
+    default: "platform",
+    description:
+      "platform: submit to the market platform; files: write one document per control area to the publish target for the TSO's gateway",
+  },
   tso_party_eics: {
     env: "TSO_PARTY_EICS",
     schema: z.array(
@@ -294,6 +308,19 @@ export function crossFieldProblems(
   effective: Partial<Record<FieldName, unknown>>,
 ): CrossFieldProblem[] {
   const out: CrossFieldProblem[] = [];
+  if (effective.schedule_channel === "files" && effective.schedule_format === "json") {
+    out.push({
+      field: "schedule_format",
+      msg: "schedule_channel is files: choose the document format, ess or cim",
+    });
+  }
+  if (effective.schedule_channel === "platform" && effective.schedule_format !== "json") {
+    out.push({
+      field: "schedule_channel",
+      msg:
+        "ess and cim documents go to the TSO as files for now: set schedule_channel to files (the platform takes json)",
+    });
+  }
   if (effective.publish_target === "sftp") {
     const why = "publish_target is sftp";
     if (!effective.sftp_host) out.push({ field: "sftp_host", msg: `${why}: set the sFTP host` });

@@ -50,29 +50,7 @@ export async function publishDay(
   const target = publishTarget(cfg);
   let location: string;
   try {
-    if (target === "sftp") {
-      if (!cfg.sftp_host || !cfg.sftp_username || (!cfg.sftp_password && !cfg.sftp_private_key)) {
-        throw new Error(
-          "publish_target is sftp but sftp_host, sftp_username and a password or private key are not all configured",
-        );
-      }
-      location = await uploadViaSftp(
-        {
-          host: cfg.sftp_host,
-          port: cfg.sftp_port,
-          username: cfg.sftp_username,
-          password: cfg.sftp_password,
-          privateKey: cfg.sftp_private_key,
-          hostKeySha256: cfg.sftp_host_key_sha256,
-          remoteDir: cfg.sftp_remote_dir,
-          redactor: opts.redactor,
-        },
-        file,
-        csv,
-      );
-    } else {
-      location = await writeToOutbox(cfg.outbox_dir, file, csv);
-    }
+    location = await deliverFile(cfg, file, csv, opts.redactor);
   } catch (err) {
     throw new PublishFailed(`Publishing ${file} failed: ${(err as Error).message}`, { cause: err });
   }
@@ -91,4 +69,41 @@ export async function publishDay(
     detail: { target, location, file, rows: result.rows },
   });
   return result;
+}
+
+/**
+ * Hands one file to the publish target (`publish_target`): the sFTP server (temporary name, then
+ * rename) or the local outbox. Used for the open-position CSV and for schedule documents.
+ * @returns where the file is now (remote path for sFTP)
+ * @throws {Error} when sFTP is the target but not fully configured, or the upload or write fails
+ *   (the message names the cause; secrets masked by `redactor`)
+ */
+export async function deliverFile(
+  cfg: EffectiveConfig,
+  file: string,
+  content: string,
+  redactor?: TextRedactor,
+): Promise<string> {
+  if (publishTarget(cfg) === "sftp") {
+    if (!cfg.sftp_host || !cfg.sftp_username || (!cfg.sftp_password && !cfg.sftp_private_key)) {
+      throw new Error(
+        "publish_target is sftp but sftp_host, sftp_username and a password or private key are not all configured",
+      );
+    }
+    return await uploadViaSftp(
+      {
+        host: cfg.sftp_host,
+        port: cfg.sftp_port,
+        username: cfg.sftp_username,
+        password: cfg.sftp_password,
+        privateKey: cfg.sftp_private_key,
+        hostKeySha256: cfg.sftp_host_key_sha256,
+        remoteDir: cfg.sftp_remote_dir,
+        redactor,
+      },
+      file,
+      content,
+    );
+  }
+  return await writeToOutbox(cfg.outbox_dir, file, content);
 }

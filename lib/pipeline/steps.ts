@@ -87,6 +87,24 @@ export async function runStep(
           backoffBaseMs: ctx.settings.platformBackoffMs,
           redactor: ctx.redactor,
         });
+        if ("channel" in r) {
+          await ctx.events.append({
+            kind: stepRow("submit").event,
+            message:
+              `Handed over the schedules of ${day} (aggregate version ${r.version}) as ${r.format.toUpperCase()} files for the TSOs: ${
+                r.documents.map((d) => `${d.file} (${d.control_area})`).join(", ")
+              }`,
+            caller: by,
+            delivery_day: day,
+            data: {
+              version: r.version,
+              channel: "files",
+              format: r.format,
+              documents: r.documents,
+            },
+          });
+          return { ...r };
+        }
         if (r.sent) {
           await ctx.events.append({
             kind: stepRow("submit").event,

@@ -29,6 +29,7 @@ import { retryKv } from "../store/kv.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { type Aggregate, forecastCoverage, readAggregate } from "./aggregate.ts";
 import { readDay, recordStep } from "./day_state.ts";
+import { type FilesSubmitResult, submitFiles } from "./submit_files.ts";
 import { KEYS } from "../store/keys.ts";
 
 /** A stored claim / receipt of one aggregate version. */
@@ -107,7 +108,7 @@ export async function submitDay(
     /** Masks secrets in the platform's answers before they are quoted. */
     redactor?: TextRedactor;
   },
-): Promise<SubmitResult> {
+): Promise<SubmitResult | FilesSubmitResult> {
   const gc = deliveryDay(day, cfg.gate_closure_local_time).gateClosure;
   assertBeforeGateClosure(
     day,
@@ -115,6 +116,7 @@ export async function submitDay(
     cfg.gate_closure_local_time,
     "nothing was submitted",
   );
+  if (cfg.schedule_channel === "files") return await submitFilesChannel(kv, day, cfg, opts);
   if (!cfg.market_platform_url || !cfg.market_platform_api_key) {
     throw new NotConfigured(
       "ERR_PLATFORM_NOT_CONFIGURED",
@@ -250,4 +252,40 @@ async function alreadyDone(
     await recordSubmitted(kv, day, version, key, receipt, sub.claimed_by, opts.clock.now());
   }
   return { delivery_day: day, version, idempotency_key: key, sent: false, receipt };
+}
+
+/**
+ * The files channel: parties (with the counterparty), aggregate and coverage as for the platform,
+ * then one document per control area to the publish target (`./submit_files.ts`).
+ */
+async function submitFilesChannel(
+  kv: Deno.Kv,
+  day: string,
+  cfg: EffectiveConfig,
+  opts: { by: string; clock: Clock; redactor?: TextRedactor },
+): Promise<FilesSubmitResult> {
+  const missing = (["balancing_group", "sender_eic", "counterparty_eic"] as const).filter((f) =>
+    !cfg[f]
+  );
+  if (missing.length) {
+    throw new NotConfigured(
+      "ERR_SCHEDULE_PARTIES_MISSING",
+      `A schedule document needs the balancing group, the sender EIC and the counterparty EIC; ${
+        missing.join(" and ")
+      } ${missing.length === 1 ? "is" : "are"} not configured; nothing was handed over.`,
+    );
+  }
+  const agg = await readAggregate(kv, day);
+  if (!agg) throw new NotAggregated(day, "submit");
+  const coverage = forecastCoverage(agg.counts);
+  if (coverage.share < cfg.min_forecast_coverage) {
+    throw new CoverageTooLow(
+      `Only ${coverage.with} of ${coverage.of} market locations of ${day} have a forecast (${
+        (coverage.share * 100).toFixed(1)
+      } %, below min_forecast_coverage ${
+        cfg.min_forecast_coverage * 100
+      } %): ${coverage.missing} without one; nothing was handed over.`,
+    );
+  }
+  return await submitFiles(kv, agg, cfg, opts);
 }

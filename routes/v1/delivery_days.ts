@@ -70,18 +70,33 @@ const STEP_RESULTS: Record<RunnableStep, z.ZodType> = {
     file: z.string(),
     rows: z.number().int(),
   }),
-  submit: z.object({
-    delivery_day: z.string(),
-    version: z.number().int(),
-    idempotency_key: z.string(),
-    sent: z.boolean(),
-    receipt: z.object({
-      status: z.number().int(),
-      body: z.unknown(),
-      attempts: z.number().int(),
+  submit: z.union([
+    z.object({
+      delivery_day: z.string(),
+      version: z.number().int(),
       idempotency_key: z.string(),
+      sent: z.boolean(),
+      receipt: z.object({
+        status: z.number().int(),
+        body: z.unknown(),
+        attempts: z.number().int(),
+        idempotency_key: z.string(),
+      }),
     }),
-  }),
+    z.object({
+      delivery_day: z.string(),
+      version: z.number().int(),
+      channel: z.literal("files"),
+      format: z.enum(["ess", "cim"]),
+      documents: z.array(z.object({
+        control_area: z.string(),
+        receiver: z.string(),
+        version: z.number().int(),
+        file: z.string(),
+        location: z.string(),
+      })),
+    }),
+  ]),
 };
 
 /** What the OpenAPI document says of each step's route (the routes come from the step table). */

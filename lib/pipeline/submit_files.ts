@@ -1,0 +1,107 @@
+/**
+ * Submit over the `files` channel (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): the
+ * latest aggregate of a day as one schedule document per active control area — ESS or CIM by
+ * `schedule_format` — written by the BDEW file-name convention to the publish target of the CSV
+ * (sFTP with a temporary name and rename, or the local outbox) for the TSO's communication
+ * gateway to pick up. `submitted` then means "handed over"; the TSO's answers come later.
+ *
+ * Every document is built and checked before the first one is written, so a configuration that
+ * would make one invalid writes none. Each document's message version is taken from KV first
+ * (`./../fahrplan/versions.ts`): a version is never reused, also when a write fails.
+ * @module
+ */
+import type { Clock } from "../clock.ts";
+import type { EffectiveConfig } from "../config/fields.ts";
+import { tsoOverrides } from "../config/fields.ts";
+import { PublishFailed } from "../domain/errors.ts";
+import { assertValidSchedule, buildSchedule, scheduleFileName } from "../fahrplan/document.ts";
+import { renderCim, renderEss } from "../fahrplan/render.ts";
+import { scheduleVersion } from "../fahrplan/versions.ts";
+import type { TextRedactor } from "../store/redactor.ts";
+import type { Aggregate } from "./aggregate.ts";
+import { recordStep } from "./day_state.ts";
+import { deliverFile } from "./publish.ts";
+
+/** One document handed over. */
+export interface HandedOver {
+  control_area: string;
+  /** The TSO's EIC (receiver, role A04). */
+  receiver: string;
+  /** Message version of the document. */
+  version: number;
+  file: string;
+  /** Where it is now (remote path for sFTP). */
+  location: string;
+}
+
+/** Result of a submission over the files channel. */
+export interface FilesSubmitResult {
+  delivery_day: string;
+  /** Aggregate version carried. */
+  version: number;
+  channel: "files";
+  format: "ess" | "cim";
+  documents: HandedOver[];
+}
+
+/**
+ * Writes the day's documents and records the `submitted` step (detail: channel, format,
+ * documents). Gate closure, parties and coverage were checked by the caller.
+ * @throws {DomainError} `ERR_SCHEDULE_INVALID` when a document would be invalid (nothing
+ *   written); `ERR_PUBLISH_FAILED` when the target did not take a file
+ */
+export async function submitFiles(
+  kv: Deno.Kv,
+  agg: Aggregate,
+  cfg: EffectiveConfig,
+  opts: { by: string; clock: Clock; redactor?: TextRedactor },
+): Promise<FilesSubmitResult> {
+  const day = agg.delivery_day;
+  const format = cfg.schedule_format === "cim" ? "cim" : "ess";
+  const now = opts.clock.now();
+  const docs = [];
+  for (const [area, mw] of Object.entries(agg.areas)) {
+    const v = await scheduleVersion(kv, day, area, agg.version, now);
+    const doc = buildSchedule({
+      day,
+      aggregateVersion: agg.version,
+      controlArea: area,
+      mw,
+      senderEic: cfg.sender_eic ?? "",
+      balancingGroup: cfg.balancing_group ?? "",
+      counterpartyEic: cfg.counterparty_eic ?? "",
+      messageVersion: v.message_version,
+      createdAtMs: now,
+      tsoOverrides: tsoOverrides(cfg.tso_party_eics),
+    });
+    assertValidSchedule(doc);
+    docs.push({ area, doc });
+  }
+  const documents: HandedOver[] = [];
+  for (const { area, doc } of docs) {
+    const file = scheduleFileName(doc);
+    const xml = format === "cim" ? renderCim(doc) : renderEss(doc);
+    let location: string;
+    try {
+      location = await deliverFile(cfg, file, xml, opts.redactor);
+    } catch (err) {
+      throw new PublishFailed(`Handing over ${file} failed: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    documents.push({
+      control_area: area,
+      receiver: doc.receiver,
+      version: doc.messageVersion,
+      file,
+      location,
+    });
+  }
+  await recordStep(kv, day, "submitted", {
+    version: agg.version,
+    at: new Date(now).toISOString(),
+    by: opts.by,
+    detail: { channel: "files", format, documents },
+  });
+  return { delivery_day: day, version: agg.version, channel: "files", format, documents };
+}
