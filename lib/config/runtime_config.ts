@@ -105,7 +105,7 @@ export class RuntimeConfig {
 
   #learnSecrets(values: Overlay): void {
     if (!this.#redactor) return;
-    for (const n of SECRET_FIELDS) this.#redactor.add(values[n as FieldName]);
+    for (const n of SECRET_FIELDS) this.#redactor.add(secretPart(values[n as FieldName]));
   }
 
   /** Fresh read of the overlay (for read-modify-write); also refreshes the cache. */
@@ -218,7 +218,6 @@ export class RuntimeConfig {
     ];
     if (items.length || !parsed.success) throw new InvalidInput(items, "ERR_CONFIG_INVALID");
     const changes = parsed.data as Overlay;
-    this.#learnSecrets(changes);
     return await retryKv("update config", async () => {
       const cur = await this.#overlay();
       const next = { ...(cur.value ?? {}) };
@@ -254,6 +253,8 @@ export class RuntimeConfig {
         );
       }
       const before = this.#view(cur.value ?? {});
+      // Known before anything can quote them; a refused value never becomes a "secret".
+      this.#learnSecrets(changes);
       const r = await this.#kv.atomic().check(cur).set(KEY, next).commit();
       if (!r.ok) return undefined;
       this.#overlayCache.written(next, r.versionstamp);
@@ -278,4 +279,14 @@ export class RuntimeConfig {
       return fields;
     });
   }
+}
+
+/**
+ * The part of a secret value the redactor looks for: a PEM or OpenSSH private key without its
+ * public `-----BEGIN …-----` / `-----END …-----` lines (they are the same in every key and would
+ * mask ordinary text); any other value as it is.
+ */
+function secretPart(value: unknown): unknown {
+  if (typeof value !== "string" || !value.includes("-----BEGIN ")) return value;
+  return value.split(/\r?\n/).filter((l) => l.trim() !== "" && !l.startsWith("-----")).join("\n");
 }

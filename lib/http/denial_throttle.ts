@@ -12,6 +12,8 @@ import type { Clock } from "../clock.ts";
 
 /** Refusals stored per client address and per caller in one minute. */
 export const DENIALS_PER_MINUTE = 10;
+/** Refusals stored in one minute from all sources together (many addresses at once). */
+export const ALL_DENIALS_PER_MINUTE = 100;
 const WINDOW_MS = 60_000;
 /** Sources tracked at the most; the oldest windows are summarised and dropped beyond. */
 const MAX_SOURCES = 10_000;
@@ -59,8 +61,9 @@ export class DenialThrottle {
   take(src: DenialSource): { store: boolean; summaries: DenialSummary[] } {
     const now = this.#clock.now();
     const summaries: DenialSummary[] = [];
-    const keys = [`address\0${src.address}`];
+    const keys = [`address\0${addressGroup(src.address)}`];
     if (src.caller !== undefined) keys.push(`caller\0${src.caller}`);
+    keys.push("all\0every source");
     const windows = keys.map((k) => {
       let w = this.#windows.get(k);
       if (w && now - w.start >= WINDOW_MS) {
@@ -75,11 +78,13 @@ export class DenialThrottle {
       }
       return w;
     });
-    const store = windows.every((w) => w.stored < DENIALS_PER_MINUTE);
+    const full = (w: Window, k: number) =>
+      w.stored >= (k === windows.length - 1 ? ALL_DENIALS_PER_MINUTE : DENIALS_PER_MINUTE);
+    const store = !windows.some(full);
     if (store) windows.forEach((w) => w.stored++);
     else {
-      // Counted once, against the first source that is full (the address before the caller).
-      windows.find((w) => w.stored >= DENIALS_PER_MINUTE)!.suppressed++;
+      // Counted once, against the first source that is full (address, caller, then all).
+      windows.find(full)!.suppressed++;
     }
     return { store, summaries };
   }
@@ -112,10 +117,25 @@ export class DenialThrottle {
   }
 }
 
+/**
+ * The address a refusal counts against: an IPv4 address as it is, an IPv6 address by its /64
+ * (one host holds a whole /64, so rotating within it must not multiply the stored events).
+ */
+export function addressGroup(address: string): string {
+  if (!address.includes(":")) return address;
+  const groups = address.split("::")[0].split(":").filter(Boolean);
+  return `${groups.slice(0, 4).join(":")}::/64`;
+}
+
 function summaryOf(key: string, w: Window): DenialSummary | undefined {
   if (!w.suppressed) return undefined;
-  const [by, source] = key.split("\0") as ["address" | "caller", string];
-  const what = by === "address" ? `from ${source}` : `of caller "${source}"`;
+  const [kind, source] = key.split("\0") as ["address" | "caller" | "all", string];
+  const by = kind === "caller" ? "caller" : "address";
+  const what = kind === "address"
+    ? `from ${source}`
+    : kind === "caller"
+    ? `of caller "${source}"`
+    : "from many addresses";
   return {
     by,
     source,

@@ -125,9 +125,17 @@ export class Orchestrator {
     return await this.#guarded(by, () => runPass(this.#ctx, by));
   }
 
-  async #guarded(by: string, fn: () => Promise<PassReport>): Promise<PassReport> {
-    const startedAt = new Date(this.#ctx.clock.now()).toISOString();
-    this.#running = { by, since: startedAt };
+  /**
+   * Runs `fn` as the one pass of this app. The guard is taken synchronously, before anything
+   * waits, so no other pass can start in between (`claimed`: the caller took it already).
+   */
+  async #guarded(
+    by: string,
+    fn: () => Promise<PassReport>,
+    claimed?: { by: string; since: string },
+  ): Promise<PassReport> {
+    const startedAt = claimed?.since ?? new Date(this.#ctx.clock.now()).toISOString();
+    this.#running = claimed ?? { by, since: startedAt };
     try {
       const report = await fn();
       await this.#record(by, startedAt, passOutcome(report));
@@ -165,23 +173,33 @@ export class Orchestrator {
     const state = await readOrchestratorState(ctx.kv, ctx.settings.orchestratorAutostart);
     if (state.state !== "running") return { ran: false, reason: "stopped" };
     if (this.#running) return { ran: false, reason: "busy" };
-    const minute = Math.floor(ctx.clock.now() / 60_000);
-    const key = KEYS.orchestratorLease(minute);
-    // Replicas on one SQLite file contend here at the same second: `database is locked` is retried.
-    const lease = await retryKv(
-      "orchestrator lease",
-      () =>
-        ctx.kv.atomic().check({ key, versionstamp: null })
-          .set(key, { holder, at: new Date(ctx.clock.now()).toISOString() }, {
-            expireIn: 10 * 60_000,
-          })
-          .commit(),
-    );
-    if (!lease.ok) return { ran: false, reason: "not_leader" };
-    return {
-      ran: true,
-      report: await this.#guarded("orchestrator", () => runPass(ctx, "orchestrator")),
-    };
+    // Taken before the lease is awaited: a manual pass asked for meanwhile is refused, not run
+    // beside this one.
+    const claim = { by: "orchestrator", since: new Date(ctx.clock.now()).toISOString() };
+    this.#running = claim;
+    let handedOver = false;
+    try {
+      const minute = Math.floor(ctx.clock.now() / 60_000);
+      const key = KEYS.orchestratorLease(minute);
+      // Replicas on one SQLite file contend here at the same second: `database is locked` is retried.
+      const lease = await retryKv(
+        "orchestrator lease",
+        () =>
+          ctx.kv.atomic().check({ key, versionstamp: null })
+            .set(key, { holder, at: new Date(ctx.clock.now()).toISOString() }, {
+              expireIn: 10 * 60_000,
+            })
+            .commit(),
+      );
+      if (!lease.ok) return { ran: false, reason: "not_leader" };
+      handedOver = true; // #guarded releases the claim when the pass ends
+      return {
+        ran: true,
+        report: await this.#guarded("orchestrator", () => runPass(ctx, "orchestrator"), claim),
+      };
+    } finally {
+      if (!handedOver && this.#running === claim) this.#running = undefined;
+    }
   }
 }
 

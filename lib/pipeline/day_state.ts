@@ -194,7 +194,12 @@ export function overview(
   }
   const warnings = coverageWarnings(state.steps.aggregated?.detail);
   const failures = {} as Record<StepName, StepFailure | null>;
-  for (const name of STEPS) failures[name] = state.failures?.[name] ?? null;
+  for (const name of STEPS) {
+    // A failure recorded by a slower run after the step's success is not shown.
+    const f = state.failures?.[name];
+    const rec = state.steps[name];
+    failures[name] = f && !(rec && rec.at >= f.at) ? f : null;
+  }
   return {
     delivery_day: state.delivery_day,
     quarter_hours: d.quarterHours.length,

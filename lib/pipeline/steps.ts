@@ -127,8 +127,12 @@ export async function runStep(
     }
   } catch (err) {
     const platform = err instanceof SubmitFailed ? err.platform : undefined;
-    // Another caller submitting the same version right now is no failure of this step.
-    if (!(err instanceof DomainError && err.code === "ERR_SUBMISSION_IN_FLIGHT")) {
+    // Another caller submitting the same version right now, and a step asked for after gate
+    // closure, are no failures of the step (nothing will try it again; the event says it).
+    if (
+      !(err instanceof DomainError &&
+        (err.code === "ERR_SUBMISSION_IN_FLIGHT" || err.code === "ERR_GATE_CLOSED"))
+    ) {
       await recordFailure(ctx.kv, day, stepRow(step).field, {
         at: new Date(nowMs).toISOString(),
         message: ctx.redactor.text(`${step} failed: ${(err as Error).message}`, 1000),

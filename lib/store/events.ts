@@ -215,11 +215,15 @@ export class EventLog {
       reverse: true,
       batchSize: Math.min(budget, 500),
     });
+    let newest: number | undefined;
     for await (const e of iter) {
+      newest ??= e.value.id;
       if (keep(e.value)) out.push(e.value);
       if (out.length === opts.limit) break;
     }
     out.reverse();
+    // With a filter, the next page starts after the newest record read, not at the beginning.
+    if (opts.filter && newest !== undefined) out.scannedTo = newest;
     return out;
   }
 

@@ -72,6 +72,13 @@ function recordingAtomic(
       if (prop === "commit") return () => locked("kv commit", () => replay().commit());
       if (typeof prop === "string" && ATOMIC_STEPS.has(prop)) {
         return (...args: unknown[]) => {
+          // A value is fixed when it is set, as with Deno's own atomic: later changes to the
+          // caller's object must not reach a replayed commit.
+          if (prop === "set" && typeof args[1] === "object" && args[1] !== null) {
+            if (!(args[1] instanceof Deno.KvU64)) {
+              args = [args[0], structuredClone(args[1]), ...args.slice(2)];
+            }
+          }
           steps.push([prop, args]);
           return recorder;
         };

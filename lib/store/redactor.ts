@@ -42,8 +42,9 @@ const BASE_POW = (() => {
   for (let i = 1; i < LEAK_LENGTH; i++) p = Math.imul(p, BASE);
   return p;
 })();
-/** Texts remembered as clean at the most. */
+/** Texts remembered as clean at the most, and the longest one remembered (characters). */
 const CLEAN_MEMO = 512;
+const CLEAN_MEMO_MAX_LENGTH = 4096;
 
 const slot = (h: number) => Math.imul(h, 0x9e3779b1) >>> (32 - FILTER_BITS);
 
@@ -65,6 +66,8 @@ export class Redactor implements TextRedactor {
   #filter = new Uint32Array((1 << FILTER_BITS) / 32);
   /** Forms of 6 or 7 characters, masked only whole. */
   #short: string[] = [];
+  /** Every form of every secret, whole: what an object key is checked for. */
+  #wholes: string[] = [];
   #clean = new Set<string>();
 
   /** @param secrets initial secrets (more may be added with {@link Redactor.add}) */
@@ -89,6 +92,7 @@ export class Redactor implements TextRedactor {
       forms.add(encodeURIComponent(secret));
     } catch { /* a lone surrogate cannot be URL-encoded */ }
     for (const form of forms) {
+      this.#wholes.push(form);
       if (form.length < LEAK_LENGTH) {
         this.#short.push(form);
         continue;
@@ -130,6 +134,9 @@ export class Redactor implements TextRedactor {
     const masked = this.#mask(body);
     if (masked === body || !isJson) return masked;
     try {
+      // Value by value: strings and numbers with every part of a secret masked, object keys
+      // where they hold a whole secret (keys are the service's own field names and ids; a
+      // secret that contains an ordinary word must not rename `delivery_day`).
       return JSON.stringify(this.redact(JSON.parse(body)));
     } catch {
       return masked;
@@ -138,6 +145,12 @@ export class Redactor implements TextRedactor {
 
   #walk(v: unknown): unknown {
     if (typeof v === "string") return this.#mask(v);
+    if (typeof v === "number" || typeof v === "bigint") {
+      // Digits of a secret inside a number: the number becomes the masked text.
+      const text = String(v);
+      const m = this.#mask(text);
+      return m === text ? v : m;
+    }
     if (Array.isArray(v)) {
       let out: unknown[] | undefined;
       v.forEach((x, i) => {
@@ -149,7 +162,9 @@ export class Redactor implements TextRedactor {
     if (v !== null && typeof v === "object") {
       let changed = false;
       const entries = Object.entries(v as Record<string, unknown>).map(([k, x]) => {
-        const mk = this.#mask(k);
+        // Keys are mostly our own schema's words: only a whole secret is masked there, so a
+        // secret that happens to contain "delivery" does not rename `delivery_day`.
+        const mk = this.#maskWhole(k);
         const mx = this.#walk(x);
         if (mk !== k || mx !== x) changed = true;
         return [mk, mx];
@@ -157,6 +172,12 @@ export class Redactor implements TextRedactor {
       return changed ? Object.fromEntries(entries) : v;
     }
     return v;
+  }
+
+  #maskWhole(s: string): string {
+    let out = s;
+    for (const form of this.#wholes) if (out.includes(form)) out = out.split(form).join(MASK);
+    return out;
   }
 
   #mask(s: string): string {
@@ -169,8 +190,10 @@ export class Redactor implements TextRedactor {
       }
     }
     if (!runs.length) {
-      if (this.#clean.size >= CLEAN_MEMO) this.#clean.clear();
-      this.#clean.add(s);
+      if (s.length <= CLEAN_MEMO_MAX_LENGTH) {
+        if (this.#clean.size >= CLEAN_MEMO) this.#clean.clear();
+        this.#clean.add(s);
+      }
       return s;
     }
     runs.sort((a, b) => a[0] - b[0]);

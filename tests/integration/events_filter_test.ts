@@ -51,6 +51,9 @@ Deno.test("history filters: kind, level, delivery_day, caller; paging goes on pa
       after = p.next_after_id;
     }
     assert.deepEqual(seen, [0, 3, 6, 9, 12, 15, 18, 21, 24, 27].map((i) => `event ${i}`));
+    // The newest page of a filter that matches nothing: the next page starts after the newest.
+    const none = await page("kind=csv_published");
+    assert.deepEqual([none.events.length, none.next_after_id >= 30], [0, true]);
     // A filter that matches nothing after the last page: empty, and next_after_id moved on.
     const empty = await page(`kind=csv_published&after_id=0`);
     assert.deepEqual(empty.events, []);

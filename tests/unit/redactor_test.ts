@@ -84,3 +84,11 @@ Deno.test("process log: a secret in a message, an exception and its cause never 
   );
   assert.match(entry.error, /caused by: Error: part \*{8}/);
 });
+
+Deno.test("redactor: digits of a secret inside a JSON number are masked; field names stay", () => {
+  const r = new Redactor(["ab12345678cd-secret", "my-delivery-pass"]);
+  const out = JSON.parse(r.answer(JSON.stringify({ value: 9912345678, delivery_day: "x" }), true));
+  assert.deepEqual(out, { value: `99${MASK}`, delivery_day: "x" });
+  // The same secret part in a string value is masked.
+  assert.equal(r.text("the delivery van"), `the ${MASK} van`);
+});
