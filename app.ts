@@ -25,7 +25,7 @@ import { type Context, Hono } from "hono";
 import { registerConsole } from "./routes/console.tsx";
 import { registerDeliveryDayOverview } from "./routes/v1/console/delivery_days.ts";
 import { registerDeliveryDays } from "./routes/v1/delivery_days.ts";
-import { registerSchedules } from "./routes/v1/schedules.ts";
+import { registerScheduleResponses, registerSchedules } from "./routes/v1/schedules.ts";
 import { registerForecasts } from "./routes/v1/forecasts.ts";
 import { registerMarketLocations } from "./routes/v1/market_locations.ts";
 import { registerOrchestrate } from "./routes/v1/orchestrate.ts";
@@ -220,6 +220,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerForecasts(ctx);
   registerDeliveryDays(ctx);
   registerSchedules(ctx);
+  registerScheduleResponses(ctx);
   registerOrchestrate(ctx);
   registerOpenApi(ctx);
 

@@ -66,6 +66,22 @@ export function DayRow(p: DayRowProps) {
           </Badge>
         ))}
         {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
+        {(d.schedules ?? []).length > 0 && (
+          <Badge
+            tone={d.schedules.some((x) => x.tso_status === "rejected" || x.tso_status === "anomaly")
+              ? "error"
+              : d.schedules.every((x) => x.tso_status === "confirmed")
+              ? "ok"
+              : "info"}
+            title={d.schedules.map((x) =>
+              `${x.control_area}: ${x.tso_status}${x.reason_text ? ` (${x.reason_text})` : ""}`
+            ).join(" · ")}
+          >
+            {d.schedules.filter((x) => x.tso_status === "confirmed").length} of {d.schedules.length}
+            {" "}
+            confirmed
+          </Badge>
+        )}
       </th>
       <td data-label="Gate closure">
         <Countdown iso={d.gate_closure} timeZone={tz} />

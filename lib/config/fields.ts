@@ -175,6 +175,13 @@ export const CONFIG_FIELDS = {
     description:
       "platform: submit to the market platform; files: write one document per control area to the publish target for the TSO's gateway",
   },
+  schedule_inbox_dir: {
+    env: "SCHEDULE_INBOX_DIR",
+    schema: z.string().min(1).max(512).regex(/^[^\0]+$/),
+    default: "./data/inbox",
+    description:
+      "where the TSO's answers (ACK, CNF, ANO) arrive; imported files move to processed/ or rejected/ inside it",
+  },
   tso_party_eics: {
     env: "TSO_PARTY_EICS",
     schema: z.array(

@@ -23,6 +23,7 @@ import { plannedSteps, stepNeeded } from "./step_selection.ts";
 import { KEYS } from "../store/keys.ts";
 import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
+import { importInbox } from "../fahrplan/inbox.ts";
 
 /**
  * What the orchestrator uses of the app's services: what its steps use ({@link StepServices}),
@@ -88,6 +89,7 @@ export class Orchestrator {
    */
   async tick(holder: string): Promise<TickOutcome> {
     const ctx = this.#ctx;
+    await this.#importAnswers();
     try {
       return await this.#tickOnce(holder);
     } catch (err) {
@@ -108,6 +110,24 @@ export class Orchestrator {
         );
       }
       return { ran: false, reason: "failed", error: (err as Error).message };
+    }
+  }
+
+  /**
+   * Imports the TSO's answers waiting in the inbox, whatever the orchestrator's state (CNFs
+   * arrive also after gate closure). Never throws: a failure is an `orchestration_error` event.
+   */
+  async #importAnswers(): Promise<void> {
+    const ctx = this.#ctx;
+    try {
+      await importInbox(ctx, await ctx.config.effective(), "orchestrator");
+    } catch (err) {
+      await ctx.events.append({
+        kind: "orchestration_error",
+        level: "error",
+        message: `importing the TSO answers failed: ${(err as Error).message}`,
+        caller: "orchestrator",
+      }).catch((e) => ctx.log.error("orchestration_error", "the inbox import failed", e));
     }
   }
 

@@ -209,6 +209,7 @@ export function overview(
     last_input: state.last_input,
     steps,
     totals: (state.steps.aggregated?.detail?.totals ?? {}) as DayOverview["totals"],
+    schedules: [],
     warnings,
     failures,
   };

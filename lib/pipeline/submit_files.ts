@@ -16,6 +16,7 @@ import { tsoOverrides } from "../config/fields.ts";
 import { PublishFailed } from "../domain/errors.ts";
 import { assertValidSchedule, buildSchedule, scheduleFileName } from "../fahrplan/document.ts";
 import { renderCim, renderEss } from "../fahrplan/render.ts";
+import { markSent } from "../fahrplan/tso_status.ts";
 import { scheduleVersion } from "../fahrplan/versions.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import type { Aggregate } from "./aggregate.ts";
@@ -95,6 +96,13 @@ export async function submitFiles(
       version: doc.messageVersion,
       file,
       location,
+    });
+    await markSent(kv, day, {
+      control_area: area,
+      receiver: doc.receiver,
+      version: doc.messageVersion,
+      file,
+      at: new Date(now).toISOString(),
     });
   }
   await recordStep(kv, day, "submitted", {

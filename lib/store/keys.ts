@@ -49,6 +49,11 @@ export const KEYS = {
     controlArea,
   ],
 
+  /** What the TSO made of one day's and area's schedule. Owner: `lib/fahrplan/tso_status.ts`. */
+  tsoStatus: (day: string, controlArea: string): Deno.KvKey => ["tso_status", day, controlArea],
+  /** Every TSO status of one day, for `kv.list`. */
+  tsoStatusesOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["tso_status", day] }),
+
   /** One event record. Owner: `lib/store/events.ts`. */
   event: (id: number): Deno.KvKey => ["events", id],
   /** Every event record, for `kv.list`. */

@@ -94,6 +94,20 @@ export const DayOverviewSchema = z.object({
     share: z.number(),
   })),
   /**
+   * Per control area, the latest schedule document handed to its TSO and what the TSO made of it
+   * (`[]` before the first one).
+   */
+  schedules: z.array(z.object({
+    control_area: z.string(),
+    receiver: z.string(),
+    version: z.number().int(),
+    file: z.string(),
+    tso_status: z.enum(["sent", "acknowledged", "rejected", "confirmed", "anomaly"]),
+    reason_code: z.string().nullable(),
+    reason_text: z.string().nullable(),
+    at: z.string(),
+  })),
+  /**
    * Per step, the last failed attempt since its last success (`null`: none). Beside `steps`,
    * because a step that never succeeded has no record there but may well have failed.
    */

@@ -20,6 +20,11 @@ export const EVENT_KINDS = [
   "config_changed",
   "orchestrator_started",
   "orchestrator_stopped",
+  "schedule_acknowledged",
+  "schedule_confirmed",
+  "schedule_rejected",
+  "anomaly_reported",
+  "schedule_answer_rejected",
 ] as const;
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = typeof EVENT_KINDS[number];

@@ -15,7 +15,9 @@ import {
   scheduleFileName,
 } from "../../lib/fahrplan/document.ts";
 import { renderCim, renderEss } from "../../lib/fahrplan/render.ts";
+import { importInbox } from "../../lib/fahrplan/inbox.ts";
 import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
+import { answer } from "../../lib/http/respond.ts";
 import { problem, ValidationFailed } from "../../lib/http/errors.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { parseOr422 } from "../../lib/http/validation.ts";
@@ -103,5 +105,27 @@ export function registerSchedules(ctx: RouteContext): void {
         "content-disposition": `attachment; filename="${scheduleFileName(doc)}"`,
       },
     });
+  });
+}
+
+/** Registers `POST /v1/schedule-responses/import`: the TSO answers in the inbox, imported now. */
+export function registerScheduleResponses(ctx: RouteContext): void {
+  ctx.routes.add({
+    method: "post",
+    path: "/v1/schedule-responses/import",
+    access: "process",
+    summary:
+      "Import the TSO answers (ACK, CNF, ANO) waiting in the inbox now; what was done per file",
+    tags: ["pipeline"],
+    responses: {
+      200: {
+        description:
+          "one entry per inbox file: imported (with day, area and status), rejected or skipped",
+      },
+    },
+  }, async (c) => {
+    const by = c.get("principal")?.caller ?? "unknown";
+    const results = await importInbox(ctx, await ctx.config.effective(), by);
+    return answer({ files: results });
   });
 }

@@ -101,6 +101,7 @@ const day: DayOverview = {
   last_input: { at: "2025-10-25T07:00:00Z", by: "acme", market_locations: 1, source: "generated" },
   steps: { forecast: null, aggregated: null, published: null, submitted: null },
   totals: {},
+  schedules: [],
   warnings: [],
   failures: { forecast: null, aggregated: null, published: null, submitted: null },
 };

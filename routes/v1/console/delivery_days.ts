@@ -6,6 +6,7 @@
 import { answer } from "../../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
+import { tsoStatuses } from "../../../lib/fahrplan/tso_status.ts";
 import { listDays, overview } from "../../../lib/pipeline/day_state.ts";
 import { DayOverviewSchema } from "../../../lib/wire/delivery_days.ts";
 
@@ -28,7 +29,10 @@ export function registerDeliveryDayOverview(ctx: RouteContext): void {
     const now = ctx.clock.now();
     const days = (await listDays(ctx.kv)).slice(-60);
     return answer({
-      delivery_days: days.map((d) => overview(d, now, cfg.gate_closure_local_time)),
+      delivery_days: await Promise.all(days.map(async (d) => ({
+        ...overview(d, now, cfg.gate_closure_local_time),
+        schedules: await tsoStatuses(ctx.kv, d.delivery_day),
+      }))),
     });
   });
 }

@@ -1,0 +1,208 @@
+/**
+ * The TSO's answers (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): ACK, CNF and ANO files
+ * in the inbox are imported, matched to the documents handed over, applied per day and control
+ * area, moved to processed/; garbage goes to rejected/ with an event; nothing is imported twice;
+ * an answer about an older version leaves the newer status alone.
+ *
+ * Real parts: the app on a temp-file KV over HTTP on 127.0.0.1, the inbox and outbox on disk,
+ * answer files written in the structure of the real ESS samples with our identifiers.
+ */
+import assert from "node:assert/strict";
+import { messageIdentification } from "../../lib/fahrplan/document.ts";
+import { call, storedEvents } from "../support/app.ts";
+import {
+  BEFORE_GC,
+  DAY,
+  portfolio,
+  postForecast,
+  proc,
+  rig,
+  step,
+} from "../support/day_ahead_rig.ts";
+import { PARTIES } from "../support/fahrplan.ts";
+import { AREAS } from "../support/portfolio.ts";
+
+const INTERVAL = "2026-11-22T23:00Z/2026-11-23T23:00Z";
+const TSO = {
+  amprion: "10XDE-RWENET---W",
+  tennet: "10XDE-EON-NETZ-C",
+  hertz: "10XDE-VE-TRANSMK",
+  transnet: "10XDE-ENBW--TNGX",
+};
+const id = (tso: string) => messageIdentification(DAY, PARTIES.sender, tso);
+
+const ack = (tso: string, version: number, code: "A01" | "A02", text: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>
+<AcknowledgementMessage DtdVersion="2" DtdRelease="3">
+  <MessageIdentification v="20261122-${tso}-1"/>
+  <MessageDateTime v="2026-11-22T08:10:00Z"/>
+  <SenderIdentification v="${tso}" codingScheme="A01"/>
+  <SenderRole v="A04"/>
+  <ReceiverIdentification v="${PARTIES.sender}" codingScheme="A01"/>
+  <ReceiverRole v="A08"/>
+  <ReceivingMessageIdentification v="${id(tso)}"/>
+  <ReceivingMessageVersion v="${version}"/>
+  <Reason><ReasonCode v="${code}"/><ReasonText v="${text}"/></Reason>
+</AcknowledgementMessage>`;
+
+const cnf = (tso: string, version: number) =>
+  `<?xml version="1.0" encoding="UTF-8"?>
+<ConfirmationReport DtdVersion="2" DtdRelease="3">
+  <MessageIdentification v="20261122-${tso}-CF-1"/>
+  <MessageType v="A07"/>
+  <MessageDateTime v="2026-11-22T14:00:00Z"/>
+  <SenderIdentification v="${tso}" codingScheme="A01"/>
+  <SenderRole v="A04"/>
+  <ReceiverIdentification v="${PARTIES.sender}" codingScheme="A01"/>
+  <ReceiverRole v="A08"/>
+  <ScheduleTimeInterval v="${INTERVAL}"/>
+  <ConfirmedMessageIdentification v="${id(tso)}"/>
+  <ConfirmedMessageVersion v="${version}"/>
+  <Reason><ReasonCode v="A06"/></Reason>
+</ConfirmationReport>`;
+
+const ano = (tso: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>
+<AnomalyReport DtdVersion="2" DtdRelease="3">
+  <MessageIdentification v="20261122-${tso}-ANO-1"/>
+  <MessageDateTime v="2026-11-22T14:05:00Z"/>
+  <SenderIdentification v="${tso}" codingScheme="A01"/>
+  <SenderRole v="A04"/>
+  <ReceiverIdentification v="${PARTIES.sender}" codingScheme="A01"/>
+  <ReceiverRole v="A08"/>
+  <ScheduleTimeInterval v="${INTERVAL}"/>
+  <TimeSeriesAnomaly>
+    <SendersTimeSeriesIdentification v="TS-1"/>
+    <SendersTimeSeriesVersion v="1"/>
+    <InParty v="${PARTIES.balancingGroup}" codingScheme="A01"/>
+    <OutParty v="${PARTIES.counterparty}" codingScheme="A01"/>
+    <Reason><ReasonCode v="A28"/><ReasonText v="counterparty time series differs"/></Reason>
+  </TimeSeriesAnomaly>
+</AnomalyReport>`;
+
+type Schedule = {
+  control_area: string;
+  tso_status: string;
+  version: number;
+  reason_text: string | null;
+};
+const schedulesOf = async (url: string) => {
+  const r = await call(`${url}/v1/console/delivery-days`, { headers: proc });
+  const d = (r.body as { delivery_days: { delivery_day: string; schedules: Schedule[] }[] })
+    .delivery_days.find((x) => x.delivery_day === DAY)!;
+  return Object.fromEntries(d.schedules.map((s) => [s.control_area, s]));
+};
+const names = async (dir: string) => {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) if (e.isFile) out.push(e.name);
+  } catch { /* missing */ }
+  return out.sort();
+};
+
+Deno.test("TSO answers: ACK, rejection, CNF and ANO applied per area; garbage rejected; nothing twice; older versions ignored", async () => {
+  const r = await rig(BEFORE_GC, {
+    SENDER_EIC: PARTIES.sender,
+    BALANCING_GROUP: PARTIES.balancingGroup,
+    COUNTERPARTY_EIC: PARTIES.counterparty,
+    SCHEDULE_CHANNEL: "files",
+    SCHEDULE_FORMAT: "ess",
+  });
+  const inbox = `${r.dir}/inbox`;
+  await call(`${r.s.url}/v1/console/config`, {
+    method: "PUT",
+    headers: proc,
+    body: JSON.stringify({ schedule_inbox_dir: inbox }),
+  });
+  try {
+    await portfolio(r.s);
+    assert.equal((await step(r.s, DAY, "aggregate")).status, 200);
+    assert.equal((await step(r.s, DAY, "submit")).status, 200);
+    let s = await schedulesOf(r.s.url);
+    assert.deepEqual(Object.values(s).map((x) => x.tso_status), ["sent", "sent", "sent", "sent"]);
+
+    await Deno.mkdir(inbox, { recursive: true });
+    await Deno.writeTextFile(
+      `${inbox}/a_ACK.xml`,
+      ack(TSO.amprion, 1, "A01", "Message fully accepted"),
+    );
+    await Deno.writeTextFile(
+      `${inbox}/b_ACK.xml`,
+      ack(TSO.tennet, 1, "A02", "wrong balancing group"),
+    );
+    await Deno.writeTextFile(`${inbox}/c_CNF.xml`, cnf(TSO.hertz, 1));
+    await Deno.writeTextFile(`${inbox}/d_ANO.xml`, ano(TSO.transnet));
+    await Deno.writeTextFile(`${inbox}/e_garbage.xml`, "<not-an-answer/>");
+    await Deno.writeTextFile(`${inbox}/f_half.xml`, cnf(TSO.hertz, 1).slice(0, 200));
+
+    const imp = await call(`${r.s.url}/v1/schedule-responses/import`, {
+      method: "POST",
+      headers: proc,
+    });
+    assert.equal(imp.status, 200, JSON.stringify(imp.body));
+    const files = (imp.body as { files: { file: string; outcome: string; tso_status?: string }[] })
+      .files;
+    assert.deepEqual(files.map((f) => [f.file, f.outcome, f.tso_status ?? null]), [
+      ["a_ACK.xml", "imported", "acknowledged"],
+      ["b_ACK.xml", "imported", "rejected"],
+      ["c_CNF.xml", "imported", "confirmed"],
+      ["d_ANO.xml", "imported", "anomaly"],
+      ["e_garbage.xml", "rejected", null],
+      ["f_half.xml", "rejected", null],
+    ]);
+    s = await schedulesOf(r.s.url);
+    assert.equal(s[AREAS.amprion].tso_status, "acknowledged");
+    assert.deepEqual([s[AREAS.tennet].tso_status, s[AREAS.tennet].reason_text], [
+      "rejected",
+      "wrong balancing group",
+    ]);
+    assert.equal(s[AREAS.hertz].tso_status, "confirmed");
+    assert.deepEqual([s[AREAS.transnet].tso_status, s[AREAS.transnet].reason_text], [
+      "anomaly",
+      "counterparty time series differs",
+    ]);
+    assert.deepEqual(await names(inbox), []);
+    assert.deepEqual(await names(`${inbox}/processed`), [
+      "a_ACK.xml",
+      "b_ACK.xml",
+      "c_CNF.xml",
+      "d_ANO.xml",
+    ]);
+    assert.deepEqual(await names(`${inbox}/rejected`), ["e_garbage.xml", "f_half.xml"]);
+    const kinds = (await storedEvents(r.s.kv)).map((e) => `${e.kind}:${e.level}`);
+    for (
+      const k of [
+        "schedule_acknowledged:info",
+        "schedule_rejected:warning",
+        "schedule_confirmed:info",
+        "anomaly_reported:warning",
+        "schedule_answer_rejected:warning",
+      ]
+    ) assert.ok(kinds.includes(k), k);
+    // Nothing is imported twice.
+    const again = await call(`${r.s.url}/v1/schedule-responses/import`, {
+      method: "POST",
+      headers: proc,
+    });
+    assert.deepEqual((again.body as { files: unknown[] }).files, []);
+
+    // A newer aggregate is handed over as version 2; a late ACK of version 1 leaves it "sent".
+    await postForecast(r.s, 1, DAY, Array(96).fill(150));
+    assert.equal((await step(r.s, DAY, "aggregate")).status, 200);
+    assert.equal((await step(r.s, DAY, "submit")).status, 200);
+    await Deno.writeTextFile(`${inbox}/g_late_ACK.xml`, ack(TSO.amprion, 1, "A01", "late"));
+    // The orchestrator's tick imports the inbox whatever its state (it is stopped here).
+    await r.s.bridge.orchestrator.tick("replica-a");
+    s = await schedulesOf(r.s.url);
+    assert.deepEqual([s[AREAS.amprion].tso_status, s[AREAS.amprion].version], ["sent", 2]);
+    assert.deepEqual(await names(`${inbox}/processed`), [
+      "a_ACK.xml",
+      "b_ACK.xml",
+      "c_CNF.xml",
+      "d_ANO.xml",
+      "g_late_ACK.xml",
+    ]);
+  } finally {
+    await r.close();
+  }
+});
