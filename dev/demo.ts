@@ -21,6 +21,7 @@ import { start } from "../main.ts";
 import { nextOpenDay } from "../lib/domain/delivery_day.ts";
 import { maloCheckDigit } from "../lib/domain/malo.ts";
 import { startSimulator } from "./market_platform_simulator.ts";
+import { startTsoSimulator } from "./tso_simulator.ts";
 import { encodeBase64Url } from "./base64url.ts";
 
 const AREAS = ["10YDE-RWENET---I", "10YDE-EON------1", "10YDE-ENBW-----N", "10YDE-VE-------2"];
@@ -62,6 +63,8 @@ await Deno.mkdir(dir, { recursive: true });
 const simulatorPort = Deno.env.get("SIMULATOR_PORT");
 const sim = await startSimulator({ port: simulatorPort ? Number(simulatorPort) : undefined });
 await Deno.writeTextFile(`${dir}/simulator-ca.pem`, sim.caCert);
+// The TSOs: they answer every schedule handed over to the outbox (ACK, then a CNF).
+const tsos = startTsoSimulator({ outbox: `${dir}/outbox`, inbox: `${dir}/inbox`, cnfDelayMs: 300 });
 const processKey = key();
 const externalKey = key();
 const server = await start({
@@ -81,6 +84,11 @@ const server = await start({
   RATE_LIMIT_BURST: Deno.env.get("RATE_LIMIT_BURST") ?? "1000",
   BALANCING_GROUP: "11XDE-EXAMPLE--H",
   SENDER_EIC: "11XDE-EXAMPLE--H",
+  // Schedules go to the TSOs as ESS documents through the outbox; their answers come back in.
+  COUNTERPARTY_EIC: Deno.env.get("COUNTERPARTY_EIC") ?? "11XEPEX-SPOT-DEJ",
+  SCHEDULE_CHANNEL: Deno.env.get("SCHEDULE_CHANNEL") ?? "files",
+  SCHEDULE_FORMAT: Deno.env.get("SCHEDULE_FORMAT") ?? "ess",
+  SCHEDULE_INBOX_DIR: `${dir}/inbox`,
 });
 const { port } = server.addr as Deno.NetAddr;
 const base = `http://127.0.0.1:${port}`;
@@ -162,6 +170,19 @@ for (let j = 0; j < parks; j += 400) {
 }
 await api("/v1/console/start", "POST");
 const pass = await api("/v1/orchestrate", "POST");
+// Wait for the TSOs' answers (an ACK at once, a CNF shortly after) and import them.
+type Sched = { control_area: string; tso_status: string };
+let schedules: Sched[] = [];
+const filesChannel = (Deno.env.get("SCHEDULE_CHANNEL") ?? "files") === "files";
+for (let i = 0; filesChannel && i < 50; i++) {
+  await api("/v1/schedule-responses/import", "POST");
+  const o = await api("/v1/console/delivery-days");
+  schedules = o.delivery_days.find((d: { delivery_day: string }) => d.delivery_day === day)
+    ?.schedules ?? [];
+  if (schedules.length && schedules.every((x) => x.tso_status === "confirmed")) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
+const confirmed = schedules.filter((x) => x.tso_status === "confirmed").length;
 const overview = await api("/v1/console/delivery-days");
 const entry = overview.delivery_days.find((d: { delivery_day: string }) => d.delivery_day === day);
 const published = entry?.steps.published;
@@ -174,7 +195,10 @@ const summary = {
   external_key: externalKey,
   csv: published?.detail.location ?? null,
   aggregate_version: entry?.steps.aggregated?.version ?? null,
-  submitted: submitted ? { version: submitted.version, receipt: submitted.detail.receipt } : null,
+  submitted: submitted
+    ? { version: submitted.version, documents: submitted.detail.documents ?? [] }
+    : null,
+  confirmed: `${confirmed} of ${schedules.length} confirmed`,
   simulator: { url: sim.url, key: sim.apiKey, ca: `${dir}/simulator-ca.pem` },
   days_in_first_pass: pass.days.length,
   seconds: Number(seconds),
@@ -185,7 +209,9 @@ Scheduling bridge demo — first pass done in ${seconds} s
   portfolio:     ${locations - parks} profile customers + ${parks} PV parks in 4 control areas
   state:         aggregated v${summary.aggregate_version} → published → ${
   submitted
-    ? `submitted (receipt ${submitted.detail.receipt?.submission_id})`
+    ? filesChannel
+      ? `handed over to the TSOs as ESS documents → ${summary.confirmed}`
+      : `submitted to the market platform (receipt ${submitted.detail.receipt?.submission_id})`
     : "NOT submitted (see the console's event log)"
 }
   CSV:           ${summary.csv}
@@ -198,5 +224,7 @@ console.log(`DEMO_SUMMARY ${JSON.stringify(summary)}`);
 if (Deno.env.get("DEMO_EXIT") === "1") {
   await server.shutdown();
   await sim.close();
-  Deno.exit(submitted ? 0 : 1);
+  await tsos.close();
+  const answered = !filesChannel || (confirmed > 0 && confirmed === schedules.length);
+  Deno.exit(submitted && answered ? 0 : 1);
 }

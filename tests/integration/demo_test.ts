@@ -1,11 +1,13 @@
 /**
- * The demo as a test (issue: "start it, wait for submitted, check the outbox CSV and the
- * simulator's record agree with the aggregate"). Runs `dev/demo.ts` as its own process.
+ * The demo as a test: start it, wait for the next open day to be handed over to the TSOs as ESS
+ * documents and confirmed by the TSO simulator ("4 of 4 confirmed"), and check that the outbox
+ * CSV, the documents and the aggregate agree. Runs `dev/demo.ts` as its own process.
  */
 import assert from "node:assert/strict";
+import { XMLParser } from "fast-xml-parser";
 import { tempDir } from "../support/temp.ts";
 
-Deno.test("demo: next open day reaches submitted; CSV, simulator record and aggregate agree", async () => {
+Deno.test("demo: next open day handed over to the TSOs and confirmed 4 of 4; CSV, documents and aggregate agree", async () => {
   await using dataDirTmp = await tempDir("bridge-demo-");
   const dataDir = dataDirTmp.path;
   const child = new Deno.Command(Deno.execPath(), {
@@ -33,8 +35,11 @@ Deno.test("demo: next open day reaches submitted; CSV, simulator record and aggr
       external_key: string;
       csv: string;
       aggregate_version: number;
-      submitted: { version: number; receipt: { submission_id: string } } | null;
-      simulator: { url: string; key: string; ca: string };
+      submitted: {
+        version: number;
+        documents: { control_area: string; file: string; location: string }[];
+      } | null;
+      confirmed: string;
     };
     assert.ok(s.submitted, "the day was not submitted");
     assert.equal(s.submitted.version, s.aggregate_version);
@@ -46,31 +51,30 @@ Deno.test("demo: next open day reaches submitted; CSV, simulator record and aggr
 
     const csv = (await Deno.readTextFile(s.csv)).trim().split("\r\n");
     const header = csv[0].split(",");
-    const client = Deno.createHttpClient({ caCerts: [await Deno.readTextFile(s.simulator.ca)] });
-    const stored = await (await fetch(`${s.simulator.url}/schedules`, {
-      headers: { authorization: s.simulator.key },
-      client,
-    })).json() as {
-      submissions: {
-        submission_id: string;
-        body: { delivery_day: string; schedules: { control_area: string; quantities: number[] }[] };
+    // Every control area's ESS document carries the aggregate: purchase = the positive part,
+    // sale = the magnitude of the negative part, MW with 3 decimals; the CSV agrees too.
+    assert.equal(s.submitted.documents.length, 4);
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@" });
+    for (const d of s.submitted.documents) {
+      const m = parser.parse(await Deno.readTextFile(d.location)).ScheduleMessage;
+      const series = [].concat(m.ScheduleTimeSeries) as {
+        InParty: { "@v": string };
+        Period: { Interval: { Qty: { "@v": string } }[] };
       }[];
-    };
-    client.close();
-    const record = stored.submissions.find((x) =>
-      x.submission_id === s.submitted!.receipt.submission_id
-    )!;
-    assert.equal(record.body.delivery_day, s.delivery_day);
-    assert.equal(record.body.schedules.length, 4);
-    for (const sched of record.body.schedules) {
-      const col = header.indexOf(sched.control_area);
-      assert.ok(col > 1, `CSV has a column for ${sched.control_area}`);
-      const fromCsv = csv.slice(1).map((row) => Number(row.split(",")[col]));
-      assert.deepEqual(fromCsv, sched.quantities);
-      assert.deepEqual(agg.areas[sched.control_area], sched.quantities);
-      assert.ok(sched.quantities.some((q) => q !== 0), "a non-trivial open position");
+      const qty = (inParty: string) =>
+        series.find((x) => x.InParty["@v"] === inParty)!.Period.Interval.map((q) =>
+          Number(q.Qty["@v"])
+        );
+      const mw = agg.areas[d.control_area];
+      const r3 = (x: number) => Math.round(x * 1000) / 1000;
+      assert.deepEqual(qty("11XDE-EXAMPLE--H"), mw.map((x) => r3(Math.max(x, 0))), d.file);
+      assert.deepEqual(qty("11XEPEX-SPOT-DEJ"), mw.map((x) => r3(Math.max(-x, 0))), d.file);
+      const col = header.indexOf(d.control_area);
+      assert.ok(col > 1, `CSV has a column for ${d.control_area}`);
+      assert.deepEqual(csv.slice(1).map((row) => Number(row.split(",")[col])), mw);
+      assert.ok(mw.some((q) => q !== 0), "a non-trivial open position");
     }
-    assert.equal(csv.length - 1, record.body.schedules[0].quantities.length);
+    assert.equal(s.confirmed, "4 of 4 confirmed");
   } finally {
     child.kill("SIGTERM");
     await lines.cancel().catch(() => {});
