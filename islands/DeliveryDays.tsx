@@ -11,7 +11,8 @@ import { useEffect } from "preact/hooks";
 import { ConfirmButton } from "../components/ConfirmButton.tsx";
 import { DayRow, type StepAction } from "../components/DayRow.tsx";
 import { PositionChart } from "../components/PositionChart.tsx";
-import { ApiError } from "../lib/console/api.ts";
+import { ScheduleList } from "../components/ScheduleList.tsx";
+import { ApiError, errorFrom } from "../lib/console/api.ts";
 import { api, apiKey, apiPaths, authProblem, feed, isRefusal } from "../lib/console/session.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
@@ -154,8 +155,33 @@ export function DeliveryDays() {
     void loadPosition(day);
   };
 
+  /** Fetches the ESS or CIM document of `area` for the selected day and saves it as a file. */
+  const download = async (area: string, format: "ess" | "cim") => {
+    const day = selected.peek();
+    if (!day) return;
+    try {
+      const res = await fetch(`/v1/delivery-days/${day}/schedules/${area}?format=${format}`, {
+        headers: { accept: "application/xml", "x-api-key": apiKey.peek() ?? "" },
+      });
+      if (!res.ok) throw await errorFrom(res);
+      const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ??
+        `${day}_${area}.xml`;
+      const url = URL.createObjectURL(await res.blob());
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = name;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (err) {
+      error.value = `Download of the ${format.toUpperCase()} document for ${area} failed: ${
+        err instanceof ApiError ? err.detail : String(err)
+      }`;
+    }
+  };
+
   const list = days.value;
   const pos = position.value;
+  const selectedDay = list?.find((d) => d.delivery_day === selected.value);
   return (
     <div class="days">
       <div class="toolbar">
@@ -228,6 +254,12 @@ export function DeliveryDays() {
           </h3>
           {pos === "missing" && <p class="placeholder">Not aggregated yet for this day.</p>}
           {pos && pos !== "missing" && <PositionChart position={pos} />}
+          {selectedDay && (
+            <ScheduleList
+              day={selectedDay}
+              onDownload={(area, format) => void download(area, format)}
+            />
+          )}
         </div>
       )}
     </div>

@@ -9,6 +9,7 @@ import { ConfigField } from "../../components/ConfigField.tsx";
 import { DayRow } from "../../components/DayRow.tsx";
 import { EventRow } from "../../components/EventRow.tsx";
 import { PositionChart, ticks } from "../../components/PositionChart.tsx";
+import { ScheduleList } from "../../components/ScheduleList.tsx";
 import { failureText, StepCell } from "../../components/StepCell.tsx";
 import {
   formatBytes,
@@ -309,4 +310,44 @@ Deno.test("StepCell: a failure is shown in words, in Berlin time, above the step
   );
   assert.ok(html.indexOf("failed 10:41 Berlin") < html.indexOf("stale-reason"), html);
   assert.match(html, /class="step step-failed"/);
+});
+
+Deno.test("ScheduleList: per area TSO, version, status with the reason in words; downloads name the area", () => {
+  assert.equal(
+    renderToString(<ScheduleList day={{ ...day, schedules: [] }} onDownload={noop} />),
+    "",
+  );
+  const at = "2025-10-25T09:00:00Z";
+  const file = "f.xml";
+  const schedules: DayOverview["schedules"] = [
+    {
+      control_area: "10YDE-RWENET---I",
+      receiver: "10XDE-RWENET---W",
+      version: 1,
+      file,
+      tso_status: "confirmed",
+      reason_code: null,
+      reason_text: null,
+      at,
+    },
+    {
+      control_area: "10YDE-EON------1",
+      receiver: "10XDE-EON-NETZ-C",
+      version: 2,
+      file,
+      tso_status: "anomaly",
+      reason_code: "A28",
+      reason_text: "<b>Counterparty</b> schedule differs",
+      at,
+    },
+  ];
+  const html = renderToString(
+    <ScheduleList day={{ ...day, schedules }} onDownload={noop} />,
+  );
+  assert.match(html, /1 of 2 confirmed/);
+  assert.match(html, /10YDE-EON------1<\/span> → <span class="mono">10XDE-EON-NETZ-C<\/span> v2/);
+  assert.match(html, /anomaly/);
+  assert.match(html, /&lt;b>Counterparty&lt;\/b> schedule differs/);
+  assert.match(html, /aria-label="CIM document 10YDE-RWENET---I"/);
+  assert.doesNotMatch(html, /<b>Counterparty/);
 });

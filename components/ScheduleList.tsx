@@ -1,0 +1,63 @@
+/**
+ * The schedules of one delivery day (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): per
+ * control area the TSO, the message version, what the TSO made of it — with the reason in words —
+ * and buttons that download the ESS or CIM document. A summary says how many are confirmed.
+ * @module
+ */
+import type { DayOverview } from "../lib/console/types.ts";
+import { Badge, type Tone } from "./Badge.tsx";
+
+const TONE: Record<string, Tone> = {
+  sent: "info",
+  acknowledged: "info",
+  confirmed: "ok",
+  rejected: "error",
+  anomaly: "error",
+};
+
+/** Props of {@link ScheduleList}. */
+export interface ScheduleListProps {
+  day: DayOverview;
+  /** Downloads the document of `area` in `format`. */
+  onDownload: (area: string, format: "ess" | "cim") => void;
+}
+
+/** The list; nothing when no schedule was handed over for the day. */
+export function ScheduleList({ day, onDownload }: ScheduleListProps) {
+  const list = day.schedules ?? [];
+  if (!list.length) return null;
+  const confirmed = list.filter((s) => s.tso_status === "confirmed").length;
+  return (
+    <div class="schedules">
+      <h3>
+        Schedules {day.delivery_day}{" "}
+        <span class="muted">· {confirmed} of {list.length} confirmed</span>
+      </h3>
+      <ul>
+        {list.map((s) => (
+          <li key={s.control_area} data-area={s.control_area}>
+            <span class="mono">{s.control_area}</span> → <span class="mono">{s.receiver}</span>{" "}
+            v{s.version} <Badge tone={TONE[s.tso_status] ?? "neutral"}>{s.tso_status}</Badge>
+            {s.reason_text && <span class="reason">{s.reason_text}</span>}{" "}
+            <button
+              type="button"
+              class="btn btn-small"
+              aria-label={`ESS document ${s.control_area}`}
+              onClick={() => onDownload(s.control_area, "ess")}
+            >
+              ESS
+            </button>{" "}
+            <button
+              type="button"
+              class="btn btn-small"
+              aria-label={`CIM document ${s.control_area}`}
+              onClick={() => onDownload(s.control_area, "cim")}
+            >
+              CIM
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
