@@ -17,11 +17,18 @@ import { api, apiKey, apiPaths, authProblem, feed, isRefusal } from "../lib/cons
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
 
-/** Events after which the overview reloads: every step's, a forecast, a failure. */
+/**
+ * Events after which the overview reloads: every step's, a forecast, a failure, and a TSO's
+ * answer to a schedule (so "N of M confirmed" follows the inbox without a reload).
+ */
 const PIPELINE_KINDS = new Set<string>([
   "forecast_received",
   ...STEP_TABLE.map((row) => row.event),
   "orchestration_error",
+  "schedule_acknowledged",
+  "schedule_confirmed",
+  "schedule_rejected",
+  "anomaly_reported",
 ]);
 
 /** The manual steps, in pipeline order: path suffix, label, and whether it asks first. */
