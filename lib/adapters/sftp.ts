@@ -47,6 +47,48 @@ export function sshFingerprint(keyBlob: Uint8Array): string {
 }
 
 /**
+ * A connected client (host key checked against the pin first); the caller ends it.
+ * @throws {SftpUploadError} `ERR_SFTP_HOST_KEY` on a fingerprint mismatch (nothing is sent),
+ *   `ERR_SFTP` when the connection or the login fails
+ */
+export async function connectSftp(target: SftpTarget): Promise<SftpClient> {
+  const client = new SftpClient("scheduling-bridge");
+  const redactor = target.redactor ?? new Redactor([target.password, target.privateKey]);
+  const cause = (err: unknown) => redactor.text((err as Error).message, 2000);
+  let seen: string | undefined;
+  try {
+    await client.connect({
+      host: target.host,
+      port: target.port,
+      username: target.username,
+      password: target.password ?? undefined,
+      privateKey: target.privateKey ?? undefined,
+      readyTimeout: target.timeoutMs ?? 10_000,
+      // A server that stalls mid-transfer is dropped after ~15 s instead of hanging the step.
+      keepaliveInterval: 5_000,
+      keepaliveCountMax: 3,
+      hostVerifier: (key: Buffer) => {
+        seen = sshFingerprint(key);
+        return !target.hostKeySha256 || seen === target.hostKeySha256.replace(/=+$/, "");
+      },
+    });
+    return client;
+  } catch (err) {
+    await client.end().catch(() => {});
+    if (target.hostKeySha256 && seen && seen !== target.hostKeySha256.replace(/=+$/, "")) {
+      throw new SftpUploadError(
+        "ERR_SFTP_HOST_KEY",
+        `sFTP host key of ${target.host}:${target.port} is ${seen}, not the pinned ${target.hostKeySha256}; nothing was transferred.`,
+      );
+    }
+    throw new SftpUploadError(
+      "ERR_SFTP",
+      `sFTP connection to ${target.host}:${target.port} failed: ${cause(err)}`,
+    );
+  }
+}
+
+/**
  * Uploads `content` as `<remoteDir>/<fileName>`.
  * @returns the final remote path
  * @throws {SftpUploadError} `ERR_SFTP_HOST_KEY` on a fingerprint mismatch (nothing is sent),
@@ -57,43 +99,13 @@ export async function uploadViaSftp(
   fileName: string,
   content: string,
 ): Promise<string> {
-  const client = new SftpClient("scheduling-bridge");
   const redactor = target.redactor ?? new Redactor([target.password, target.privateKey]);
   const cause = (err: unknown) => redactor.text((err as Error).message, 2000);
-  let seen: string | undefined;
   const trimmed = target.remoteDir.replace(/\/+$/, "");
   const dir = trimmed || (target.remoteDir.startsWith("/") ? "" : ".");
   const finalPath = `${dir}/${fileName}`;
   const tempPath = `${dir}/.${fileName}.${crypto.randomUUID()}.part`;
-  try {
-    await client.connect({
-      host: target.host,
-      port: target.port,
-      username: target.username,
-      password: target.password ?? undefined,
-      privateKey: target.privateKey ?? undefined,
-      readyTimeout: target.timeoutMs ?? 10_000,
-      // A server that stalls mid-upload is dropped after ~15 s instead of hanging the publish.
-      keepaliveInterval: 5_000,
-      keepaliveCountMax: 3,
-      hostVerifier: (key: Buffer) => {
-        seen = sshFingerprint(key);
-        return !target.hostKeySha256 || seen === target.hostKeySha256.replace(/=+$/, "");
-      },
-    });
-  } catch (err) {
-    await client.end().catch(() => {});
-    if (target.hostKeySha256 && seen && seen !== target.hostKeySha256.replace(/=+$/, "")) {
-      throw new SftpUploadError(
-        "ERR_SFTP_HOST_KEY",
-        `sFTP host key of ${target.host}:${target.port} is ${seen}, not the pinned ${target.hostKeySha256}; upload refused.`,
-      );
-    }
-    throw new SftpUploadError(
-      "ERR_SFTP",
-      `sFTP connection to ${target.host}:${target.port} failed: ${cause(err)}`,
-    );
-  }
+  const client = await connectSftp(target);
   try {
     await client.put(Buffer.from(content, "utf8"), tempPath);
     await client.posixRename(tempPath, finalPath);

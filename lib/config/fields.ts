@@ -182,6 +182,13 @@ export const CONFIG_FIELDS = {
     description:
       "where the TSO's answers (ACK, CNF, ANO) arrive; imported files move to processed/ or rejected/ inside it",
   },
+  sftp_inbox_dir: {
+    env: "SFTP_INBOX_DIR",
+    schema: z.string().min(1).max(512).regex(/^[^\0]+$/),
+    default: null,
+    description:
+      "remote folder on the sFTP server where the TSO's answers arrive (unset = no remote inbox); imported like schedule_inbox_dir",
+  },
   tso_party_eics: {
     env: "TSO_PARTY_EICS",
     schema: z.array(
@@ -328,8 +335,13 @@ export function crossFieldProblems(
         "ess and cim documents go to the TSO as files for now: set schedule_channel to files (the platform takes json)",
     });
   }
-  if (effective.publish_target === "sftp") {
-    const why = "publish_target is sftp";
+  const sftpNeededBy = effective.publish_target === "sftp"
+    ? "publish_target is sftp"
+    : effective.sftp_inbox_dir
+    ? "sftp_inbox_dir is set"
+    : null;
+  if (sftpNeededBy) {
+    const why = sftpNeededBy;
     if (!effective.sftp_host) out.push({ field: "sftp_host", msg: `${why}: set the sFTP host` });
     if (!effective.sftp_username) {
       out.push({ field: "sftp_username", msg: `${why}: set the sFTP user` });

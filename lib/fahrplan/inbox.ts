@@ -17,7 +17,9 @@ import type { EffectiveConfig } from "../config/fields.ts";
 import { tsoOverrides } from "../config/fields.ts";
 import type { EventLog } from "../store/events.ts";
 import type { EventKind } from "../wire/events.ts";
+import type { TextRedactor } from "../store/redactor.ts";
 import { parseAnswer, type TsoAnswer } from "./answers.ts";
+import { type ClaimedFile, type InboxSource, localInbox, sftpInbox } from "./inbox_source.ts";
 import { messageIdentification } from "./document.ts";
 import { tsoOf } from "./parties.ts";
 import { applyAnswer, type TsoState } from "./tso_status.ts";
@@ -25,7 +27,8 @@ import { applyAnswer, type TsoState } from "./tso_status.ts";
 /** What happened to one inbox file. */
 export interface ImportResult {
   file: string;
-  outcome: "imported" | "rejected" | "skipped";
+  /** `failed`: the sFTP inbox could not be read (`file` is `sftp:<dir>`). */
+  outcome: "imported" | "rejected" | "skipped" | "failed";
   delivery_day?: string;
   control_area?: string;
   tso_status?: TsoState;
@@ -38,6 +41,8 @@ export interface InboxServices {
   events: EventLog;
   clock: Clock;
   kv: Deno.Kv;
+  /** Masks secrets in the sFTP server's error texts. */
+  redactor?: TextRedactor;
 }
 
 const STATUS_OF: Record<string, { state: TsoState; event: EventKind; level: "info" | "warning" }> =
@@ -58,42 +63,71 @@ export async function importInbox(
   cfg: EffectiveConfig,
   by: string,
 ): Promise<ImportResult[]> {
-  const dir = cfg.schedule_inbox_dir.replace(/\/+$/, "");
-  const names: string[] = [];
+  const results = await importFrom(svc, cfg, localInbox(cfg.schedule_inbox_dir), by);
+  if (!cfg.sftp_inbox_dir) return results;
+  let remote: InboxSource;
   try {
-    for await (const e of Deno.readDir(dir)) {
-      if (e.isFile && !e.name.startsWith(".")) names.push(e.name);
+    if (!cfg.sftp_host || !cfg.sftp_username || (!cfg.sftp_password && !cfg.sftp_private_key)) {
+      throw new Error(
+        "sftp_inbox_dir is set but sftp_host, sftp_username and a password or private key are not all configured",
+      );
     }
+    remote = await sftpInbox({
+      host: cfg.sftp_host,
+      port: cfg.sftp_port,
+      username: cfg.sftp_username,
+      password: cfg.sftp_password,
+      privateKey: cfg.sftp_private_key,
+      hostKeySha256: cfg.sftp_host_key_sha256,
+      remoteDir: cfg.sftp_inbox_dir,
+      redactor: svc.redactor,
+    });
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return [];
-    throw err;
+    const reason = (err as Error).message;
+    await svc.events.append({
+      kind: "orchestration_error",
+      level: "error",
+      message: `The sFTP inbox ${cfg.sftp_inbox_dir} could not be read: ${reason}`,
+      caller: by,
+      data: { inbox: cfg.sftp_inbox_dir },
+    });
+    return [...results, { file: `sftp:${cfg.sftp_inbox_dir}`, outcome: "failed", reason }];
   }
+  try {
+    return [...results, ...await importFrom(svc, cfg, remote, by)];
+  } finally {
+    await remote.close();
+  }
+}
+
+async function importFrom(
+  svc: InboxServices,
+  cfg: EffectiveConfig,
+  source: InboxSource,
+  by: string,
+): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
-  for (const name of names.sort()) results.push(await importOne(svc, cfg, dir, name, by));
+  for (const name of await source.list()) results.push(await importOne(svc, cfg, source, name, by));
   return results;
 }
 
 async function importOne(
   svc: InboxServices,
   cfg: EffectiveConfig,
-  dir: string,
+  source: InboxSource,
   name: string,
   by: string,
 ): Promise<ImportResult> {
-  const claimed = `${dir}/.importing-${crypto.randomUUID()}-${name}`;
-  try {
-    await Deno.rename(`${dir}/${name}`, claimed);
-  } catch {
-    return { file: name, outcome: "skipped", reason: "another importer took it" };
-  }
+  const claimed = await source.claim(name);
+  if (!claimed) return { file: name, outcome: "skipped", reason: "another importer took it" };
   let answer: TsoAnswer;
   let day: string;
   let area: string;
   try {
-    answer = parseAnswer(await Deno.readTextFile(claimed));
+    answer = parseAnswer(await claimed.text());
     ({ day, area } = match(answer, cfg));
   } catch (err) {
-    return await reject(svc, dir, name, claimed, (err as Error).message, by);
+    return await reject(svc, source, claimed, (err as Error).message, by);
   }
   const state = answer.kind === "cnf"
     ? "confirmed"
@@ -115,9 +149,9 @@ async function importOne(
     at: new Date(svc.clock.now()).toISOString(),
   });
   if (applied === "unknown") {
-    return await reject(svc, dir, name, claimed, `no schedule of ${day} for ${area} was sent`, by);
+    return await reject(svc, source, claimed, `no schedule of ${day} for ${area} was sent`, by);
   }
-  await moveTo(dir, "processed", name, claimed);
+  await claimed.moveTo("processed");
   if (applied === "applied") {
     const s = STATUS_OF[state];
     await svc.events.append({
@@ -163,25 +197,19 @@ function match(a: TsoAnswer, cfg: EffectiveConfig): { day: string; area: string 
 
 async function reject(
   svc: InboxServices,
-  dir: string,
-  name: string,
-  claimed: string,
+  source: InboxSource,
+  claimed: ClaimedFile,
   reason: string,
   by: string,
 ): Promise<ImportResult> {
-  await moveTo(dir, "rejected", name, claimed);
+  const name = claimed.name;
+  await claimed.moveTo("rejected");
   await svc.events.append({
     kind: "schedule_answer_rejected",
     level: "warning",
-    message: `The inbox file ${name} was not imported: ${reason}; moved to rejected/`,
+    message: `The file ${name} in ${source.where} was not imported: ${reason}; moved to rejected/`,
     caller: by,
     data: { file: name, reason },
   });
   return { file: name, outcome: "rejected", reason };
-}
-
-/** Moves the claimed file to `<dir>/<folder>/<name>` (a later file of the same name wins). */
-async function moveTo(dir: string, folder: string, name: string, claimed: string) {
-  await Deno.mkdir(`${dir}/${folder}`, { recursive: true });
-  await Deno.rename(claimed, `${dir}/${folder}/${name}`);
 }

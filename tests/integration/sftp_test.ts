@@ -306,7 +306,10 @@ Deno.test({
       const res = await publish(s);
       assert.equal(res.status, 502, JSON.stringify(res.body));
       const detail = (res.body as { detail: string }).detail;
-      assert.match(detail, /host key .* is SHA256:\S+, not the pinned SHA256:\S+; upload refused/);
+      assert.match(
+        detail,
+        /host key .* is SHA256:\S+, not the pinned SHA256:\S+; nothing was transferred/,
+      );
       assert.ok(detail.includes(sshd.hostKeySha256) && detail.includes(pinned), detail);
       await assertRefused(sshd, s, detail, /host key/);
       // Refused before authentication: the password was never sent.

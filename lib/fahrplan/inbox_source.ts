@@ -1,0 +1,114 @@
+/**
+ * Where the TSO's answer files wait (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): the
+ * local `schedule_inbox_dir` and, when set, `sftp_inbox_dir` on the sFTP server. Both work the
+ * same way: a file is claimed by renaming it to a hidden name — a rename succeeds for exactly one
+ * importer, also across replicas and hosts — then read, then renamed into `processed/` or
+ * `rejected/` inside the inbox. Files whose name starts with `.` (temporary, claimed) are never
+ * listed, so half-written files of a gateway that writes then renames are never read.
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import type SftpClient from "ssh2-sftp-client";
+import { connectSftp, type SftpTarget } from "../adapters/sftp.ts";
+
+/** One claimed answer file. */
+export interface ClaimedFile {
+  /** Its name in the inbox. */
+  name: string;
+  /** The file's text (UTF-8). */
+  text(): Promise<string>;
+  /** Moves it to `<inbox>/<folder>/<name>` (a later file of the same name wins). */
+  moveTo(folder: "processed" | "rejected"): Promise<void>;
+}
+
+/** An inbox. */
+export interface InboxSource {
+  /** The inbox in words for events: `the inbox ./data/inbox`, `the sFTP inbox host:/in`. */
+  where: string;
+  /** Names of the waiting files, sorted; none when the folder does not exist. */
+  list(): Promise<string[]>;
+  /** Claims `name`; `null` when another importer took it first. */
+  claim(name: string): Promise<ClaimedFile | null>;
+  close(): Promise<void>;
+}
+
+const claimedName = (name: string) => `.importing-${crypto.randomUUID()}-${name}`;
+
+/** The local folder `dir`. */
+export function localInbox(dir: string): InboxSource {
+  const base = dir.replace(/\/+$/, "") || "/";
+  return {
+    where: `the inbox ${base}`,
+    async list() {
+      const names: string[] = [];
+      try {
+        for await (const e of Deno.readDir(base)) {
+          if (e.isFile && !e.name.startsWith(".")) names.push(e.name);
+        }
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) return [];
+        throw err;
+      }
+      return names.sort();
+    },
+    async claim(name) {
+      const path = `${base}/${claimedName(name)}`;
+      try {
+        await Deno.rename(`${base}/${name}`, path);
+      } catch {
+        return null;
+      }
+      return {
+        name,
+        text: () => Deno.readTextFile(path),
+        async moveTo(folder) {
+          await Deno.mkdir(`${base}/${folder}`, { recursive: true });
+          await Deno.rename(path, `${base}/${folder}/${name}`);
+        },
+      };
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * The remote folder `target.remoteDir`, over one sFTP connection until `close()`.
+ * @throws {import("../adapters/sftp.ts").SftpUploadError} when the connection or login fails
+ */
+export async function sftpInbox(target: SftpTarget): Promise<InboxSource> {
+  const client: SftpClient = await connectSftp(target);
+  const base = target.remoteDir.replace(/\/+$/, "") || (target.remoteDir ? "/" : ".");
+  return {
+    where: `the sFTP inbox ${target.host}:${base}`,
+    async list() {
+      if (!(await client.exists(base))) return [];
+      const entries: { type: string; name: string }[] = await client.list(base);
+      return entries.filter((e) => e.type === "-" && !e.name.startsWith(".")).map((e) => e.name)
+        .sort();
+    },
+    async claim(name) {
+      const path = `${base}/${claimedName(name)}`;
+      try {
+        await client.rename(`${base}/${name}`, path); // SSH_FXP_RENAME fails if taken: one winner
+      } catch {
+        return null;
+      }
+      return {
+        name,
+        async text() {
+          const data = await client.get(path);
+          return Buffer.isBuffer(data) ? data.toString("utf8") : String(data);
+        },
+        async moveTo(folder) {
+          if (!(await client.exists(`${base}/${folder}`))) {
+            await client.mkdir(`${base}/${folder}`, true).catch(() => {}); // a replica may race
+          }
+          await client.posixRename(path, `${base}/${folder}/${name}`);
+        },
+      };
+    },
+    async close() {
+      await client.end().catch(() => {});
+    },
+  };
+}
