@@ -32,7 +32,12 @@ export function registerConsole(ctx: RouteContext): void {
     const manifest = await readManifest();
     const html = renderConsolePage({
       script: manifest ? `/static/build/${manifest.script}` : null,
-      stylesheets: ["/static/theme.css", "/static/styles.css", "/static/panels.css"],
+      stylesheets: [
+        "/static/theme.css",
+        "/static/styles.css",
+        "/static/panels.css",
+        "/static/narrow.css",
+      ],
       fields,
       kinds: [...EVENT_KINDS],
     });
