@@ -17,6 +17,7 @@ import type { EffectiveConfig } from "../config/fields.ts";
 import { tsoOverrides } from "../config/fields.ts";
 import type { EventLog } from "../store/events.ts";
 import type { EventKind } from "../wire/events.ts";
+import { sftpTargetOf } from "../adapters/sftp_target.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { parseAnswer, type TsoAnswer } from "./answers.ts";
 import { type ClaimedFile, type InboxSource, localInbox, sftpInbox } from "./inbox_source.ts";
@@ -67,21 +68,9 @@ export async function importInbox(
   if (!cfg.sftp_inbox_dir) return results;
   let remote: InboxSource;
   try {
-    if (!cfg.sftp_host || !cfg.sftp_username || (!cfg.sftp_password && !cfg.sftp_private_key)) {
-      throw new Error(
-        "sftp_inbox_dir is set but sftp_host, sftp_username and a password or private key are not all configured",
-      );
-    }
-    remote = await sftpInbox({
-      host: cfg.sftp_host,
-      port: cfg.sftp_port,
-      username: cfg.sftp_username,
-      password: cfg.sftp_password,
-      privateKey: cfg.sftp_private_key,
-      hostKeySha256: cfg.sftp_host_key_sha256,
-      remoteDir: cfg.sftp_inbox_dir,
-      redactor: svc.redactor,
-    });
+    remote = await sftpInbox(
+      sftpTargetOf(cfg, cfg.sftp_inbox_dir, "sftp_inbox_dir is set", svc.redactor),
+    );
   } catch (err) {
     const reason = (err as Error).message;
     await svc.events.append({

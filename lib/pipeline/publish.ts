@@ -5,6 +5,7 @@
  */
 import { writeToOutbox } from "../adapters/outbox.ts";
 import { uploadViaSftp } from "../adapters/sftp.ts";
+import { sftpTargetOf } from "../adapters/sftp_target.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { NotAggregated, PublishFailed } from "../domain/errors.ts";
 import type { TextRedactor } from "../store/redactor.ts";
@@ -85,22 +86,8 @@ export async function deliverFile(
   redactor?: TextRedactor,
 ): Promise<string> {
   if (publishTarget(cfg) === "sftp") {
-    if (!cfg.sftp_host || !cfg.sftp_username || (!cfg.sftp_password && !cfg.sftp_private_key)) {
-      throw new Error(
-        "publish_target is sftp but sftp_host, sftp_username and a password or private key are not all configured",
-      );
-    }
     return await uploadViaSftp(
-      {
-        host: cfg.sftp_host,
-        port: cfg.sftp_port,
-        username: cfg.sftp_username,
-        password: cfg.sftp_password,
-        privateKey: cfg.sftp_private_key,
-        hostKeySha256: cfg.sftp_host_key_sha256,
-        remoteDir: cfg.sftp_remote_dir,
-        redactor,
-      },
+      sftpTargetOf(cfg, cfg.sftp_remote_dir, "publish_target is sftp", redactor),
       file,
       content,
     );

@@ -17,7 +17,7 @@ import { addDays, nextOpenDay, quarterHourCount } from "../../lib/domain/deliver
 import { call, startServer } from "../support/app.ts";
 import { launchBrowser, shot, skipBrowserTests, watchProblems } from "../support/chromium.ts";
 import { EXT, ext, postForecast, PROC, proc } from "../support/day_ahead_rig.ts";
-import { PARTIES } from "../support/fahrplan.ts";
+import { FILES_CHANNEL_ENV, PARTIES } from "../support/fahrplan.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
 
@@ -34,11 +34,7 @@ Deno.test({
     PROCESS_API_KEYS: `ops:${PROC}`,
     EXTERNAL_API_KEYS: `acme:${EXT}`,
     RATE_LIMIT_PER_MINUTE: "0",
-    SENDER_EIC: PARTIES.sender,
-    BALANCING_GROUP: PARTIES.balancingGroup,
-    COUNTERPARTY_EIC: PARTIES.counterparty,
-    SCHEDULE_CHANNEL: "files",
-    SCHEDULE_FORMAT: "ess",
+    ...FILES_CHANNEL_ENV,
     OUTBOX_DIR: `${dir}/outbox`,
     SCHEDULE_INBOX_DIR: `${dir}/inbox`,
   });

@@ -14,7 +14,7 @@ import { startTsoSimulator } from "../../dev/tso_simulator.ts";
 import { quarterHourCount } from "../../lib/domain/delivery_day.ts";
 import { call } from "../support/app.ts";
 import { postForecast, proc, putLocation, rig, step } from "../support/day_ahead_rig.ts";
-import { PARTIES } from "../support/fahrplan.ts";
+import { FILES_CHANNEL_ENV, PARTIES } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
 
 const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@" });
@@ -27,11 +27,7 @@ for (
 ) {
   Deno.test(`clock-change day ${day} (${n} quarter-hours): ingestion to a confirmed schedule, then version 2`, async () => {
     const r = await rig(clockIso, {
-      SENDER_EIC: PARTIES.sender,
-      BALANCING_GROUP: PARTIES.balancingGroup,
-      COUNTERPARTY_EIC: PARTIES.counterparty,
-      SCHEDULE_CHANNEL: "files",
-      SCHEDULE_FORMAT: "ess",
+      ...FILES_CHANNEL_ENV,
       ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
       SCHEDULE_INBOX_DIR: `${Deno.makeTempDirSync({ prefix: "bridge-inbox-" })}`,
     });

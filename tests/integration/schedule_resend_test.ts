@@ -20,7 +20,7 @@ import {
   rig,
   step,
 } from "../support/day_ahead_rig.ts";
-import { PARTIES } from "../support/fahrplan.ts";
+import { FILES_CHANNEL_ENV } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
 
 type Sched = { control_area: string; tso_status: string; version: number; reason_text: string };
@@ -29,11 +29,7 @@ Deno.test("an anomaly before gate closure is answered by the next version once a
   const day = "2026-11-25";
   const inbox = await Deno.makeTempDir({ prefix: "bridge-inbox-" });
   const r = await rig("2026-11-24T06:00:00Z", {
-    SENDER_EIC: PARTIES.sender,
-    BALANCING_GROUP: PARTIES.balancingGroup,
-    COUNTERPARTY_EIC: PARTIES.counterparty,
-    SCHEDULE_CHANNEL: "files",
-    SCHEDULE_FORMAT: "ess",
+    ...FILES_CHANNEL_ENV,
     ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
     SCHEDULE_INBOX_DIR: inbox,
   });

@@ -14,7 +14,7 @@ import { startTsoSimulator } from "../../dev/tso_simulator.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, storedEvents } from "../support/app.ts";
 import { EXT, postForecast, PROC, proc, putLocation, step } from "../support/day_ahead_rig.ts";
-import { PARTIES } from "../support/fahrplan.ts";
+import { FILES_CHANNEL_ENV } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
 import { sshdUnavailableReason, startSshd } from "../support/sshd.ts";
 
@@ -38,11 +38,7 @@ Deno.test({
     PROCESS_API_KEYS: `ops:${PROC}`,
     EXTERNAL_API_KEYS: `acme:${EXT}`,
     RATE_LIMIT_PER_MINUTE: "0",
-    SENDER_EIC: PARTIES.sender,
-    BALANCING_GROUP: PARTIES.balancingGroup,
-    COUNTERPARTY_EIC: PARTIES.counterparty,
-    SCHEDULE_CHANNEL: "files",
-    SCHEDULE_FORMAT: "ess",
+    ...FILES_CHANNEL_ENV,
     ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
     PUBLISH_TARGET: "outbox",
     OUTBOX_DIR: `${dir}/outbox`,

@@ -24,6 +24,15 @@ export const PARTIES = {
   counterparty: "11XEPEX-SPOT-DEJ",
 } as const;
 
+/** Environment of a service on the `files` channel with ESS documents from {@link PARTIES}. */
+export const FILES_CHANNEL_ENV = {
+  SENDER_EIC: PARTIES.sender,
+  BALANCING_GROUP: PARTIES.balancingGroup,
+  COUNTERPARTY_EIC: PARTIES.counterparty,
+  SCHEDULE_CHANNEL: "files",
+  SCHEDULE_FORMAT: "ess",
+} as const;
+
 /** Open position in MW for quarter-hour `i`: alternates sign, with more than 3 decimals. */
 export function openPosition(i: number): number {
   return i % 3 === 0 ? -(i / 7 + 0.12345) : i * 1.5 + 0.0004;
