@@ -159,3 +159,8 @@ export function renderCim(doc: ScheduleDocument): string {
   };
   return builder.build({ ...DECLARATION, Schedule_MarketDocument: document }) as string;
 }
+
+/** The document in `format`: ESS 2.3 ({@link renderEss}) or CIM ({@link renderCim}). */
+export function renderSchedule(doc: ScheduleDocument, format: "ess" | "cim"): string {
+  return format === "cim" ? renderCim(doc) : renderEss(doc);
+}

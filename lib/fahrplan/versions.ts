@@ -36,12 +36,8 @@ export async function scheduleVersion(
   const key = KEYS.scheduleVersion(day, controlArea);
   return await retryKv(`schedule version of ${day} ${controlArea}`, async () => {
     const cur = await kv.get<ScheduleVersion>(key);
-    if (cur.value && cur.value.aggregate_version >= aggregateVersion) return cur.value;
-    const next: ScheduleVersion = {
-      message_version: (cur.value?.message_version ?? 0) + 1,
-      aggregate_version: aggregateVersion,
-      created_at: new Date(nowMs).toISOString(),
-    };
+    const next = versionFor(cur.value, aggregateVersion, nowMs);
+    if (next === cur.value) return next;
     const r = await kv.atomic().check(cur).set(key, next).commit();
     return r.ok ? next : undefined;
   });
@@ -59,6 +55,15 @@ export async function peekScheduleVersion(
   nowMs: number,
 ): Promise<ScheduleVersion> {
   const cur = (await kv.get<ScheduleVersion>(KEYS.scheduleVersion(day, controlArea))).value;
+  return versionFor(cur, aggregateVersion, nowMs);
+}
+
+/** The stored version when it covers `aggregateVersion`, else the next one (not stored). */
+function versionFor(
+  cur: ScheduleVersion | null,
+  aggregateVersion: number,
+  nowMs: number,
+): ScheduleVersion {
   if (cur && cur.aggregate_version >= aggregateVersion) return cur;
   return {
     message_version: (cur?.message_version ?? 0) + 1,

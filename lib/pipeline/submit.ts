@@ -132,20 +132,7 @@ export async function submitDay(
       } not configured; nothing was submitted.`,
     );
   }
-  const agg = await readAggregate(kv, day);
-  if (!agg) {
-    throw new NotAggregated(day, "submit");
-  }
-  const coverage = forecastCoverage(agg.counts);
-  if (coverage.share < cfg.min_forecast_coverage) {
-    throw new CoverageTooLow(
-      `Only ${coverage.with} of ${coverage.of} market locations of ${day} have a forecast (${
-        (coverage.share * 100).toFixed(1)
-      } %, below min_forecast_coverage ${
-        cfg.min_forecast_coverage * 100
-      } %): ${coverage.missing} without one; nothing was submitted.`,
-    );
-  }
+  const agg = await submittableAggregate(kv, day, cfg, "submitted");
   const key = idempotencyKey(day, agg.version);
   const budgetMs = cfg.market_platform_timeout_seconds * 1000;
 
@@ -275,6 +262,23 @@ async function submitFilesChannel(
       } ${missing.length === 1 ? "is" : "are"} not configured; nothing was handed over.`,
     );
   }
+  const agg = await submittableAggregate(kv, day, cfg, "handed over");
+  return await submitFiles(kv, agg, cfg, opts);
+}
+
+/**
+ * The latest aggregate of `day` when it may be submitted: it exists and enough market locations
+ * have a forecast (`min_forecast_coverage`, docs/pipeline.md).
+ * @param done what did not happen, for the refusal ("nothing was submitted")
+ * @throws {NotAggregated} before the first aggregate
+ * @throws {CoverageTooLow} naming the share and the locations without a forecast
+ */
+async function submittableAggregate(
+  kv: Deno.Kv,
+  day: string,
+  cfg: EffectiveConfig,
+  done: "submitted" | "handed over",
+): Promise<Aggregate> {
   const agg = await readAggregate(kv, day);
   if (!agg) throw new NotAggregated(day, "submit");
   const coverage = forecastCoverage(agg.counts);
@@ -284,8 +288,8 @@ async function submitFilesChannel(
         (coverage.share * 100).toFixed(1)
       } %, below min_forecast_coverage ${
         cfg.min_forecast_coverage * 100
-      } %): ${coverage.missing} without one; nothing was handed over.`,
+      } %): ${coverage.missing} without one; nothing was ${done}.`,
     );
   }
-  return await submitFiles(kv, agg, cfg, opts);
+  return agg;
 }

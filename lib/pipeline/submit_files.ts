@@ -14,14 +14,50 @@ import type { Clock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { tsoOverrides } from "../config/fields.ts";
 import { PublishFailed } from "../domain/errors.ts";
-import { assertValidSchedule, buildSchedule, scheduleFileName } from "../fahrplan/document.ts";
-import { renderCim, renderEss } from "../fahrplan/render.ts";
+import {
+  assertValidSchedule,
+  buildSchedule,
+  type ScheduleDocument,
+  scheduleFileName,
+} from "../fahrplan/document.ts";
+import { renderSchedule } from "../fahrplan/render.ts";
 import { markSent } from "../fahrplan/tso_status.ts";
 import { scheduleVersion } from "../fahrplan/versions.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import type { Aggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
 import { deliverFile } from "./publish.ts";
+
+/**
+ * The checked schedule document of `area` in aggregate `agg` with the configured parties
+ * (`sender_eic`, `balancing_group`, `counterparty_eic`, `tso_party_eics`).
+ * @param mw the area's open position per quarter-hour (MW)
+ * @param nowMs creation time (epoch ms, UTC)
+ * @throws {import("../domain/errors.ts").ScheduleInvalid} listing every problem
+ */
+export function scheduleFor(
+  cfg: EffectiveConfig,
+  agg: Aggregate,
+  area: string,
+  mw: number[],
+  messageVersion: number,
+  nowMs: number,
+): ScheduleDocument {
+  const doc = buildSchedule({
+    day: agg.delivery_day,
+    aggregateVersion: agg.version,
+    controlArea: area,
+    mw,
+    senderEic: cfg.sender_eic ?? "",
+    balancingGroup: cfg.balancing_group ?? "",
+    counterpartyEic: cfg.counterparty_eic ?? "",
+    messageVersion,
+    createdAtMs: nowMs,
+    tsoOverrides: tsoOverrides(cfg.tso_party_eics),
+  });
+  assertValidSchedule(doc);
+  return doc;
+}
 
 /** One document handed over. */
 export interface HandedOver {
@@ -63,25 +99,12 @@ export async function submitFiles(
   const docs = [];
   for (const [area, mw] of Object.entries(agg.areas)) {
     const v = await scheduleVersion(kv, day, area, agg.version, now);
-    const doc = buildSchedule({
-      day,
-      aggregateVersion: agg.version,
-      controlArea: area,
-      mw,
-      senderEic: cfg.sender_eic ?? "",
-      balancingGroup: cfg.balancing_group ?? "",
-      counterpartyEic: cfg.counterparty_eic ?? "",
-      messageVersion: v.message_version,
-      createdAtMs: now,
-      tsoOverrides: tsoOverrides(cfg.tso_party_eics),
-    });
-    assertValidSchedule(doc);
-    docs.push({ area, doc });
+    docs.push({ area, doc: scheduleFor(cfg, agg, area, mw, v.message_version, now) });
   }
   const documents: HandedOver[] = [];
   for (const { area, doc } of docs) {
     const file = scheduleFileName(doc);
-    const xml = format === "cim" ? renderCim(doc) : renderEss(doc);
+    const xml = renderSchedule(doc, format);
     let location: string;
     try {
       location = await deliverFile(cfg, file, xml, opts.redactor);

@@ -8,13 +8,8 @@
  * @module
  */
 import { z } from "zod";
-import { tsoOverrides } from "../../lib/config/fields.ts";
-import {
-  assertValidSchedule,
-  buildSchedule,
-  scheduleFileName,
-} from "../../lib/fahrplan/document.ts";
-import { renderCim, renderEss } from "../../lib/fahrplan/render.ts";
+import { scheduleFileName } from "../../lib/fahrplan/document.ts";
+import { renderSchedule } from "../../lib/fahrplan/render.ts";
 import { importInbox } from "../../lib/fahrplan/inbox.ts";
 import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
 import { answer } from "../../lib/http/respond.ts";
@@ -22,6 +17,7 @@ import { problem, ValidationFailed } from "../../lib/http/errors.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { parseOr422 } from "../../lib/http/validation.ts";
 import { readAggregate } from "../../lib/pipeline/aggregate.ts";
+import { scheduleFor } from "../../lib/pipeline/submit_files.ts";
 import { dayParam } from "./delivery_days.ts";
 
 const ScheduleQuery = z.strictObject({
@@ -83,21 +79,9 @@ export function registerSchedules(ctx: RouteContext): void {
     const cfg = await ctx.config.effective();
     const now = ctx.clock.now();
     const v = await peekScheduleVersion(ctx.kv, day, area, agg.version, now);
-    const doc = buildSchedule({
-      day,
-      aggregateVersion: agg.version,
-      controlArea: area,
-      mw,
-      senderEic: cfg.sender_eic ?? "",
-      balancingGroup: cfg.balancing_group ?? "",
-      counterpartyEic: cfg.counterparty_eic ?? "",
-      messageVersion: v.message_version,
-      createdAtMs: now,
-      tsoOverrides: tsoOverrides(cfg.tso_party_eics),
-    });
-    assertValidSchedule(doc);
+    const doc = scheduleFor(cfg, agg, area, mw, v.message_version, now);
     const format = q.format ?? "ess";
-    const xml = format === "cim" ? renderCim(doc) : renderEss(doc);
+    const xml = renderSchedule(doc, format);
     return new Response(xml, {
       status: 200,
       headers: {
