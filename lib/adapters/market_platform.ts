@@ -27,6 +27,11 @@ export interface SchedulePayload {
   schedules: { control_area: string; quantities: number[] }[];
 }
 
+/** One schedule document as sent (ESS or CIM XML, `content-type: application/xml`). */
+export interface XmlSchedule {
+  xml: string;
+}
+
 /** What the platform answered with 2xx. */
 export interface Receipt {
   status: number;
@@ -111,14 +116,14 @@ export interface PlatformTarget {
 export const MAX_QUOTED_BODY = 2000;
 
 /**
- * Sends one submission.
+ * Sends one submission: the JSON payload, or one XML schedule document.
  * @throws {MarketPlatformError} on a 4xx or a TLS handshake failure (both final, not retried,
  *   `retriable: false`: the same request would fail the same way; the next orchestrator tick tries
  *   again), or when 5xx/network errors outlast the budget (`retriable: true`)
  */
 export async function sendSchedules(
   target: PlatformTarget,
-  payload: SchedulePayload,
+  payload: SchedulePayload | XmlSchedule,
   idempotencyKey: string,
 ): Promise<Receipt> {
   const redactor = target.redactor ?? new Redactor([target.apiKey]);
@@ -126,6 +131,7 @@ export async function sendSchedules(
   const budgetMs = target.timeoutSeconds * 1000;
   const limited = target.stopAfterMs !== undefined && target.stopAfterMs < budgetMs;
   const url = `${target.url.replace(/\/+$/, "")}/schedules`;
+  const xml = "xml" in payload;
   let attempts = 0;
   let last: MarketPlatformError | undefined;
   /** One POST; throws a retriable {@link MarketPlatformError} for a 5xx or a network error. */
@@ -136,10 +142,10 @@ export async function sendSchedules(
         headers: {
           "authorization": target.apiKey,
           "idempotency-key": idempotencyKey,
-          "content-type": "application/json",
+          "content-type": xml ? "application/xml" : "application/json",
           "accept": "application/json",
         },
-        body: JSON.stringify(payload),
+        body: xml ? payload.xml : JSON.stringify(payload),
         signal: AbortSignal.timeout(Math.max(1, Math.min(remaining, 15_000))),
         client: target.client,
       });

@@ -328,13 +328,6 @@ export function crossFieldProblems(
       msg: "schedule_channel is files: choose the document format, ess or cim",
     });
   }
-  if (effective.schedule_channel === "platform" && effective.schedule_format !== "json") {
-    out.push({
-      field: "schedule_channel",
-      msg:
-        "ess and cim documents go to the TSO as files for now: set schedule_channel to files (the platform takes json)",
-    });
-  }
   const sftpNeededBy = effective.publish_target === "sftp"
     ? "publish_target is sftp"
     : effective.sftp_inbox_dir

@@ -16,14 +16,14 @@ import type { Clock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { tsoOverrides } from "../config/fields.ts";
 import type { EventLog } from "../store/events.ts";
-import type { EventKind } from "../wire/events.ts";
 import { sftpTargetOf } from "../adapters/sftp_target.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { parseAnswer, type TsoAnswer } from "./answers.ts";
 import { type ClaimedFile, type InboxSource, localInbox, sftpInbox } from "./inbox_source.ts";
 import { messageIdentification } from "./document.ts";
 import { tsoOf } from "./parties.ts";
-import { applyAnswer, type TsoState } from "./tso_status.ts";
+import type { TsoState } from "./tso_status.ts";
+import { recordAnswer } from "./record_answer.ts";
 
 /** What happened to one inbox file. */
 export interface ImportResult {
@@ -45,14 +45,6 @@ export interface InboxServices {
   /** Masks secrets in the sFTP server's error texts. */
   redactor?: TextRedactor;
 }
-
-const STATUS_OF: Record<string, { state: TsoState; event: EventKind; level: "info" | "warning" }> =
-  {
-    acknowledged: { state: "acknowledged", event: "schedule_acknowledged", level: "info" },
-    rejected: { state: "rejected", event: "schedule_rejected", level: "warning" },
-    confirmed: { state: "confirmed", event: "schedule_confirmed", level: "info" },
-    anomaly: { state: "anomaly", event: "anomaly_reported", level: "warning" },
-  };
 
 /**
  * Imports every answer file in the inbox now.
@@ -131,29 +123,21 @@ async function importOne(
     ) ||
       answer.reason_text
     : answer.reason_text;
-  const applied = await applyAnswer(svc.kv, day, area, answer.referenced_version, {
-    tso_status: STATUS_OF[state].state,
+  const applied = await recordAnswer(svc, {
+    day,
+    area,
+    version: answer.referenced_version,
+    state,
     reason_code: answer.reason_code ?? answer.anomalies[0]?.reason_code ?? null,
     reason_text: reasonText ?? null,
-    at: new Date(svc.clock.now()).toISOString(),
-  });
+    who: answer.sender,
+    source: name,
+    data: { file: name },
+  }, by);
   if (applied === "unknown") {
     return await reject(svc, source, claimed, `no schedule of ${day} for ${area} was sent`, by);
   }
   await claimed.moveTo("processed");
-  if (applied === "applied") {
-    const s = STATUS_OF[state];
-    await svc.events.append({
-      kind: s.event,
-      level: s.level,
-      message: `${answer.sender} ${state} the schedule of ${day} for ${area}${
-        answer.referenced_version ? ` (version ${answer.referenced_version})` : ""
-      }${reasonText ? `: ${reasonText}` : ""} — ${name}`,
-      caller: by,
-      delivery_day: day,
-      data: { file: name, control_area: area, tso_status: state, reason_code: answer.reason_code },
-    });
-  }
   return {
     file: name,
     outcome: "imported",
@@ -161,6 +145,7 @@ async function importOne(
     control_area: area,
     tso_status: state,
     ...(applied === "older" ? { reason: "answers an older version; the newer status stays" } : {}),
+    ...(applied === "same" ? { reason: "repeats the status already recorded" } : {}),
   };
 }
 

@@ -3,7 +3,9 @@
  * delivery day and control area the latest document's state — `sent`, then `acknowledged` or
  * `rejected` (ACK), `confirmed` (CNF) or `anomaly` (ANO) — with the reason, the time and the
  * message version it refers to. An answer about an older version never overwrites the status of
- * a newer one. Kept in KV (`KEYS.tsoStatus`), shared by replicas.
+ * a newer one. Kept in KV (`KEYS.tsoStatus`), shared by replicas. A document sent to the market
+ * platform (`schedule_channel=platform` with ESS or CIM) is also listed as pending
+ * (`KEYS.platformPending`, its submission id) until its state is final, for the orchestrator to poll.
  * @module
  */
 import { retryKv } from "../store/kv.ts";
@@ -26,27 +28,69 @@ export interface TsoStatus {
   reason_text: string | null;
   /** ISO-8601 UTC instant of the last change. */
   at: string;
+  /** The market platform's submission id of the document (platform channel only). */
+  platform_id?: string;
 }
 
-/** Records that a document was handed over (`sent`); never for an older version than stored. */
+/** States after which a document's status does not change any more. */
+const FINAL: readonly TsoState[] = ["rejected", "confirmed", "anomaly"];
+
+/** A platform document whose state is not final yet (`KEYS.platformPending`). */
+export interface PendingPlatformDocument {
+  delivery_day: string;
+  control_area: string;
+  /** Message version of the document. */
+  version: number;
+  /** The platform's submission id. */
+  platform_id: string;
+}
+
+/**
+ * Records that a document was handed over (`sent`); never for an older version than stored. With
+ * a `platform_id` the document is pending for the poll; without one, no older document stays
+ * pending.
+ */
 export async function markSent(
   kv: Deno.Kv,
   day: string,
   s: Omit<TsoStatus, "tso_status" | "reason_code" | "reason_text">,
 ): Promise<void> {
   const key = KEYS.tsoStatus(day, s.control_area);
+  const pendingKey = KEYS.platformPending(day, s.control_area);
   await retryKv(`schedule status of ${day} ${s.control_area}`, async () => {
     const cur = await kv.get<TsoStatus>(key);
     if (cur.value && cur.value.version > s.version) return true;
     const next: TsoStatus = { ...s, tso_status: "sent", reason_code: null, reason_text: null };
-    return (await kv.atomic().check(cur).set(key, next).commit()).ok || undefined;
+    const op = kv.atomic().check(cur).set(key, next);
+    if (s.platform_id) {
+      op.set(
+        pendingKey,
+        {
+          delivery_day: day,
+          control_area: s.control_area,
+          version: s.version,
+          platform_id: s.platform_id,
+        } satisfies PendingPlatformDocument,
+      );
+    } else op.delete(pendingKey);
+    return (await op.commit()).ok || undefined;
   });
+}
+
+/** Every platform document whose state is not final yet, oldest day first. */
+export async function pendingPlatformDocuments(kv: Deno.Kv): Promise<PendingPlatformDocument[]> {
+  const out: PendingPlatformDocument[] = [];
+  for await (const e of kv.list<PendingPlatformDocument>(KEYS.platformPendingAll)) {
+    out.push(e.value);
+  }
+  return out;
 }
 
 /**
  * Applies a TSO answer about message `version`.
- * @returns `applied`, `older` (a newer version's status stays), or `unknown` (no document of
- *   that day and area was sent)
+ * @returns `applied`, `same` (the status already says so: nothing changes, so a repeated answer
+ *   is told once), `older` (a newer version's status stays), or `unknown` (no document of that day
+ *   and area was sent)
  */
 export async function applyAnswer(
   kv: Deno.Kv,
@@ -54,14 +98,24 @@ export async function applyAnswer(
   controlArea: string,
   version: number | null,
   change: Pick<TsoStatus, "tso_status" | "reason_code" | "reason_text" | "at">,
-): Promise<"applied" | "older" | "unknown"> {
+): Promise<"applied" | "same" | "older" | "unknown"> {
   const key = KEYS.tsoStatus(day, controlArea);
   return await retryKv(`schedule status of ${day} ${controlArea}`, async () => {
     const cur = await kv.get<TsoStatus>(key);
     if (!cur.value) return "unknown" as const;
     if (version !== null && version < cur.value.version) return "older" as const;
+    if (
+      cur.value.tso_status === change.tso_status &&
+      cur.value.reason_code === change.reason_code &&
+      cur.value.reason_text === change.reason_text
+    ) return "same" as const;
     const next: TsoStatus = { ...cur.value, ...change };
-    const r = await kv.atomic().check(cur).set(key, next).commit();
+    const op = kv.atomic().check(cur).set(key, next);
+    // The latest document's answer is final: nothing more to poll for this day and area.
+    if (FINAL.includes(change.tso_status) && (version ?? cur.value.version) >= cur.value.version) {
+      op.delete(KEYS.platformPending(day, controlArea));
+    }
+    const r = await op.commit();
     return r.ok ? "applied" as const : undefined;
   });
 }

@@ -24,6 +24,7 @@ import { KEYS } from "../store/keys.ts";
 import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
 import { importInbox } from "../fahrplan/inbox.ts";
+import { pollPlatform } from "../fahrplan/platform_poll.ts";
 
 /**
  * What the orchestrator uses of the app's services: what its steps use ({@link StepServices}),
@@ -114,20 +115,31 @@ export class Orchestrator {
   }
 
   /**
-   * Imports the TSO's answers waiting in the inbox, whatever the orchestrator's state (CNFs
+   * Imports the TSO's answers waiting in the inbox and asks the market platform about the
+   * documents it took whose state is not final, whatever the orchestrator's state (CNFs
    * arrive also after gate closure). Never throws: a failure is an `orchestration_error` event.
    */
   async #importAnswers(): Promise<void> {
     const ctx = this.#ctx;
-    try {
-      await importInbox(ctx, await ctx.config.effective(), "orchestrator");
-    } catch (err) {
-      await ctx.events.append({
-        kind: "orchestration_error",
-        level: "error",
-        message: `importing the TSO answers failed: ${(err as Error).message}`,
-        caller: "orchestrator",
-      }).catch((e) => ctx.log.error("orchestration_error", "the inbox import failed", e));
+    const cfg = () => ctx.config.effective();
+    const tasks = [
+      ["importing the TSO answers", async () => importInbox(ctx, await cfg(), "orchestrator")],
+      [
+        "asking the market platform for the TSO answers",
+        async () => pollPlatform(ctx, await cfg(), "orchestrator"),
+      ],
+    ] as const;
+    for (const [what, task] of tasks) {
+      try {
+        await task();
+      } catch (err) {
+        await ctx.events.append({
+          kind: "orchestration_error",
+          level: "error",
+          message: `${what} failed: ${(err as Error).message}`,
+          caller: "orchestrator",
+        }).catch((e) => ctx.log.error("orchestration_error", `${what} failed`, e));
+      }
     }
   }
 

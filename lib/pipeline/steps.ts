@@ -106,10 +106,15 @@ export async function runStep(
           return { ...r };
         }
         if (r.sent) {
+          const what = r.documents
+            ? ` as ${r.format.toUpperCase()} documents (${
+              r.documents.map((d) => `${d.file} for ${d.control_area}`).join(", ")
+            })`
+            : "";
           await ctx.events.append({
             kind: stepRow("submit").event,
             message:
-              `Submitted schedules of ${day} (version ${r.version}, ${r.idempotency_key}) to the market platform: ${r.receipt.status} after ${r.receipt.attempts} attempt${
+              `Submitted schedules of ${day} (version ${r.version}, ${r.idempotency_key}) to the market platform${what}: ${r.receipt.status} after ${r.receipt.attempts} attempt${
                 r.receipt.attempts === 1 ? "" : "s"
               }`,
             caller: by,
@@ -119,6 +124,7 @@ export async function runStep(
               idempotency_key: r.idempotency_key,
               status: r.receipt.status,
               receipt: r.receipt.body,
+              ...(r.documents ? { format: r.format, documents: r.documents } : {}),
             },
           });
         }

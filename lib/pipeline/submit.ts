@@ -30,6 +30,7 @@ import type { TextRedactor } from "../store/redactor.ts";
 import { type Aggregate, forecastCoverage, readAggregate } from "./aggregate.ts";
 import { readDay, recordStep } from "./day_state.ts";
 import { type FilesSubmitResult, submitFiles } from "./submit_files.ts";
+import { type PlatformDocument, prepareDocuments, sendDocuments } from "./submit_documents.ts";
 import { KEYS } from "../store/keys.ts";
 
 /** A stored claim / receipt of one aggregate version. */
@@ -41,6 +42,9 @@ export interface Submission {
   /** Epoch ms after which an `in_flight` claim may be taken over. */
   lease_until: number;
   receipt?: Receipt;
+  /** With ESS or CIM documents: their format and each document the platform took. */
+  format?: "ess" | "cim";
+  documents?: PlatformDocument[];
 }
 
 /** Result of a submit call. */
@@ -50,7 +54,11 @@ export interface SubmitResult {
   idempotency_key: string;
   /** False when this version had already been submitted (the stored receipt is returned). */
   sent: boolean;
+  /** For documents: the last answer's status, attempts summed, the documents as body. */
   receipt: Receipt;
+  /** `json`: one payload; `ess`/`cim`: one document per control area (`documents`). */
+  format: "json" | "ess" | "cim";
+  documents?: PlatformDocument[];
 }
 
 /** Thrown when the platform refused or was unreachable; carries the platform error. */
@@ -123,18 +131,14 @@ export async function submitDay(
       "The market platform is not configured (market_platform_url and market_platform_api_key); nothing was submitted.",
     );
   }
-  const missing = (["balancing_group", "sender_eic"] as const).filter((f) => !cfg[f]);
-  if (missing.length) {
-    throw new NotConfigured(
-      "ERR_SCHEDULE_PARTIES_MISSING",
-      `A schedule needs the balancing group and the sender EIC; ${missing.join(" and ")} ${
-        missing.length === 1 ? "is" : "are"
-      } not configured; nothing was submitted.`,
-    );
-  }
+  assertParties(cfg, cfg.schedule_format !== "json", "nothing was submitted");
   const agg = await submittableAggregate(kv, day, cfg, "submitted");
   const key = idempotencyKey(day, agg.version);
   const budgetMs = cfg.market_platform_timeout_seconds * 1000;
+  // Documents are built and checked before the claim: an invalid one is refused, nothing claimed.
+  const prepared = cfg.schedule_format === "json"
+    ? null
+    : await prepareDocuments(kv, agg, cfg, opts.clock.now());
 
   // Claim the version (or find it done / in flight).
   const existing = await kv.get<Submission>(subKey(day, agg.version));
@@ -169,44 +173,71 @@ export async function submitDay(
     );
   }
 
-  let receipt: Receipt;
+  const target = {
+    url: cfg.market_platform_url,
+    apiKey: cfg.market_platform_api_key,
+    timeoutSeconds: cfg.market_platform_timeout_seconds,
+    // Nothing is sent after gate closure, not even a retry.
+    stopAfterMs: gc.epochMilliseconds - opts.clock.now(),
+    stopReason: `before gate closure ${gc.toString()}`,
+    client: opts.client,
+    backoffBaseMs: opts.backoffBaseMs,
+    clock: opts.clock,
+    redactor: opts.redactor,
+  };
+  let sent: Pick<Submission, "receipt" | "format" | "documents">;
   try {
-    receipt = await sendSchedules(
-      {
-        url: cfg.market_platform_url,
-        apiKey: cfg.market_platform_api_key,
-        timeoutSeconds: cfg.market_platform_timeout_seconds,
-        // Nothing is sent after gate closure, not even a retry.
-        stopAfterMs: gc.epochMilliseconds - opts.clock.now(),
-        stopReason: `before gate closure ${gc.toString()}`,
-        client: opts.client,
-        backoffBaseMs: opts.backoffBaseMs,
-        clock: opts.clock,
-        redactor: opts.redactor,
-      },
-      schedulePayload(agg, cfg),
-      key,
-    );
+    sent = prepared
+      ? {
+        format: prepared.format,
+        ...await sendDocuments(kv, day, prepared, target, key, opts.clock.now()),
+      }
+      : { receipt: await sendSchedules(target, schedulePayload(agg, cfg), key) };
   } catch (err) {
     // Release the claim so the next attempt (next tick, or the operator) may try again.
     await kv.delete(subKey(day, agg.version));
     throw new SubmitFailed(day, err as MarketPlatformError);
   }
-  await kv.set(subKey(day, agg.version), { ...claim, state: "done", receipt } satisfies Submission);
-  await recordSubmitted(kv, day, agg.version, key, receipt, opts.by, opts.clock.now());
-  return { delivery_day: day, version: agg.version, idempotency_key: key, sent: true, receipt };
+  const done: Submission = { ...claim, state: "done", ...sent };
+  await kv.set(subKey(day, agg.version), done);
+  await recordSubmitted(kv, day, agg.version, key, done, opts.by, opts.clock.now());
+  return resultOf(day, agg.version, key, true, done);
 }
 
-/** Records the `submitted` step of `version` with its receipt. */
+/** The answer of a submission from its stored record. */
+function resultOf(
+  day: string,
+  version: number,
+  key: string,
+  sent: boolean,
+  sub: Submission,
+): SubmitResult {
+  const documents = sub.documents;
+  return {
+    delivery_day: day,
+    version,
+    idempotency_key: key,
+    sent,
+    receipt: sub.receipt!,
+    format: sub.format ?? "json",
+    ...(documents ? { documents } : {}),
+  };
+}
+
+/**
+ * Records the `submitted` step of `version` with its receipt (detail: idempotency key, status,
+ * attempts, receipt; with documents also `channel: "platform"`, the format and the documents).
+ */
 async function recordSubmitted(
   kv: Deno.Kv,
   day: string,
   version: number,
   key: string,
-  receipt: Receipt,
+  sub: Submission,
   by: string,
   atMs: number,
 ): Promise<void> {
+  const receipt = sub.receipt!;
   await recordStep(kv, day, "submitted", {
     version,
     at: new Date(atMs).toISOString(),
@@ -216,6 +247,9 @@ async function recordSubmitted(
       status: receipt.status,
       attempts: receipt.attempts,
       receipt: receipt.body,
+      ...(sub.documents
+        ? { channel: "platform", format: sub.format, documents: sub.documents }
+        : {}),
     },
   });
 }
@@ -233,12 +267,11 @@ async function alreadyDone(
   sub: Submission,
   opts: { by: string; clock: Clock },
 ): Promise<SubmitResult> {
-  const receipt = sub.receipt!;
   const recorded = (await readDay(kv, day)).value?.steps.submitted?.version ?? 0;
   if (recorded < version) {
-    await recordSubmitted(kv, day, version, key, receipt, sub.claimed_by, opts.clock.now());
+    await recordSubmitted(kv, day, version, key, sub, sub.claimed_by, opts.clock.now());
   }
-  return { delivery_day: day, version, idempotency_key: key, sent: false, receipt };
+  return resultOf(day, version, key, false, sub);
 }
 
 /**
@@ -251,17 +284,7 @@ async function submitFilesChannel(
   cfg: EffectiveConfig,
   opts: { by: string; clock: Clock; redactor?: TextRedactor },
 ): Promise<FilesSubmitResult> {
-  const missing = (["balancing_group", "sender_eic", "counterparty_eic"] as const).filter((f) =>
-    !cfg[f]
-  );
-  if (missing.length) {
-    throw new NotConfigured(
-      "ERR_SCHEDULE_PARTIES_MISSING",
-      `A schedule document needs the balancing group, the sender EIC and the counterparty EIC; ${
-        missing.join(" and ")
-      } ${missing.length === 1 ? "is" : "are"} not configured; nothing was handed over.`,
-    );
-  }
+  assertParties(cfg, true, "nothing was handed over");
   const agg = await submittableAggregate(kv, day, cfg, "handed over");
   return await submitFiles(kv, agg, cfg, opts);
 }
@@ -292,4 +315,26 @@ async function submittableAggregate(
     );
   }
   return agg;
+}
+
+/**
+ * The parties a schedule needs are configured: the balancing group and the sender EIC, and for a
+ * document (ESS, CIM) the counterparty EIC.
+ * @param done what did not happen, for the refusal ("nothing was submitted")
+ * @throws {NotConfigured} `ERR_SCHEDULE_PARTIES_MISSING` naming each missing field
+ */
+function assertParties(cfg: EffectiveConfig, document: boolean, done: string): void {
+  const fields = document
+    ? ["balancing_group", "sender_eic", "counterparty_eic"] as const
+    : ["balancing_group", "sender_eic"] as const;
+  const missing = fields.filter((f) => !cfg[f]);
+  if (!missing.length) return;
+  throw new NotConfigured(
+    "ERR_SCHEDULE_PARTIES_MISSING",
+    `A schedule${
+      document
+        ? " document needs the balancing group, the sender EIC and the counterparty EIC"
+        : " needs the balancing group and the sender EIC"
+    }; ${missing.join(" and ")} ${missing.length === 1 ? "is" : "are"} not configured; ${done}.`,
+  );
 }

@@ -22,11 +22,11 @@ import {
 } from "../fahrplan/document.ts";
 import { renderSchedule } from "../fahrplan/render.ts";
 import { markSent } from "../fahrplan/tso_status.ts";
-import { scheduleVersion } from "../fahrplan/versions.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import type { Aggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
 import { deliverFile } from "./publish.ts";
+import { prepareDocuments } from "./submit_documents.ts";
 
 /**
  * The checked schedule document of `area` in aggregate `agg` with the configured parties
@@ -94,13 +94,8 @@ export async function submitFiles(
   opts: { by: string; clock: Clock; redactor?: TextRedactor },
 ): Promise<FilesSubmitResult> {
   const day = agg.delivery_day;
-  const format = cfg.schedule_format === "cim" ? "cim" : "ess";
   const now = opts.clock.now();
-  const docs = [];
-  for (const [area, mw] of Object.entries(agg.areas)) {
-    const v = await scheduleVersion(kv, day, area, agg.version, now);
-    docs.push({ area, doc: scheduleFor(cfg, agg, area, mw, v.message_version, now) });
-  }
+  const { format, docs } = await prepareDocuments(kv, agg, cfg, now);
   const documents: HandedOver[] = [];
   for (const { area, doc } of docs) {
     const file = scheduleFileName(doc);

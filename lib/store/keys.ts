@@ -53,6 +53,17 @@ export const KEYS = {
   tsoStatus: (day: string, controlArea: string): Deno.KvKey => ["tso_status", day, controlArea],
   /** Every TSO status of one day, for `kv.list`. */
   tsoStatusesOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["tso_status", day] }),
+  /**
+   * A document sent to the market platform whose TSO state is not final yet: the submission id
+   * to poll. Owner: `lib/fahrplan/tso_status.ts`.
+   */
+  platformPending: (day: string, controlArea: string): Deno.KvKey => [
+    "platform_pending",
+    day,
+    controlArea,
+  ],
+  /** Every pending platform document, for `kv.list`. */
+  platformPendingAll: { prefix: ["platform_pending"] } as Deno.KvListSelector,
 
   /** One event record. Owner: `lib/store/events.ts`. */
   event: (id: number): Deno.KvKey => ["events", id],

@@ -106,6 +106,8 @@ export const DayOverviewSchema = z.object({
     reason_code: z.string().nullable(),
     reason_text: z.string().nullable(),
     at: z.string(),
+    /** The market platform's submission id (documents sent over `schedule_channel=platform`). */
+    platform_id: z.string().optional(),
   })),
   /**
    * Per step, the last failed attempt since its last success (`null`: none). Beside `steps`,

@@ -1,0 +1,73 @@
+/**
+ * Applying one TSO answer to a day's and area's schedule status and telling the operator
+ * (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): the same for an answer file from the
+ * inbox and for a state the market platform reports. The status changes through
+ * {@link applyAnswer} (an answer about an older version never overwrites a newer one's status);
+ * when it changed, one event: `schedule_acknowledged`, `schedule_confirmed` (info),
+ * `schedule_rejected`, `anomaly_reported` (warning).
+ * @module
+ */
+import type { Clock } from "../clock.ts";
+import type { EventLog } from "../store/events.ts";
+import type { EventKind } from "../wire/events.ts";
+import { applyAnswer, type TsoState } from "./tso_status.ts";
+
+/** What an answer does to a status: the event kind and level of each state. */
+export const STATUS_OF: Record<
+  Exclude<TsoState, "sent">,
+  { event: EventKind; level: "info" | "warning" }
+> = {
+  acknowledged: { event: "schedule_acknowledged", level: "info" },
+  rejected: { event: "schedule_rejected", level: "warning" },
+  confirmed: { event: "schedule_confirmed", level: "info" },
+  anomaly: { event: "anomaly_reported", level: "warning" },
+};
+
+/** One answer about one document. */
+export interface AnswerChange {
+  day: string;
+  area: string;
+  /** Message version the answer refers to (`null`: the latest, e.g. an ANO naming none). */
+  version: number | null;
+  state: Exclude<TsoState, "sent">;
+  reason_code: string | null;
+  reason_text: string | null;
+  /** Who answered, for the event (the TSO's EIC). */
+  who: string;
+  /** Where the answer came from, for the event (a file name, `submission <id>`). */
+  source: string;
+  /** Extra event data (e.g. `{file}` or `{platform_id}`). */
+  data: Record<string, unknown>;
+}
+
+/**
+ * Applies `a` and appends its event when the status changed.
+ * @param by the caller, or `orchestrator`
+ * @returns as {@link applyAnswer}: `applied`, `same` (no event), `older` or `unknown` (nothing
+ *   was sent)
+ */
+export async function recordAnswer(
+  svc: { kv: Deno.Kv; events: EventLog; clock: Clock },
+  a: AnswerChange,
+  by: string,
+): Promise<"applied" | "same" | "older" | "unknown"> {
+  const applied = await applyAnswer(svc.kv, a.day, a.area, a.version, {
+    tso_status: a.state,
+    reason_code: a.reason_code,
+    reason_text: a.reason_text,
+    at: new Date(svc.clock.now()).toISOString(),
+  });
+  if (applied !== "applied") return applied;
+  const s = STATUS_OF[a.state];
+  await svc.events.append({
+    kind: s.event,
+    level: s.level,
+    message: `${a.who} ${a.state} the schedule of ${a.day} for ${a.area}${
+      a.version ? ` (version ${a.version})` : ""
+    }${a.reason_text ? `: ${a.reason_text}` : ""} — ${a.source}`,
+    caller: by,
+    delivery_day: a.day,
+    data: { ...a.data, control_area: a.area, tso_status: a.state, reason_code: a.reason_code },
+  });
+  return applied;
+}

@@ -1,0 +1,115 @@
+/**
+ * Submit over the `platform` channel with ESS or CIM documents (docs/pipeline.md, "Schedules to
+ * the TSO (Fahrplan)"): the latest aggregate of a day as one schedule document per active control
+ * area, each `POST {market_platform_url}/schedules` with `content-type: application/xml` and its
+ * own idempotency key `<day>-v<aggregate version>-<control area EIC>`. Every document is built and
+ * checked before the first one is sent; each sent document is `sent` in its day's and area's
+ * status and pending with the platform's submission id, which the orchestrator polls
+ * (`../fahrplan/platform_poll.ts`) until the TSO's answer is final.
+ *
+ * The claim, the gate-closure stop and the retries are the JSON submission's (`./submit.ts`).
+ * @module
+ */
+import { type PlatformTarget, type Receipt, sendSchedules } from "../adapters/market_platform.ts";
+import type { EffectiveConfig } from "../config/fields.ts";
+import { type ScheduleDocument, scheduleFileName } from "../fahrplan/document.ts";
+import { renderSchedule } from "../fahrplan/render.ts";
+import { markSent } from "../fahrplan/tso_status.ts";
+import { scheduleVersion } from "../fahrplan/versions.ts";
+import type { Aggregate } from "./aggregate.ts";
+import { scheduleFor } from "./submit_files.ts";
+
+/** One document the platform took. */
+export interface PlatformDocument {
+  control_area: string;
+  /** The TSO's EIC (receiver, role A04). */
+  receiver: string;
+  /** Message version of the document. */
+  version: number;
+  /** BDEW file name of the document. */
+  file: string;
+  idempotency_key: string;
+  /** The platform's submission id (`null` when its receipt named none: then nothing is polled). */
+  submission_id: string | null;
+  /** HTTP status of the platform's receipt (201 new, 200 seen before). */
+  status: number;
+}
+
+/** The checked documents of one aggregate, ready to send. */
+export interface PreparedDocuments {
+  format: "ess" | "cim";
+  docs: { area: string; doc: ScheduleDocument }[];
+}
+
+/**
+ * Builds and checks every control area's document of `agg`, taking each message version from KV
+ * (a version is never reused, also when sending fails).
+ * @param nowMs creation time of the documents (epoch ms)
+ * @throws {import("../domain/errors.ts").ScheduleInvalid} when one would be invalid (nothing sent)
+ */
+export async function prepareDocuments(
+  kv: Deno.Kv,
+  agg: Aggregate,
+  cfg: EffectiveConfig,
+  nowMs: number,
+): Promise<PreparedDocuments> {
+  const docs = [];
+  for (const [area, mw] of Object.entries(agg.areas)) {
+    const v = await scheduleVersion(kv, agg.delivery_day, area, agg.version, nowMs);
+    docs.push({ area, doc: scheduleFor(cfg, agg, area, mw, v.message_version, nowMs) });
+  }
+  return { format: cfg.schedule_format === "cim" ? "cim" : "ess", docs };
+}
+
+/**
+ * Sends the prepared documents one after the other and marks each `sent`.
+ * @param key the aggregate version's idempotency key (`<day>-v<version>`); each document's key
+ *   adds its control area
+ * @returns one receipt for the claim (status of the last answer, attempts summed, the documents
+ *   as its body) and the documents
+ * @throws {import("../adapters/market_platform.ts").MarketPlatformError} at the first document the
+ *   platform refused or that could not be sent; the ones before it stay sent (a resend carries
+ *   the same keys, which the platform recognises)
+ */
+export async function sendDocuments(
+  kv: Deno.Kv,
+  day: string,
+  prepared: PreparedDocuments,
+  target: PlatformTarget,
+  key: string,
+  nowMs: number,
+): Promise<{ receipt: Receipt; documents: PlatformDocument[] }> {
+  const documents: PlatformDocument[] = [];
+  let attempts = 0;
+  let status = 0;
+  for (const { area, doc } of prepared.docs) {
+    const docKey = `${key}-${area}`;
+    const r = await sendSchedules(target, { xml: renderSchedule(doc, prepared.format) }, docKey);
+    attempts += r.attempts;
+    status = r.status;
+    const id = (r.body as { submission_id?: unknown } | null)?.submission_id;
+    const file = scheduleFileName(doc);
+    const sent: PlatformDocument = {
+      control_area: area,
+      receiver: doc.receiver,
+      version: doc.messageVersion,
+      file,
+      idempotency_key: docKey,
+      submission_id: typeof id === "string" && id ? id : null,
+      status: r.status,
+    };
+    documents.push(sent);
+    await markSent(kv, day, {
+      control_area: area,
+      receiver: doc.receiver,
+      version: doc.messageVersion,
+      file,
+      at: new Date(nowMs).toISOString(),
+      ...(sent.submission_id ? { platform_id: sent.submission_id } : {}),
+    });
+  }
+  return {
+    receipt: { status, attempts, idempotency_key: key, body: { documents } },
+    documents,
+  };
+}
