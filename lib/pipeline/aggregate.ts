@@ -1,15 +1,14 @@
 /**
  * Aggregation (docs/pipeline.md, "Aggregation"): the open position per active control area,
- * MW per quarter-hour, consumption positive and generation negative, from the latest forecast of
- * every market location of that area (customer forecasts as stored, generated ones computed from
- * their profile reference, see `./forecasts.ts`). Stored under `["aggregates", <day>]` with the input version
- * it reflects.
+ * MW per quarter-hour, consumption positive and generation negative — profile locations summed
+ * per class, customer forecasts replacing their location's profile value (`./open_position.ts`).
+ * Stored under `["aggregates", <day>]` with the input version it reflects.
  * @module
  */
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { type DayState, updateDay } from "./day_state.ts";
-import { addForecastTo, forecastsOfDay } from "./forecasts.ts";
-import { listMarketLocations } from "./market_locations.ts";
+import { readDayInputs } from "./day_inputs.ts";
+import { openPosition } from "./open_position.ts";
 import { KEYS } from "../store/keys.ts";
 import { areaTotals } from "./totals.ts";
 
@@ -45,48 +44,28 @@ export async function readAggregate(kv: Deno.Kv, day: string): Promise<Aggregate
 }
 
 /**
- * Aggregates a day and records the `aggregated` step in the same atomic.
- * @param activeAreas EICs of the active control areas
+ * Aggregates a day and records the `aggregated` step in the same atomic. Profile locations count
+ * once the day's `forecast` step has run; until then they are missing unless a customer forecast
+ * covers them.
+ * @param opts.activeAreas EICs of the active control areas
+ * @param opts.region holiday region of the profiles' day types (`holiday_region`, e.g. `DE`),
+ *   unless the day's forecast step recorded the one it used
  */
 export async function aggregateDay(
   kv: Deno.Kv,
   day: string,
-  opts: { by: string; nowMs: number; activeAreas: string[] },
+  opts: { by: string; nowMs: number; activeAreas: string[]; region: string },
 ): Promise<Aggregate> {
   const d = deliveryDay(day);
-  const n = d.quarterHours.length;
   const result = await updateDay(kv, day, async (state: DayState) => {
     const version = state.input_version;
-    const [locations, forecasts] = await Promise.all([
-      listMarketLocations(kv),
-      forecastsOfDay(kv, day),
-    ]);
-    const active = new Set(opts.activeAreas);
-    const sums: Record<string, Float64Array> = {};
-    for (const a of opts.activeAreas) sums[a] = new Float64Array(n);
-    const counts = {
-      market_locations: 0,
-      inactive_area: 0,
-      missing_forecast: 0,
-      unknown_location: 0,
-    };
-    const known = new Set<string>();
-    for (const loc of locations) {
-      known.add(loc.malo_id);
-      if (!active.has(loc.control_area)) {
-        counts.inactive_area++;
-        continue;
-      }
-      const f = forecasts.get(loc.malo_id)?.value;
-      // Either stored layout; a forecast with the wrong number of values counts as missing.
-      const sign = loc.direction === "generation" ? -1 : 1;
-      if (!f || !addForecastTo(sums[loc.control_area], sign, f, day)) {
-        counts.missing_forecast++;
-        continue;
-      }
-      counts.market_locations++;
-    }
-    for (const malo of forecasts.keys()) if (!known.has(malo)) counts.unknown_location++;
+    const { sums, counts } = openPosition(await readDayInputs(kv, day, { snapshot: true }), day, {
+      // The region the forecast step generated with (a later change of the setting takes
+      // effect with the next forecast step).
+      region: String(state.steps.forecast?.detail?.region ?? opts.region),
+      activeAreas: opts.activeAreas,
+      withProfiles: state.steps.forecast !== undefined,
+    });
     const areas: Record<string, number[]> = {};
     for (const [a, acc] of Object.entries(sums)) {
       areas[a] = Array.from(acc, (kw) => Math.round(kw * 1000) / 1e6); // kW → MW, 1 W steps

@@ -11,7 +11,7 @@
  * @module
  */
 import { deliveryDay } from "../domain/delivery_day.ts";
-import { retryKv } from "../store/kv.ts";
+import { retryKv, withStoreLock } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
 import type {
   DayOverview,
@@ -43,12 +43,6 @@ export interface DayState {
   /** Per step, the last failed attempt since its last success (cleared by the next success). */
   failures?: Partial<Record<StepName, StepFailure>>;
 }
-
-/**
- * The in-process day locks of each store: apps on the same store share them (they share the
- * data), apps on different stores in one process do not.
- */
-const locksOfStore = new WeakMap<Deno.Kv, Map<string, Promise<unknown>>>();
 
 /**
  * The input-changed rule, in one place: a day's forecasts or master data changed, so its
@@ -102,16 +96,7 @@ export async function readDay(kv: Deno.Kv, day: string): Promise<Deno.KvEntryMay
  * the versionstamp checks of {@link updateDay}).
  */
 export function withDayLock<T>(kv: Deno.Kv, day: string, fn: () => Promise<T>): Promise<T> {
-  let locks = locksOfStore.get(kv);
-  if (!locks) locksOfStore.set(kv, locks = new Map());
-  const prev = locks.get(day) ?? Promise.resolve();
-  const run = prev.catch(() => {}).then(fn);
-  const tail = run.catch(() => {});
-  locks.set(day, tail);
-  tail.then(() => {
-    if (locks!.get(day) === tail) locks!.delete(day);
-  });
-  return run;
+  return withStoreLock(kv, `day ${day}`, fn);
 }
 
 /**

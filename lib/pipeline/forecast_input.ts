@@ -15,7 +15,7 @@ import { type DeliveryDay, deliveryDay, localDayOf } from "../domain/delivery_da
 import { type InputIssue, InvalidInput } from "../domain/errors.ts";
 import { zodIssuesToItems } from "../domain/issues.ts";
 import { type ForecastItem, MAX_BATCH } from "./forecasts.ts";
-import { MaloId } from "./market_locations.ts";
+import { MaloId } from "../wire/market_locations.ts";
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a date YYYY-MM-DD").refine(
   (d) => {

@@ -1,32 +1,26 @@
 /**
- * Forecast storage and ingestion (docs/pipeline.md, "Forecasts"): one forecast per market location and delivery
- * day under `["forecasts", <day>, <malo_id>]`, average kW per real quarter-hour (92/96/100).
- * A customer forecast wins over a generated one; a newer forecast supersedes the older one.
+ * Forecast storage and ingestion (docs/pipeline.md, "Forecasts"): the customer's forecast of one
+ * market location and delivery day under `["forecasts", <day>, <malo_id>]`, average kW per real
+ * quarter-hour (92/96/100). A customer forecast replaces its location's profile value; a newer
+ * forecast supersedes the older one.
  *
- * Two stored layouts, both read everywhere ({@link forecastValues}):
- * - {@link ValuesForecast} `{values, source, received_at, by}`: the values themselves. Customer
- *   forecasts, and generated forecasts written before profile references existed.
- * - {@link ProfileForecast} `{source: "generated", profile, annual_kwh, region, shape, …}`: a
- *   generated forecast as a reference to its standard load profile; the values are computed on
- *   read as `round3(shape × annual_kwh)`, bit-identical to what the generator used to store.
- *   About 150 bytes instead of ~1 KiB of serialized numbers per location and day.
+ * Generated (profile) forecasts are not stored per location (`./generate.ts`). Records of earlier
+ * versions may still be found under the same keys with `source: "generated"` — with their values
+ * ({@link ValuesForecast}) or as a profile reference ({@link LegacyProfileForecast}); they are not
+ * read as forecasts and the day's next forecast step deletes them.
  * @module
  */
 import { GateClosed } from "../domain/errors.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
-import {
-  generateProfileForecast,
-  type ProfileCode,
-  sharedProfileShape,
-} from "../domain/slp/profile.ts";
-import { getManyChunked, retryKv } from "../store/kv.ts";
+import type { ProfileCode } from "../domain/slp/profile.ts";
+import { getManyChunked, getManyInRange, retryKv } from "../store/kv.ts";
 import { type DayState, emptyDay, inputChanged, withDayLock, writeDay } from "./day_state.ts";
 import { KEYS } from "../store/keys.ts";
 
 /** Who produced a forecast. */
 export type ForecastSource = "customer" | "generated";
 
-/** A forecast stored with its values (every customer forecast; older generated ones). */
+/** A forecast stored with its values (every customer forecast; generated ones of early versions). */
 export interface ValuesForecast {
   /** Average kW per quarter-hour of the delivery day, in time order. */
   values: number[];
@@ -37,85 +31,23 @@ export interface ValuesForecast {
   by: string;
 }
 
-/**
- * A generated forecast stored as a reference to its standard load profile: its values (average
- * kW per quarter-hour) are {@link generatedValues}`(profile, annual_kwh, day, region)`.
- */
-export interface ProfileForecast {
+/** A generated forecast stored as a profile reference by an earlier version (not read any more). */
+export interface LegacyProfileForecast {
   source: "generated";
-  /** BDEW profile code the values come from. */
   profile: ProfileCode;
-  /** Annual energy of the market location at generation time, kWh/a. */
   annual_kwh: number;
-  /** Holiday region the day type was taken from, e.g. `DE`. */
   region: string;
-  /** `shapeFingerprint(profile, day, region)` at generation time (detects changed tables). */
   shape: string;
-  /** ISO-8601 UTC instant it was generated. */
   received_at: string;
-  /** Caller name, or `orchestrator`. */
   by: string;
 }
 
-/** A stored forecast, in either layout. */
-export type StoredForecast = ValuesForecast | ProfileForecast;
+/** A stored forecast record, in any layout. */
+export type StoredForecast = ValuesForecast | LegacyProfileForecast;
 
-/** True for the reference layout (values computed on read). */
-export function isProfileForecast(f: StoredForecast): f is ProfileForecast {
+/** True for an earlier version's profile reference (no values). */
+export function isProfileForecast(f: StoredForecast): f is LegacyProfileForecast {
   return !("values" in f);
-}
-
-/** kW rounded to 3 decimals (1 W), as generated forecasts are stored and summed. */
-export const roundKw = (kw: number): number => Math.round(kw * 1000) / 1000;
-
-/**
- * Values of a generated forecast: the profile forecast (shape × annual kWh, see
- * `lib/domain/slp/profile.ts`) rounded to 1 W.
- * @returns average kW per real quarter-hour of `day` (92/96/100 values)
- */
-export function generatedValues(
-  profile: ProfileCode,
-  annualKwh: number,
-  day: string,
-  region: string,
-): number[] {
-  return generateProfileForecast(profile, annualKwh, day, region).map(roundKw);
-}
-
-/**
- * Values of a stored forecast of `day`, whichever layout it was stored in.
- * @returns average kW per quarter-hour, in time order (a fresh array for references; the stored
- *   array itself for the values layout)
- */
-export function forecastValues(f: StoredForecast, day: string): number[] {
-  return isProfileForecast(f) ? generatedValues(f.profile, f.annual_kwh, day, f.region) : f.values;
-}
-
-/**
- * Adds `sign ×` the forecast's values to `acc` (kW per quarter-hour), without building an array
- * for references: for the reference layout each term is `roundKw(shape[i] × annual_kwh)`, the
- * very number {@link generatedValues} returns, so the sums are bit-identical to summing stored
- * values in the same order.
- * @returns false (nothing added) when the forecast does not have `acc.length` values
- */
-export function addForecastTo(
-  acc: Float64Array,
-  sign: 1 | -1,
-  f: StoredForecast,
-  day: string,
-): boolean {
-  const n = acc.length;
-  if (isProfileForecast(f)) {
-    const shape = sharedProfileShape(f.profile, day, f.region);
-    if (shape.length !== n) return false;
-    const kwh = f.annual_kwh;
-    for (let i = 0; i < n; i++) acc[i] += sign * (Math.round(shape[i] * kwh * 1000) / 1000);
-    return true;
-  }
-  const values = f.values;
-  if (values.length !== n) return false;
-  for (let i = 0; i < n; i++) acc[i] += sign * values[i];
-  return true;
 }
 
 /** One forecast to ingest (already validated: known location, right count, finite values). */
@@ -194,10 +126,7 @@ export function ingestForecasts(
       // the day, so the commit's check fails and this round reads again (never stale
       // "unchanged" answers). The forecast chunks themselves are read concurrently.
       const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => KEYS.day(d)));
-      const existing = (await getManyChunked<StoredForecast>(
-        kv,
-        items.map((it) => forecastKey(it.delivery_day, it.malo_id)),
-      )).map((e) => e.value);
+      const existing = await existingForecasts(kv, items);
       const at = new Date(nowMs).toISOString();
       const op = kv.atomic();
       const changedPerDay = new Map<string, Set<string>>();
@@ -247,6 +176,29 @@ export function ingestForecasts(
       const r = await op.commit();
       return r.ok ? results : undefined;
     }));
+}
+
+/** The stored forecast of each item (`null`: none), in `items` order; one range read per day. */
+async function existingForecasts(
+  kv: Deno.Kv,
+  items: ForecastItem[],
+): Promise<(StoredForecast | null)[]> {
+  const out: (StoredForecast | null)[] = new Array(items.length).fill(null);
+  const byDay = new Map<string, number[]>();
+  items.forEach((it, i) => {
+    const list = byDay.get(it.delivery_day);
+    if (list) list.push(i);
+    else byDay.set(it.delivery_day, [i]);
+  });
+  await Promise.all([...byDay].map(async ([day, idx]) => {
+    const entries = await getManyInRange<StoredForecast>(
+      kv,
+      KEYS.forecastPrefixOfDay(day),
+      idx.map((i) => items[i].malo_id),
+    );
+    idx.forEach((i, k) => out[i] = entries[k].value);
+  }));
+  return out;
 }
 
 /** Every stored forecast of a day (either layout), by MaLo-ID. */

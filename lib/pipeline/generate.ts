@@ -1,21 +1,24 @@
 /**
- * Forecast generation (docs/pipeline.md, "Forecasts"): for every market location with a
- * standard load profile and no customer forecast for the day, the BDEW profile scaled to its
- * annual energy (see `lib/domain/slp/profile.ts` for the profile rules and clock-change days),
- * rounded to 1 W.
+ * Forecast generation (docs/pipeline.md, "Forecasts"): every market location with a standard
+ * load profile and no customer forecast for the day is forecast by its BDEW profile scaled to its
+ * annual energy (`lib/domain/slp/profile.ts` for the profile rules and clock-change days).
  *
- * A generated forecast is stored as a {@link ProfileForecast} reference (profile, annual kWh,
- * region, shape fingerprint), not as its values: readers compute the values on demand
- * (`forecastValues`, `addForecastTo` in `./forecasts.ts`). Generated forecasts stored with their
- * values by an earlier version are still read, and are left as they are while their values are
- * still right.
+ * Nothing is stored per market location: the profile locations are summed per class (control
+ * area, direction, profile; `./profile_classes.ts`), kept up to date with every master-data
+ * change, and aggregation multiplies each class's annual energy by the profile's shape
+ * (`./open_position.ts`). The step records a digest of what the profile values depend on —
+ * region, every class's count and annual energy, the shape fingerprint of every profile used —
+ * and bumps the day's `input_version` when it differs from the last run's, so later steps turn
+ * stale exactly when the generated values changed.
+ *
+ * The classes the step used are stored per day (`readClassSnapshot`): aggregation sums those, so
+ * a day's open position changes only with its forecast step.
+ *
+ * Upgrade: generated forecasts stored per location by earlier versions (one record per location
+ * and day) are deleted by the day's next forecast step; they are not read any more.
  * @module
  */
-import {
-  InvalidAnnualEnergyError,
-  type ProfileCode,
-  shapeFingerprint,
-} from "../domain/slp/profile.ts";
+import { shapeFingerprint } from "../domain/slp/profile.ts";
 import { retryKv } from "../store/kv.ts";
 import {
   checkDay,
@@ -26,24 +29,18 @@ import {
   withDayLock,
   writeDay,
 } from "./day_state.ts";
-import {
-  forecastKey,
-  forecastsOfDay,
-  generatedValues,
-  isProfileForecast,
-  type ProfileForecast,
-  type StoredForecast,
-} from "./forecasts.ts";
-import { listMarketLocations, masterDataVersion } from "./market_locations.ts";
+import { readDayInputs } from "./day_inputs.ts";
+import { masterDataVersion } from "./market_locations.ts";
+import { readClassSnapshot, writeClassSnapshot } from "./profile_classes.ts";
 
 /** Outcome of one generation run. */
 export interface GenerateResult {
   delivery_day: string;
-  /** Locations whose generated forecast was written (new or different). */
+  /** Profile locations whose generated values changed with this run (all of them, or none). */
   generated: number;
-  /** Generated forecasts removed because their location no longer has a profile. */
+  /** Generated forecasts stored per location by an earlier version, deleted. */
   removed: number;
-  /** Locations whose generated forecast was already current. */
+  /** Profile locations whose generated values were already current. */
   unchanged: number;
   /** Locations skipped because the customer sent a forecast. */
   customer: number;
@@ -56,27 +53,17 @@ export interface GenerateResult {
 
 const BATCH = 400;
 
-/**
- * True when the stored generated forecast `prev` already holds what `next` would. A reference
- * must be the same reference (profile, annual kWh, region and shape fingerprint: a reference
- * made from other profile tables is stale even though reading it now would use the current
- * tables). A forecast stored with its values by an earlier version is current when its values
- * are the ones `next` stands for (so an upgrade does not rewrite, nor bump, anything).
- */
-function alreadyCurrent(prev: StoredForecast, next: ProfileForecast, day: string): boolean {
-  if (isProfileForecast(prev)) {
-    return prev.profile === next.profile && prev.annual_kwh === next.annual_kwh &&
-      prev.region === next.region && prev.shape === next.shape;
-  }
-  const want = generatedValues(next.profile, next.annual_kwh, day, next.region);
-  return prev.values.length === want.length && prev.values.every((v, i) => v === want[i]);
+/** FNV-1a (32 bit) of a text, 8 hex digits. */
+function fnv(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
 }
 
 /**
- * Generates and stores the day's profile forecasts, then records the `forecast` step.
- * When anything changes the day's `input_version` is bumped first (so later steps turn stale
- * even if this run is cut short), then the forecasts are written in batches, each checked
- * against the day state so a customer forecast that arrives meanwhile is never overwritten.
+ * Runs the forecast step of `day`: counts, the digest of the profile inputs, the bump of the
+ * day's input version when the digest changed, the deletion of earlier versions' per-location
+ * records; then records the `forecast` step (detail: the result, `region`, `profile_digest`).
  * @param region holiday region, e.g. `DE` or `DE-BY`
  */
 export function generateForecasts(
@@ -88,87 +75,80 @@ export function generateForecasts(
     retryKv(`generate forecasts for ${day}`, async () => {
       const dayEntry = await readDay(kv, day);
       const master = await masterDataVersion(kv);
-      const [locations, existing] = await Promise.all([
-        listMarketLocations(kv),
-        forecastsOfDay(kv, day),
-      ]);
-      const at = new Date(opts.nowMs).toISOString();
-      // `null`: delete the generated forecast of a location that no longer has a profile.
-      const writes: [string, StoredForecast | null][] = [];
-      let unchanged = 0, customer = 0, withoutProfile = 0;
-      for (const loc of locations) {
-        const prev = existing.get(loc.malo_id)?.value;
-        if (prev?.source === "customer") {
-          customer++;
+      const inputs = await readDayInputs(kv, day);
+      let profiled = 0, withoutProfile = 0;
+      const digestParts: string[] = [opts.region];
+      for (const c of inputs.classes) {
+        if (!c.profile) {
+          withoutProfile += c.count;
           continue;
         }
-        if (!loc.standard_load_profile || loc.annual_kwh === undefined) {
-          withoutProfile++;
-          // Its profile was removed: the old generated forecast must not count any more.
-          if (prev?.source === "generated") writes.push([loc.malo_id, null]);
-          continue;
-        }
-        const profile: ProfileCode = loc.standard_load_profile;
-        const kwh = loc.annual_kwh;
-        if (!(kwh >= 0) || kwh === Infinity) throw new InvalidAnnualEnergyError(kwh);
-        const next: ProfileForecast = {
-          source: "generated",
-          profile,
-          annual_kwh: kwh,
-          region: opts.region,
-          shape: shapeFingerprint(profile, day, opts.region),
-          received_at: at,
-          by: opts.by,
-        };
-        if (prev && alreadyCurrent(prev, next, day)) {
-          unchanged++;
-          continue;
-        }
-        writes.push([loc.malo_id, next]);
+        profiled += c.count;
+        digestParts.push(
+          `${c.control_area}|${c.direction}|${c.profile}|${c.count}|${c.wh}|${
+            shapeFingerprint(c.profile, day, opts.region)
+          }`,
+        );
       }
+      let customer = 0;
+      for (const { location } of inputs.customers) {
+        if (!location) continue;
+        customer++;
+        if (location.standard_load_profile) profiled--;
+        else withoutProfile--;
+      }
+      const digest = fnv(digestParts.join("\n"));
       const state = dayEntry.value ?? emptyDay(day);
+      const previous = state.steps.forecast?.detail?.profile_digest;
+      const changed = digest !== previous && (profiled > 0 || previous !== undefined);
+      const at = new Date(opts.nowMs).toISOString();
       let version = state.input_version;
-      if (writes.length) {
-        const bumped = inputChanged(state, {
-          at,
-          by: opts.by,
-          market_locations: writes.length,
-          source: "generated",
-        });
-        version = bumped.input_version;
-        const r = await writeDay(kv.atomic(), dayEntry, bumped).commit();
+      const snapshot = await readClassSnapshot(kv, day);
+      const frozen = JSON.stringify(snapshot) === JSON.stringify(inputs.classes);
+      if (changed || inputs.legacy.length || !frozen) {
+        const next = changed
+          ? inputChanged(state, {
+            at,
+            by: opts.by,
+            market_locations: profiled,
+            source: "generated",
+          })
+          : state;
+        version = next.input_version;
+        const r = await writeClassSnapshot(
+          writeDay(kv.atomic(), dayEntry, next),
+          day,
+          inputs.classes,
+        )
+          .commit();
         if (!r.ok) return undefined;
-        // The batches write forecast keys only, so the day's versionstamp stays `r.versionstamp`
-        // unless someone else (a customer forecast, another replica) changed the day meanwhile:
-        // then the check fails and the whole run reads again.
-        const stamp = r.versionstamp;
-        for (let i = 0; i < writes.length; i += BATCH) {
-          const op = checkDay(kv.atomic(), day, stamp);
-          for (const [malo, f] of writes.slice(i, i + BATCH)) {
-            if (f) op.set(forecastKey(day, malo), f);
-            else op.delete(forecastKey(day, malo));
-          }
-          const w = await op.commit();
-          if (!w.ok) return undefined; // a customer forecast arrived: read again
+        // Earlier versions' per-location records, in batches checked against the day state: a
+        // customer forecast arriving meanwhile makes the whole run read again.
+        for (let i = 0; i < inputs.legacy.length; i += BATCH) {
+          const op = checkDay(kv.atomic(), day, r.versionstamp);
+          for (const k of inputs.legacy.slice(i, i + BATCH)) op.delete(k);
+          if (!(await op.commit()).ok) return undefined;
         }
       }
-      const result: GenerateResult = {
-        delivery_day: day,
-        generated: writes.filter(([, f]) => f !== null).length,
-        removed: writes.filter(([, f]) => f === null).length,
-        unchanged,
-        customer,
-        without_profile: withoutProfile,
-        input_version: version,
-        master_version: master,
+      return {
+        result: {
+          delivery_day: day,
+          generated: changed ? profiled : 0,
+          removed: inputs.legacy.length,
+          unchanged: changed ? 0 : profiled,
+          customer,
+          without_profile: withoutProfile,
+          input_version: version,
+          master_version: master,
+        } satisfies GenerateResult,
+        digest,
       };
-      return result;
-    })).then(async (result) => {
+    })).then(async ({ result, digest }) => {
       await recordStep(kv, day, "forecast", {
         version: result.input_version,
         at: new Date(opts.nowMs).toISOString(),
         by: opts.by,
-        detail: { ...result },
+        detail: { ...result, region: opts.region, profile_digest: digest },
       });
       return result;
     });

@@ -3,56 +3,18 @@
  * `["market_locations", <malo_id>]`.
  * @module
  */
-import { z } from "zod";
-import { eicProblem } from "../domain/eic.ts";
-import { maloProblem } from "../domain/malo.ts";
-import { PROFILE_CODES } from "../domain/slp/profile.ts";
+import type { z } from "zod";
+import { MarketLocationInput } from "../wire/market_locations.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
-import { getManyChunked, retryKv } from "../store/kv.ts";
+import { getManyInRange, retryKv, withStoreLock } from "../store/kv.ts";
+import {
+  applyChanges,
+  type ProfileClassTable,
+  readClassTable,
+  writeClassTable,
+} from "./profile_classes.ts";
 import { type DayState, inputChanged, updateDay, writeDay } from "./day_state.ts";
 import { KEYS } from "../store/keys.ts";
-
-/** Path parameter: a MaLo-ID with a valid check digit. */
-export const MaloId = z.string().superRefine((v, ctx) => {
-  const p = maloProblem(v);
-  if (p) {
-    ctx.addIssue({
-      code: "custom",
-      message: `not a valid MaLo-ID: ${p}`,
-      params: { type: "value_error.malo_id" },
-    });
-  }
-});
-
-/** An EIC with a valid check character. */
-export const Eic = z.string().superRefine((v, ctx) => {
-  const p = eicProblem(v);
-  if (p) {
-    ctx.addIssue({
-      code: "custom",
-      message: `not a valid EIC: ${p}`,
-      params: { type: "value_error.eic" },
-    });
-  }
-});
-
-/** Body of `PUT /v1/market-locations/{malo_id}`. */
-export const MarketLocationInput = z.strictObject({
-  control_area: Eic,
-  direction: z.enum(["consumption", "generation"]),
-  standard_load_profile: z.enum(PROFILE_CODES).optional(),
-  annual_kwh: z.number().positive().max(1e10).optional(),
-  name: z.string().max(200).optional(),
-}).superRefine((v, ctx) => {
-  if (v.standard_load_profile && v.annual_kwh === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["annual_kwh"],
-      message: "required with standard_load_profile (annual energy in kWh)",
-      params: { type: "missing" },
-    });
-  }
-});
 
 /** A stored market location. */
 export interface MarketLocation extends z.infer<typeof MarketLocationInput> {
@@ -61,17 +23,6 @@ export interface MarketLocation extends z.infer<typeof MarketLocationInput> {
   /** ISO-8601 UTC instant of the last change. */
   updated_at: string;
 }
-
-/** Schema of a stored market location (responses). */
-export const MarketLocationSchema = z.object({
-  malo_id: z.string(),
-  control_area: z.string(),
-  direction: z.enum(["consumption", "generation"]),
-  standard_load_profile: z.enum(PROFILE_CODES).optional(),
-  annual_kwh: z.number().optional(),
-  name: z.string().optional(),
-  updated_at: z.string(),
-});
 
 const key = KEYS.marketLocation;
 const MASTER_VERSION = KEYS.masterDataVersion;
@@ -139,29 +90,81 @@ async function openDays(
 /** Open days marked stale in the same atomic as the change (KV allows 100 checks per atomic). */
 const DAYS_IN_ATOMIC = 90;
 
+/** One market location's change: its entry as read, and what it becomes (`null`: deleted). */
+interface LocationChange {
+  entry: Deno.KvEntryMaybe<MarketLocation>;
+  next: MarketLocation | null;
+}
+
+/** The profile class table as read, with the master-data version entry it was read at. */
+export interface ClassTableRead {
+  table: ProfileClassTable;
+  /** The master-data version entry (checked by the next master-data commit). */
+  master: Deno.KvEntryMaybe<Deno.KvU64>;
+}
+
 /**
- * Commits a master-data change: `build` adds the location writes/deletes and the checks of what
- * it read (a few at most: KV allows 100 checks per atomic); the master version is bumped; with
- * `change`, the open days (see {@link MasterDataChange}) are marked stale in the same atomic —
- * the nearest {@link DAYS_IN_ATOMIC} of them; any further ones (far-future days run by hand)
- * right after, one read-check-commit each.
+ * The profile class table (`./profile_classes.ts`) of the current master data. When the stored
+ * table does not reflect the current master-data version (a store from before the table, or a
+ * change written by an earlier version during a rolling upgrade), it is built again from every
+ * stored market location and stored, checked against the master-data version so that a change
+ * made meanwhile makes the build start again.
+ * @throws {KvContentionError} when master data kept changing during the build
+ */
+export async function profileClasses(kv: Deno.Kv): Promise<ClassTableRead> {
+  return await retryKv("read the profile class table", async () => {
+    const master = await kv.get<Deno.KvU64>(MASTER_VERSION);
+    const stored = await readClassTable(kv);
+    const current = master.value ? Number(master.value.value) : 0;
+    if (stored.version === current) return { table: stored.table, master };
+    const changes: [null, MarketLocation][] = [];
+    for await (const e of kv.list<MarketLocation>(KEYS.marketLocations(), { batchSize: 1000 })) {
+      changes.push([null, e.value]);
+    }
+    const table = applyChanges({ classes: {} }, changes);
+    const op = writeClassTable(kv.atomic().check(master), stored.table, table, current);
+    return (await op.commit()).ok ? { table, master } : undefined; // changed meanwhile: again
+  });
+}
+
+/**
+ * Commits a master-data change read at `read` (the class table and master-data version read
+ * *before* the locations were): the location writes and deletes (with a check of each entry when
+ * `checkEach`; KV allows 100 checks per atomic, so a batch does without), the profile class table
+ * updated, and the master-data version checked and bumped — so any concurrent change, also from
+ * another replica, makes this one read again and no update of the table is lost. With `change`,
+ * the open days (see {@link MasterDataChange}) are marked stale in the same atomic — the nearest
+ * {@link DAYS_IN_ATOMIC} of them; any further ones (far-future days run by hand) right after, one
+ * read-check-commit each. The caller holds the master-data lock ({@link withMasterDataLock}).
  * @returns false when a check failed (read again and retry)
  */
 async function commitMasterData(
   kv: Deno.Kv,
-  build: (op: Deno.AtomicOperation) => void,
-  changed: number,
+  read: ClassTableRead,
+  changes: LocationChange[],
+  checkEach: boolean,
   atMs: number,
   change: MasterDataChange | undefined,
 ): Promise<boolean> {
   const op = kv.atomic();
-  build(op);
-  op.sum(MASTER_VERSION, 1n);
+  for (const c of changes) {
+    if (checkEach) op.check(c.entry);
+    if (c.next) op.set(c.entry.key, c.next);
+    else op.delete(c.entry.key);
+  }
+  const next = (read.master.value ? Number(read.master.value.value) : 0) + 1;
+  op.check(read.master).set(MASTER_VERSION, new Deno.KvU64(BigInt(next)));
+  writeClassTable(
+    op,
+    read.table,
+    applyChanges(read.table, changes.map((c) => [c.entry.value, c.next])),
+    next,
+  );
   const days = change ? await openDays(kv, atMs, change.gateClosureLocalTime) : [];
   const lastInput = change && {
     at: new Date(atMs).toISOString(),
     by: change.by,
-    market_locations: changed,
+    market_locations: changes.length,
     source: "master_data" as const,
   };
   const bump = (s: DayState): DayState => inputChanged(s, lastInput!);
@@ -171,6 +174,14 @@ async function commitMasterData(
     await updateDay(kv, e.key[1] as string, (s) => Promise.resolve({ state: bump(s), result: 0 }));
   }
   return true;
+}
+
+/**
+ * Runs a master-data change holding this process's master-data lock: changes from one process
+ * never conflict on the class table (other processes' changes fail the check and are retried).
+ */
+function withMasterDataLock<T>(kv: Deno.Kv, fn: () => Promise<T>): Promise<T> {
+  return withStoreLock(kv, "master data", fn);
 }
 
 /**
@@ -192,29 +203,22 @@ export async function putMarketLocation(
     ...input,
     updated_at: new Date(atMs).toISOString(),
   };
-  return await retryKv(`put market location ${id}`, async () => {
-    const prev = await kv.get<MarketLocation>(key(id));
-    if (sameContent(prev.value, location)) return { location: prev.value!, created: false };
-    const ok = await commitMasterData(
-      kv,
-      (op) => op.check(prev).set(key(id), location),
-      1,
-      atMs,
-      change,
-    );
-    return ok ? { location, created: prev.value === null } : undefined;
-  });
+  return await withMasterDataLock(kv, () =>
+    retryKv(`put market location ${id}`, async () => {
+      const read = await profileClasses(kv); // before the location: see commitMasterData
+      const prev = await kv.get<MarketLocation>(key(id));
+      if (sameContent(prev.value, location)) return { location: prev.value!, created: false };
+      const ok = await commitMasterData(
+        kv,
+        read,
+        [{ entry: prev, next: location }],
+        true,
+        atMs,
+        change,
+      );
+      return ok ? { location, created: prev.value === null } : undefined;
+    }));
 }
-
-/** Largest batch of `PUT /v1/market-locations` (one KV atomic). */
-export const MAX_LOCATION_BATCH = 500;
-
-/** Body of the batch upsert: `{market_locations: [{malo_id, ...fields}]}`. */
-export const MarketLocationBatch = z.strictObject({
-  market_locations: z.array(
-    z.object({ malo_id: MaloId }).passthrough(),
-  ).min(1).max(MAX_LOCATION_BATCH, `at most ${MAX_LOCATION_BATCH} market locations per request`),
-});
 
 /**
  * Creates or replaces several market locations in one atomic (all or nothing). Items whose
@@ -230,38 +234,32 @@ export async function putMarketLocations(
   change?: MasterDataChange,
 ): Promise<{ created: number; replaced: number; unchanged: number }> {
   const at = new Date(atMs).toISOString();
-  return await retryKv("put market locations", async () => {
-    const prev: Deno.KvEntryMaybe<MarketLocation>[] = [];
-    for (let i = 0; i < items.length; i += 10) {
-      prev.push(
-        ...await kv.getMany<MarketLocation[]>(items.slice(i, i + 10).map((it) => key(it.malo_id))),
+  return await withMasterDataLock(kv, () =>
+    retryKv("put market locations", async () => {
+      const read = await profileClasses(kv); // before the locations: see commitMasterData
+      const prev = await getManyInRange<MarketLocation>(
+        kv,
+        KEYS.marketLocationPrefix,
+        items.map((it) => it.malo_id),
       );
-    }
-    let created = 0, replaced = 0, unchanged = 0;
-    const writes: [Deno.KvEntryMaybe<MarketLocation>, MarketLocation][] = [];
-    items.forEach(({ malo_id, ...input }, i) => {
-      const next: MarketLocation = { malo_id, ...input, updated_at: at };
-      if (sameContent(prev[i].value, next)) {
-        unchanged++;
-        return;
-      }
-      if (prev[i].value === null) created++;
-      else replaced++;
-      writes.push([prev[i], next]);
-    });
-    if (!writes.length) return { created, replaced, unchanged };
-    const ok = await commitMasterData(
-      kv,
-      (op) => {
-        // No check per location (KV allows 100 checks per atomic): the last writer wins.
-        for (const [entry, loc] of writes) op.set(entry.key, loc);
-      },
-      writes.length,
-      atMs,
-      change,
-    );
-    return ok ? { created, replaced, unchanged } : undefined;
-  });
+      let created = 0, replaced = 0, unchanged = 0;
+      const changes: LocationChange[] = [];
+      items.forEach(({ malo_id, ...input }, i) => {
+        const next: MarketLocation = { malo_id, ...input, updated_at: at };
+        if (sameContent(prev[i].value, next)) {
+          unchanged++;
+          return;
+        }
+        if (prev[i].value === null) created++;
+        else replaced++;
+        changes.push({ entry: prev[i], next });
+      });
+      if (!changes.length) return { created, replaced, unchanged };
+      // No check per location (KV allows 100 checks per atomic): the class table's check makes
+      // the batch read again when anything changed master data meanwhile.
+      const ok = await commitMasterData(kv, read, changes, false, atMs, change);
+      return ok ? { created, replaced, unchanged } : undefined;
+    }));
 }
 
 /**
@@ -275,18 +273,21 @@ export async function deleteMarketLocation(
   atMs: number = Date.now(),
   change?: MasterDataChange,
 ): Promise<boolean> {
-  return await retryKv(`delete market location ${id}`, async () => {
-    const prev = await kv.get(key(id));
-    if (prev.value === null) return false;
-    const ok = await commitMasterData(
-      kv,
-      (op) => op.check(prev).delete(key(id)),
-      1,
-      atMs,
-      change,
-    );
-    return ok ? true : undefined;
-  });
+  return await withMasterDataLock(kv, () =>
+    retryKv(`delete market location ${id}`, async () => {
+      const read = await profileClasses(kv); // before the location: see commitMasterData
+      const prev = await kv.get<MarketLocation>(key(id));
+      if (prev.value === null) return false;
+      const ok = await commitMasterData(
+        kv,
+        read,
+        [{ entry: prev, next: null }],
+        true,
+        atMs,
+        change,
+      );
+      return ok ? true : undefined;
+    }));
 }
 
 /**
@@ -313,7 +314,19 @@ export async function registeredMarketLocations(
   ids: string[],
 ): Promise<Set<string>> {
   const out = new Set<string>();
-  const entries = await getManyChunked<MarketLocation>(kv, ids.map((id) => key(id)));
+  const entries = await getManyInRange<MarketLocation>(kv, KEYS.marketLocationPrefix, ids);
   for (const e of entries) if (e.value !== null) out.add(e.value.malo_id);
   return out;
+}
+
+/**
+ * The market locations `ids` (any number), `null` where one is not registered; 10-key reads, all
+ * concurrently.
+ */
+export async function marketLocationsByIds(
+  kv: Deno.Kv,
+  ids: string[],
+): Promise<(MarketLocation | null)[]> {
+  const entries = await getManyInRange<MarketLocation>(kv, KEYS.marketLocationPrefix, ids);
+  return entries.map((e) => e.value);
 }

@@ -37,8 +37,9 @@ export async function runStep(
         const r = await generateForecasts(ctx.kv, day, { by, nowMs, region: cfg.holiday_region });
         await ctx.events.append({
           kind: stepRow("forecast").event,
-          message:
-            `Generated profile forecasts for ${day}: ${r.generated} written, ${r.unchanged} unchanged, ${r.customer} with customer forecast, ${r.without_profile} without profile`,
+          message: `Generated profile forecasts for ${day}: ${
+            r.generated ? `${r.generated} changed` : `${r.unchanged} unchanged`
+          }, ${r.customer} with customer forecast, ${r.without_profile} without profile`,
           caller: by,
           delivery_day: day,
           data: { ...r },
@@ -50,6 +51,7 @@ export async function runStep(
           by,
           nowMs,
           activeAreas: cfg.active_control_areas,
+          region: cfg.holiday_region,
         });
         const missing = agg.counts.missing_forecast;
         await ctx.events.append({

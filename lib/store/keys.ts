@@ -25,13 +25,31 @@ export const KEYS = {
     after === undefined
       ? { prefix: ["market_locations"] }
       : { start: ["market_locations", after + "\0"], end: ["market_locations", "\uffff"] },
+  /** The prefix of every market location's key (the MaLo-ID follows). */
+  marketLocationPrefix: ["market_locations"] as Deno.KvKey,
   /** Counter bumped by every master-data change (a `Deno.KvU64`). Owner: as above. */
   masterDataVersion: ["meta", "market_locations_version"] as Deno.KvKey,
+  /**
+   * One control area's market locations summed per direction and profile (count, annual Wh).
+   * Owner: `lib/pipeline/profile_classes.ts`.
+   */
+  profileClassesOfArea: (area: string): Deno.KvKey => ["profile_classes", area],
+  /** Every control area's profile classes, for `kv.list`. */
+  profileClassesAll: { prefix: ["profile_classes"] } as Deno.KvListSelector,
+  /**
+   * The profile classes one day's forecast step generated from (frozen until its next run).
+   * Owner: as above.
+   */
+  profileClassSnapshot: (day: string): Deno.KvKey => ["profile_class_snapshots", day],
+  /** The master-data version the stored profile classes reflect. Owner: as above. */
+  profileClassesVersion: ["meta", "profile_classes_version"] as Deno.KvKey,
 
   /** Latest forecast of one market location for one day. Owner: `lib/pipeline/forecasts.ts`. */
   forecast: (day: string, maloId: string): Deno.KvKey => ["forecasts", day, maloId],
   /** Every forecast of one day, for `kv.list` (the MaLo-ID is the key's third part). */
   forecastsOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["forecasts", day] }),
+  /** The prefix of one day's forecast keys (the MaLo-ID follows). */
+  forecastPrefixOfDay: (day: string): Deno.KvKey => ["forecasts", day],
 
   /** Latest aggregate (open position) of one day. Owner: `lib/pipeline/aggregate.ts`. */
   aggregate: (day: string): Deno.KvKey => ["aggregates", day],

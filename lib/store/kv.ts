@@ -56,29 +56,37 @@ export function withLockRetry(kv: Deno.Kv, opts: { sleep?: Sleep } = {}): Deno.K
   });
 }
 
-/** An atomic operation whose steps are recorded and whose commit is retried while locked. */
+/**
+ * An atomic operation whose commit is retried while locked. Each step goes to a real operation at
+ * once (which serializes a value when it is set, as Deno's own atomic does) and is recorded; a
+ * retry replays the recorded steps into a fresh operation. The replay serializes the values
+ * again: callers do not change a value after setting it (none does), so no copy is kept.
+ */
 function recordingAtomic(
   kv: Deno.Kv,
   locked: <T>(what: string, fn: () => Promise<T>) => Promise<T>,
 ): Deno.AtomicOperation {
   const steps: [string, unknown[]][] = [];
+  type Op = Record<string, (...a: unknown[]) => unknown>;
+  const first = kv.atomic() as unknown as Op;
+  let attempts = 0;
   const replay = () => {
-    const op = kv.atomic() as unknown as Record<string, (...a: unknown[]) => unknown>;
+    const op = kv.atomic() as unknown as Op;
     for (const [name, args] of steps) op[name](...args);
     return op as unknown as Deno.AtomicOperation;
   };
   const recorder: Deno.AtomicOperation = new Proxy({} as Deno.AtomicOperation, {
     get(_t, prop) {
-      if (prop === "commit") return () => locked("kv commit", () => replay().commit());
+      if (prop === "commit") {
+        return () =>
+          locked(
+            "kv commit",
+            () => (attempts++ === 0 ? first as unknown as Deno.AtomicOperation : replay()).commit(),
+          );
+      }
       if (typeof prop === "string" && ATOMIC_STEPS.has(prop)) {
         return (...args: unknown[]) => {
-          // A value is fixed when it is set, as with Deno's own atomic: later changes to the
-          // caller's object must not reach a replayed commit.
-          if (prop === "set" && typeof args[1] === "object" && args[1] !== null) {
-            if (!(args[1] instanceof Deno.KvU64)) {
-              args = [args[0], structuredClone(args[1]), ...args.slice(2)];
-            }
-          }
+          first[prop](...args);
           steps.push([prop, args]);
           return recorder;
         };
@@ -156,4 +164,67 @@ export async function getManyChunked<T>(
     chunks.push(kv.getMany<T[]>(keys.slice(i, i + GET_MANY_LIMIT)));
   }
   return (await Promise.all(chunks)).flat();
+}
+
+/**
+ * Reads the entries `[...prefix, id]` of many `ids` (string key parts under one prefix). A batch
+ * usually covers a run of IDs (a bulk upload in ID order): then one range read from the lowest to
+ * the highest ID finds them all, far cheaper than 10-key reads. When the range holds more than
+ * twice as many entries as asked for (IDs scattered among many others), it falls back to
+ * {@link getManyChunked}.
+ * @returns one entry per ID, in the order of `ids`
+ */
+export async function getManyInRange<T>(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  ids: string[],
+): Promise<Deno.KvEntryMaybe<T>[]> {
+  const keyOf = (id: string): Deno.KvKey => [...prefix, id];
+  if (ids.length > GET_MANY_LIMIT) {
+    let lo = ids[0], hi = ids[0];
+    for (const id of ids) {
+      if (id < lo) lo = id;
+      if (id > hi) hi = id;
+    }
+    const limit = ids.length * 2;
+    const found = new Map<string, Deno.KvEntry<T>>();
+    let listed = 0;
+    for await (
+      const e of kv.list<T>({ start: keyOf(lo), end: keyOf(hi + "\0") }, {
+        limit,
+        batchSize: Math.min(limit, 1000), // the KV limit of one list batch
+      })
+    ) {
+      listed++;
+      found.set(e.key[prefix.length] as string, e);
+    }
+    if (listed < limit) {
+      return ids.map((id) => found.get(id) ?? { key: keyOf(id), value: null, versionstamp: null });
+    }
+  }
+  return await getManyChunked<T>(kv, ids.map(keyOf));
+}
+
+/**
+ * The in-process locks of each store: apps on the same store share them (they share the data),
+ * apps on different stores in one process do not.
+ */
+const locksOfStore = new WeakMap<Deno.Kv, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs `fn` while holding the lock `name` of this store in this process: calls with the same
+ * store and name run one after the other, in call order. (Other processes are kept consistent by
+ * the versionstamp checks of the writes; the lock only spares this process needless conflicts.)
+ */
+export function withStoreLock<T>(kv: Deno.Kv, name: string, fn: () => Promise<T>): Promise<T> {
+  let locks = locksOfStore.get(kv);
+  if (!locks) locksOfStore.set(kv, locks = new Map());
+  const prev = locks.get(name) ?? Promise.resolve();
+  const run = prev.catch(() => {}).then(fn);
+  const tail = run.catch(() => {});
+  locks.set(name, tail);
+  tail.then(() => {
+    if (locks!.get(name) === tail) locks!.delete(name);
+  });
+  return run;
 }

@@ -14,14 +14,16 @@ import {
   deleteMarketLocation,
   getMarketLocation,
   listMarketLocations,
-  MaloId,
-  MarketLocationBatch,
-  MarketLocationInput,
-  MarketLocationSchema,
   type MasterDataChange,
   putMarketLocation,
   putMarketLocations,
 } from "../../lib/pipeline/market_locations.ts";
+import {
+  MaloId,
+  MarketLocationBatch,
+  MarketLocationInput,
+  MarketLocationSchema,
+} from "../../lib/wire/market_locations.ts";
 
 const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),

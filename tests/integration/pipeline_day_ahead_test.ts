@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
-import { forecastValues, type StoredForecast } from "../../lib/pipeline/forecasts.ts";
+import { generateProfileForecast } from "../../lib/domain/slp/profile.ts";
 import { call } from "../support/app.ts";
 import {
   BEFORE_GC,
@@ -76,15 +76,11 @@ for (const [day, n] of [["2026-03-29", 92], ["2026-10-25", 100]] as const) {
       const version = view.input_version;
       assert.equal(view.steps.submitted?.version, version);
 
-      // Stored forecasts: one value per real quarter-hour.
-      const stored = async (i: number) => ({
-        values: forecastValues(
-          (await r.s.kv.get<StoredForecast>(["forecasts", day, maloId(i)])).value!,
-          day,
-        ),
-      });
-      const h0 = await stored(1);
-      const pv = await stored(3);
+      // One value per real quarter-hour: the H0 profile (nothing stored per profile location) and
+      // the PV park's stored customer forecast.
+      assert.equal((await r.s.kv.get(["forecasts", day, maloId(1)])).value, null);
+      const h0 = { values: generateProfileForecast("H0", 4000, day, "DE") };
+      const pv = (await r.s.kv.get<{ values: number[] }>(["forecasts", day, maloId(3)])).value!;
       assert.equal(h0.values.length, n);
       assert.equal(pv.values.length, n);
 

@@ -1,0 +1,65 @@
+/**
+ * What a delivery day's open position is made of (docs/pipeline.md, "Forecasts" and
+ * "Aggregation"): the profile classes of the master data (`./profile_classes.ts`) and the day's
+ * customer forecasts with their market locations as they are now. Read by the forecast step and
+ * by aggregation; neither lists every market location.
+ *
+ * Generated forecasts stored per market location by earlier versions (one record per location
+ * and day, either layout of `./forecasts.ts`) are no longer read: they are reported here as
+ * `legacy` keys so that the forecast step can delete them.
+ * @module
+ */
+import { forecastsOfDay, type StoredForecast, type ValuesForecast } from "./forecasts.ts";
+import { type MarketLocation, marketLocationsByIds, profileClasses } from "./market_locations.ts";
+import { classesOf, type ProfileClass, readClassSnapshot } from "./profile_classes.ts";
+
+/** One customer forecast of the day and its market location (`null`: no longer registered). */
+export interface CustomerInput {
+  malo_id: string;
+  forecast: ValuesForecast;
+  location: MarketLocation | null;
+}
+
+/** The inputs of one day. */
+export interface DayInputs {
+  /** Every class of the master data (all control areas, also inactive ones). */
+  classes: ProfileClass[];
+  customers: CustomerInput[];
+  /** Keys of generated forecasts stored per location by an earlier version. */
+  legacy: Deno.KvKey[];
+}
+
+/**
+ * Reads the day's inputs: the class table (built first in a store from before it) — or, with
+ * `snapshot`, the classes the day's forecast step generated from when it stored them — the day's
+ * stored forecasts, and the market location of each customer forecast.
+ * @throws {import("../store/kv.ts").KvContentionError} when the class table cannot be built
+ */
+export async function readDayInputs(
+  kv: Deno.Kv,
+  day: string,
+  opts: { snapshot?: boolean } = {},
+): Promise<DayInputs> {
+  const [snapshot, stored] = await Promise.all([
+    opts.snapshot ? readClassSnapshot(kv, day) : null,
+    forecastsOfDay(kv, day),
+  ]);
+  const classes = snapshot ?? classesOf((await profileClasses(kv)).table);
+  const customers: { malo: string; f: ValuesForecast }[] = [];
+  const legacy: Deno.KvKey[] = [];
+  for (const [malo, e] of stored) {
+    const f: StoredForecast = e.value;
+    if (f.source === "customer" && "values" in f) customers.push({ malo, f });
+    else legacy.push(e.key);
+  }
+  const locations = await marketLocationsByIds(kv, customers.map((c) => c.malo));
+  return {
+    classes,
+    customers: customers.map((c, i) => ({
+      malo_id: c.malo,
+      forecast: c.f,
+      location: locations[i],
+    })),
+    legacy,
+  };
+}

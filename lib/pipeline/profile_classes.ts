@@ -1,0 +1,162 @@
+/**
+ * Profile classes (docs/pipeline.md, "Forecasts"): the market locations summed per class —
+ * control area, direction and standard load profile (`-` for a location without one) — as a count
+ * and their annual energy in Wh/a (integers, so sums stay exact). A profile location contributes
+ * `annual kWh × shape(profile, day, region)` to the open position (BDEW; see
+ * `lib/domain/slp/profile.ts`), so a whole class contributes `shape × Σ annual kWh`: one
+ * multiplication per class and quarter-hour instead of one per location.
+ *
+ * The table is stored as one KV record per control area (`KEYS.profileClassesOfArea`, owned here)
+ * plus the master-data version it reflects; it changes in the same atomic as every master-data
+ * change (`./market_locations.ts`), which checks and bumps the master-data version, so concurrent
+ * changes from several replicas never lose an update. When the recorded version is not the current
+ * one — a store from before the table, or a change written by an earlier version during a rolling
+ * upgrade — the table is built again from the stored market locations (`profileClasses` in
+ * `./market_locations.ts`).
+ * @module
+ */
+import type { ProfileCode } from "../domain/slp/profile.ts";
+import { KEYS } from "../store/keys.ts";
+
+/** One class: how many market locations and their annual energy (Wh/a, integer). */
+export interface ProfileClass {
+  control_area: string;
+  direction: "consumption" | "generation";
+  /** The BDEW profile, or `null` for locations without one (they need customer forecasts). */
+  profile: ProfileCode | null;
+  count: number;
+  /** Σ round(annual kWh × 1000) of the class's locations (0 without a profile). */
+  wh: number;
+}
+
+/** The stored table: class key (`area|direction|profile`) → class. */
+export interface ProfileClassTable {
+  classes: Record<string, ProfileClass>;
+}
+
+/** What of a market location decides its class. */
+export interface Classified {
+  control_area: string;
+  direction: "consumption" | "generation";
+  standard_load_profile?: ProfileCode;
+  annual_kwh?: number;
+}
+
+/** Key of the class of `loc` (`<area>|<direction>|<profile or ->`). */
+export function classKey(loc: Classified): string {
+  return `${loc.control_area}|${loc.direction}|${loc.standard_load_profile ?? "-"}`;
+}
+
+/** Annual energy of a profile location in Wh/a (integer); 0 without a profile. */
+export function annualWh(loc: Classified): number {
+  return loc.standard_load_profile && loc.annual_kwh !== undefined
+    ? Math.round(loc.annual_kwh * 1000)
+    : 0;
+}
+
+/**
+ * The table after `changes` (each `[before, after]`; `null` for none): the old class loses the
+ * location, the new one gains it. Classes that become empty are dropped. Returns a new table.
+ */
+export function applyChanges(
+  table: ProfileClassTable,
+  changes: Iterable<[Classified | null, Classified | null]>,
+): ProfileClassTable {
+  const classes = { ...table.classes };
+  const add = (loc: Classified, sign: 1 | -1) => {
+    const k = classKey(loc);
+    const c = classes[k] ?? {
+      control_area: loc.control_area,
+      direction: loc.direction,
+      profile: loc.standard_load_profile ?? null,
+      count: 0,
+      wh: 0,
+    };
+    const next = { ...c, count: c.count + sign, wh: c.wh + sign * annualWh(loc) };
+    if (next.count <= 0) delete classes[k];
+    else classes[k] = next;
+  };
+  for (const [before, after] of changes) {
+    if (before) add(before, -1);
+    if (after) add(after, 1);
+  }
+  return { classes };
+}
+
+/**
+ * The stored class table and the master-data version it reflects (`null`: none stored, a store
+ * from before the table).
+ */
+export async function readClassTable(
+  kv: Deno.Kv,
+): Promise<{ table: ProfileClassTable; version: number | null }> {
+  const [records, version] = await Promise.all([
+    Array.fromAsync(kv.list<ProfileClassTable>(KEYS.profileClassesAll)),
+    kv.get<number>(KEYS.profileClassesVersion),
+  ]);
+  const classes: Record<string, ProfileClass> = {};
+  for (const r of records) Object.assign(classes, r.value.classes);
+  return { table: { classes }, version: version.value };
+}
+
+/**
+ * Adds to `op` the writes that turn the stored table `before` into `after` — one record per
+ * control area, only the areas that changed (a record stays far below KV's 64 KiB value limit) —
+ * and records `version` as the master-data version the table reflects. The caller checks the
+ * master-data version in the same atomic, which serializes every change of the table.
+ */
+export function writeClassTable(
+  op: Deno.AtomicOperation,
+  before: ProfileClassTable,
+  after: ProfileClassTable,
+  version: number,
+): Deno.AtomicOperation {
+  const byArea = (t: ProfileClassTable) => {
+    const m = new Map<string, Record<string, ProfileClass>>();
+    for (const [k, c] of Object.entries(t.classes)) {
+      const rec = m.get(c.control_area) ?? {};
+      rec[k] = c;
+      m.set(c.control_area, rec);
+    }
+    return m;
+  };
+  const [old, now] = [byArea(before), byArea(after)];
+  for (const area of new Set([...old.keys(), ...now.keys()])) {
+    const o = old.get(area), n = now.get(area);
+    if (!n) op.delete(KEYS.profileClassesOfArea(area));
+    else if (!o || !sameClasses(o, n)) {
+      op.set(KEYS.profileClassesOfArea(area), { classes: n } satisfies ProfileClassTable);
+    }
+  }
+  return op.set(KEYS.profileClassesVersion, version);
+}
+
+function sameClasses(a: Record<string, ProfileClass>, b: Record<string, ProfileClass>): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => b[k] && a[k].count === b[k].count && a[k].wh === b[k].wh);
+}
+
+/**
+ * The classes a day's forecast step generated from (`null`: the step has not run with profile
+ * classes yet). Aggregation uses them, so a day's open position changes only with its forecast
+ * step — as it did when generated forecasts were stored per location — and not with every change
+ * of master data (which marks the open days stale, so the orchestrator runs the step again).
+ */
+export async function readClassSnapshot(kv: Deno.Kv, day: string): Promise<ProfileClass[] | null> {
+  return (await kv.get<ProfileClass[]>(KEYS.profileClassSnapshot(day))).value;
+}
+
+/** Adds the write of `day`'s class snapshot to `op`. */
+export function writeClassSnapshot(
+  op: Deno.AtomicOperation,
+  day: string,
+  classes: ProfileClass[],
+): Deno.AtomicOperation {
+  return op.set(KEYS.profileClassSnapshot(day), classes);
+}
+
+/** Every class of the table, in key order. */
+export function classesOf(table: ProfileClassTable): ProfileClass[] {
+  return Object.keys(table.classes).sort().map((k) => table.classes[k]);
+}
