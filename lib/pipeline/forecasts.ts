@@ -22,8 +22,13 @@ export type ForecastSource = "customer" | "generated";
 
 /** A forecast stored with its values (every customer forecast; generated ones of early versions). */
 export interface ValuesForecast {
-  /** Average kW per quarter-hour of the delivery day, in time order. */
-  values: number[];
+  /**
+   * Average kW per quarter-hour of the delivery day, in time order. Stored as a `Float64Array`
+   * (the same float64 values; serialized as one block, read back without allocating a number per
+   * value, so a day of many forecasts is cheap to write and to read); records of earlier versions
+   * hold a plain array. Read either by index.
+   */
+  values: Float64Array | number[];
   source: ForecastSource;
   /** ISO-8601 UTC instant it was accepted. */
   received_at: string;
@@ -74,8 +79,11 @@ export const MAX_BATCH = 500;
 /** KV key of one forecast. */
 export const forecastKey = KEYS.forecast;
 
-const sameValues = (a: number[], b: number[]) =>
-  a.length === b.length && a.every((v, i) => v === b[i]);
+function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** Runs `fn` holding the in-process locks of every day, taken in date order. */
 function withDayLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Promise<T> {
@@ -143,7 +151,7 @@ export function ingestForecasts(
         op.set(
           forecastKey(it.delivery_day, it.malo_id),
           {
-            values: it.values,
+            values: Float64Array.from(it.values),
             source: "customer",
             received_at: at,
             by,
@@ -208,7 +216,9 @@ export async function forecastsOfDay(
 ): Promise<Map<string, Deno.KvEntry<StoredForecast>>> {
   const out = new Map<string, Deno.KvEntry<StoredForecast>>();
   for await (
-    const e of kv.list<StoredForecast>(KEYS.forecastsOfDay(day), { batchSize: 1000 })
+    // Small batches: each is deserialized in one go, and a day of 10,000 customer forecasts must
+    // not hold the event loop for long (the API stays responsive during a pass).
+    const e of kv.list<StoredForecast>(KEYS.forecastsOfDay(day), { batchSize: 100 })
   ) out.set(e.key[2] as string, e);
   return out;
 }
