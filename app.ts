@@ -68,6 +68,7 @@ import { EventHub, HEARTBEAT_MS } from "./lib/store/event_hub.ts";
 import { withLockRetry } from "./lib/store/kv.ts";
 import { EventLog } from "./lib/store/events.ts";
 import { Redactor } from "./lib/store/redactor.ts";
+import { isLocalStoreFile, PassOffload } from "./lib/pipeline/pass_offload.ts";
 
 /**
  * Hono's `c.env` for a request served by `Deno.serve`: the client address is read from the
@@ -186,6 +187,9 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     streamTokens,
     config,
     platformClient,
+    passOffload: settings.pipelineWorker && isLocalStoreFile(settings.kvPath)
+      ? new PassOffload(settings.kvPath)
+      : undefined,
   };
   // One orchestrator per app: its scheduled ticks and manual passes share one guard.
   const passes = new PassLog(kv);
@@ -247,6 +251,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
       await Promise.all([config.close(), orchestratorState.close(), passes.close()]);
       await events.drain();
       platformClient?.close();
+      services.passOffload?.close();
     },
   };
 }

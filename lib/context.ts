@@ -13,6 +13,7 @@ import type { Settings } from "./settings.ts";
 import type { EventLog } from "./store/events.ts";
 import type { ProcessLog } from "./log.ts";
 import type { Redactor } from "./store/redactor.ts";
+import type { PassOffload } from "./pipeline/pass_offload.ts";
 
 /** Shared services of one app instance. */
 export interface ServiceContext {
@@ -30,14 +31,18 @@ export interface ServiceContext {
   config: RuntimeConfig;
   /** TLS client for the market platform when `MARKET_PLATFORM_CA_FILE` is set. */
   platformClient?: Deno.HttpClient;
+  /** Runs the forecast step and aggregation in a Worker (absent: in this thread). */
+  passOffload?: PassOffload;
 }
 
 /**
  * What one pipeline step uses (`runStep`, `lib/pipeline/steps.ts`): KV, clock, the effective
  * configuration, the event log, the redactor, the market platform's TLS client and its backoff.
  */
-export interface StepServices
-  extends
-    Pick<ServiceContext, "kv" | "clock" | "config" | "events" | "redactor" | "platformClient"> {
+export interface StepServices extends
+  Pick<
+    ServiceContext,
+    "kv" | "clock" | "config" | "events" | "redactor" | "platformClient" | "passOffload"
+  > {
   settings: Pick<Settings, "platformBackoffMs" | "orchestratorAutostart">;
 }

@@ -135,6 +135,8 @@ export const envSchema = z.object({
   RATE_LIMIT_BURST: int(60, 1, 1_000_000),
   MAX_REQUEST_BYTES: int(8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   ORCHESTRATOR_AUTOSTART: bool,
+  PIPELINE_WORKER: z.enum(["true", "false", "1", "0", "yes", "no", ""]).optional()
+    .transform((v) => v === undefined || v === "" || v === "true" || v === "1" || v === "yes"),
   MARKET_PLATFORM_CA_FILE: optionalText,
   MARKET_PLATFORM_BACKOFF_MS: int(500, 1, 60_000),
   LOG_LEVEL: z.enum(["warning", "info"], {
@@ -167,6 +169,11 @@ export interface Settings {
   maxRequestBytes: number;
   /** Start the orchestrator as `running` when no state was persisted yet. */
   orchestratorAutostart: boolean;
+  /**
+   * `PIPELINE_WORKER` (default true): the forecast step and aggregation run in a Worker when the
+   * store is a local file (docs/architecture.md, "Heavy work off the request thread").
+   */
+  pipelineWorker: boolean;
   /** PEM file of extra CAs trusted for the market platform (self-signed test platforms). */
   platformCaFile?: string;
   /** First retry delay towards the market platform, ms (doubles per attempt). Default 500. */
@@ -288,6 +295,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     rateLimitBurst: e.RATE_LIMIT_BURST,
     maxRequestBytes: e.MAX_REQUEST_BYTES,
     orchestratorAutostart: e.ORCHESTRATOR_AUTOSTART,
+    pipelineWorker: e.PIPELINE_WORKER,
     configEnv: configEnv.values,
     platformCaFile: e.MARKET_PLATFORM_CA_FILE,
     platformBackoffMs: e.MARKET_PLATFORM_BACKOFF_MS,

@@ -8,7 +8,7 @@
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { type DayState, updateDay } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
-import { openPosition } from "./open_position.ts";
+import { openPosition, warmShapes } from "./open_position.ts";
 import { KEYS } from "../store/keys.ts";
 import { areaTotals } from "./totals.ts";
 
@@ -59,10 +59,13 @@ export async function aggregateDay(
   const d = deliveryDay(day);
   const result = await updateDay(kv, day, async (state: DayState) => {
     const version = state.input_version;
-    const { sums, counts } = openPosition(await readDayInputs(kv, day, { snapshot: true }), day, {
-      // The region the forecast step generated with (a later change of the setting takes
-      // effect with the next forecast step).
-      region: String(state.steps.forecast?.detail?.region ?? opts.region),
+    // The region the forecast step generated with (a later change of the setting takes effect
+    // with the next forecast step).
+    const region = String(state.steps.forecast?.detail?.region ?? opts.region);
+    const inputs = await readDayInputs(kv, day, { snapshot: true });
+    await warmShapes(inputs.classes, day, region);
+    const { sums, counts } = openPosition(inputs, day, {
+      region,
       activeAreas: opts.activeAreas,
       withProfiles: state.steps.forecast !== undefined,
     });

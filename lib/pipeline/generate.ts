@@ -30,6 +30,7 @@ import {
   writeDay,
 } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
+import { warmShapes } from "./open_position.ts";
 import { masterDataVersion } from "./market_locations.ts";
 import { readClassSnapshot, writeClassSnapshot } from "./profile_classes.ts";
 
@@ -76,6 +77,7 @@ export function generateForecasts(
       const dayEntry = await readDay(kv, day);
       const master = await masterDataVersion(kv);
       const inputs = await readDayInputs(kv, day);
+      await warmShapes(inputs.classes, day, opts.region);
       let profiled = 0, withoutProfile = 0;
       const digestParts: string[] = [opts.region];
       for (const c of inputs.classes) {

@@ -5,8 +5,10 @@
  * Profile locations are summed per class: `sign × shape(profile, day, region) × Σ annual kWh`
  * (BDEW, `lib/domain/slp/profile.ts`), equal to the sum of the per-location profile values up to
  * floating-point rounding. A customer forecast replaces its location's profile value: the
- * location's own `shape × annual kWh` is taken out of its class's sum and the forecast's values
- * are added. Pure: no storage, no clock.
+ * location's own `shape × annual kWh` is taken out of its class's sum (once per class, for all its
+ * locations with a customer forecast) and the forecast's values are added. Pure: no storage, no
+ * clock; synchronous work proportional to the classes plus the customer forecasts' values (the
+ * profile shapes are computed once per day and profile and cached, see `warmShapes`).
  * @module
  */
 import { quarterHourCount } from "../domain/delivery_day.ts";
@@ -64,6 +66,9 @@ export function openPosition(
       counts.market_locations += c.count;
     } else counts.missing_forecast += c.count;
   }
+  // The profile values that customer forecasts replace, summed per area, direction and profile
+  // (annual Wh), taken out once per class below.
+  const replaced = new Map<string, { acc: Float64Array; profile: string; wh: number; s: number }>();
   for (const { location: loc, forecast } of inputs.customers) {
     if (!loc) {
       counts.unknown_location++;
@@ -73,8 +78,13 @@ export function openPosition(
     if (!acc) continue; // counted as inactive with its class
     const s = sign(loc.direction);
     const profiled = Boolean(loc.standard_load_profile) && opts.withProfiles;
-    // The location's profile value leaves its class's sum; the customer's values replace it.
-    if (profiled) addShape(acc, loc.standard_load_profile, -s * annualWh(loc) / 1000);
+    if (profiled) {
+      const k = `${loc.control_area}|${loc.direction}|${loc.standard_load_profile}`;
+      const r = replaced.get(k) ??
+        { acc, profile: loc.standard_load_profile!, wh: 0, s };
+      r.wh += annualWh(loc);
+      replaced.set(k, r);
+    }
     const valid = forecast.values.length === n;
     if (valid) {
       const v = forecast.values;
@@ -89,7 +99,27 @@ export function openPosition(
       counts.missing_forecast--;
     }
   }
+  for (const r of replaced.values()) {
+    addShape(r.acc, r.profile as Classified["standard_load_profile"], -r.s * r.wh / 1000);
+  }
   return { sums, counts };
 }
 
 const sign = (d: "consumption" | "generation") => d === "generation" ? -1 : 1;
+
+/**
+ * Computes (and caches) the shape of every profile among `classes` for `day`, yielding to the
+ * event loop after each: the first computation of a day's shapes takes a few milliseconds per
+ * profile (day types, holidays, clock changes), which must not hold the API for the whole set.
+ */
+export async function warmShapes(
+  classes: readonly { profile: Classified["standard_load_profile"] | null }[],
+  day: string,
+  region: string,
+): Promise<void> {
+  for (const p of new Set(classes.map((c) => c.profile))) {
+    if (!p) continue;
+    sharedProfileShape(p, day, region);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}

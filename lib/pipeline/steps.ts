@@ -34,7 +34,10 @@ export async function runStep(
   try {
     switch (step) {
       case "forecast": {
-        const r = await generateForecasts(ctx.kv, day, { by, nowMs, region: cfg.holiday_region });
+        const opts = { by, nowMs, region: cfg.holiday_region };
+        const r = ctx.passOffload
+          ? await ctx.passOffload.forecast(day, opts)
+          : await generateForecasts(ctx.kv, day, opts);
         await ctx.events.append({
           kind: stepRow("forecast").event,
           message: `Generated profile forecasts for ${day}: ${
@@ -47,12 +50,15 @@ export async function runStep(
         return { ...r };
       }
       case "aggregate": {
-        const agg = await aggregateDay(ctx.kv, day, {
+        const opts = {
           by,
           nowMs,
           activeAreas: cfg.active_control_areas,
           region: cfg.holiday_region,
-        });
+        };
+        const agg = ctx.passOffload
+          ? await ctx.passOffload.aggregate(day, opts)
+          : await aggregateDay(ctx.kv, day, opts);
         const missing = agg.counts.missing_forecast;
         await ctx.events.append({
           kind: stepRow("aggregate").event,

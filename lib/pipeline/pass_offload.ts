@@ -1,0 +1,114 @@
+/**
+ * Heavy pipeline work off the request thread (docs/architecture.md, "Heavy work off the request
+ * thread"): the forecast step and aggregation run in a Worker (`./pass_worker.ts`) with its own
+ * KV handle on the same store file. The main thread keeps serving requests — health, status, the
+ * console's live stream — while a day of a million market locations is computed; the worker's
+ * garbage collection does not pause it. Consistency is the same as between two replicas: every
+ * write checks what it read.
+ *
+ * Used only for a local store file (not `:memory:`, a KV Connect URL or Deno Deploy's KV, which a
+ * second handle could not share); otherwise the steps run in the calling thread.
+ * @module
+ */
+import { DomainError, type ErrorCode, type ErrorOutcome } from "../domain/errors.ts";
+import type { Aggregate } from "./aggregate.ts";
+import type { GenerateResult } from "./generate.ts";
+
+/** Options of the forecast step (as `generateForecasts`). */
+export interface ForecastOpts {
+  by: string;
+  nowMs: number;
+  region: string;
+}
+
+/** Options of aggregation (as `aggregateDay`). */
+export interface AggregateOpts extends ForecastOpts {
+  activeAreas: string[];
+}
+
+type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+
+/** Whether a store path names a local file a second handle can open. */
+export function isLocalStoreFile(kvPath: string): boolean {
+  return kvPath !== "" && kvPath !== ":memory:" && !/^https?:\/\//.test(kvPath);
+}
+
+/** One worker per app, started at its first use and stopped by {@link PassOffload.close}. */
+export class PassOffload {
+  readonly #kvPath: string;
+  #worker: Worker | undefined;
+  #next = 1;
+  readonly #pending = new Map<number, Pending>();
+
+  /** @param kvPath the app's store file (see {@link isLocalStoreFile}) */
+  constructor(kvPath: string) {
+    this.#kvPath = kvPath;
+  }
+
+  /** The forecast step of `day` in the worker. @throws what `generateForecasts` throws */
+  forecast(day: string, opts: ForecastOpts): Promise<GenerateResult> {
+    return this.#run("forecast", day, opts) as Promise<GenerateResult>;
+  }
+
+  /** Aggregation of `day` in the worker. @throws what `aggregateDay` throws */
+  aggregate(day: string, opts: AggregateOpts): Promise<Aggregate> {
+    return this.#run("aggregate", day, opts) as Promise<Aggregate>;
+  }
+
+  /** Stops the worker; calls still waiting fail. */
+  close(): void {
+    this.#worker?.terminate();
+    this.#worker = undefined;
+    this.#failAll(new Error("the pipeline worker was stopped"));
+  }
+
+  #run(kind: "forecast" | "aggregate", day: string, opts: ForecastOpts): Promise<unknown> {
+    const id = this.#next++;
+    const worker = this.#ensure();
+    const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+    this.#pending.set(id, { resolve, reject });
+    worker.postMessage({ id, kvPath: this.#kvPath, kind, day, opts });
+    return promise;
+  }
+
+  #ensure(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(new URL("./pass_worker.ts", import.meta.url).href, {
+      type: "module",
+    });
+    worker.onmessage = (e: MessageEvent) => {
+      const { id, ok, result, error } = e.data;
+      const p = this.#pending.get(id);
+      if (!p) return;
+      this.#pending.delete(id);
+      if (ok) p.resolve(result);
+      else p.reject(revive(error));
+    };
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      // A crashed worker is replaced at the next use; what it was doing fails in words.
+      this.#worker?.terminate();
+      this.#worker = undefined;
+      this.#failAll(new Error(`the pipeline worker stopped: ${e.message}`));
+    };
+    this.#worker = worker;
+    return worker;
+  }
+
+  #failAll(err: Error): void {
+    for (const p of this.#pending.values()) p.reject(err);
+    this.#pending.clear();
+  }
+}
+
+/** The worker's error as the caller's: a {@link DomainError} keeps its code and outcome. */
+function revive(e: { name: string; message: string; code?: unknown; outcome?: unknown }): Error {
+  if (typeof e.code === "string" && typeof e.outcome === "string") {
+    const err = new DomainError(e.code as ErrorCode, e.outcome as ErrorOutcome, e.message);
+    err.name = e.name;
+    return err;
+  }
+  const err = Object.assign(new Error(e.message), e.code === undefined ? {} : { code: e.code });
+  err.name = e.name;
+  return err;
+}
