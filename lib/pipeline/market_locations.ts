@@ -101,6 +101,8 @@ export interface ClassTableRead {
   table: ProfileClassTable;
   /** The master-data version entry (checked by the next master-data commit). */
   master: Deno.KvEntryMaybe<Deno.KvU64>;
+  /** The open days to mark stale, when the caller read them already (beside the locations). */
+  openDays?: Promise<Deno.KvEntry<DayState>[]>;
 }
 
 /**
@@ -114,9 +116,20 @@ export interface ClassTableRead {
 export async function profileClasses(kv: Deno.Kv): Promise<ClassTableRead> {
   return await retryKv("read the profile class table", async () => {
     const master = await kv.get<Deno.KvU64>(MASTER_VERSION);
+    // The table of a master-data version never changes: the one this process last read or
+    // wrote is reused while the version's entry is the same.
+    const cached = tableCache.get(kv);
+    if (cached && master.versionstamp !== null && cached.stamp === master.versionstamp) {
+      return { table: cached.table, master };
+    }
     const stored = await readClassTable(kv);
     const current = master.value ? Number(master.value.value) : 0;
-    if (stored.version === current) return { table: stored.table, master };
+    if (stored.version === current) {
+      if (master.versionstamp) {
+        tableCache.set(kv, { stamp: master.versionstamp, table: stored.table });
+      }
+      return { table: stored.table, master };
+    }
     const changes: [null, MarketLocation][] = [];
     for await (const e of kv.list<MarketLocation>(KEYS.marketLocations(), { batchSize: 1000 })) {
       changes.push([null, e.value]);
@@ -126,6 +139,9 @@ export async function profileClasses(kv: Deno.Kv): Promise<ClassTableRead> {
     return (await op.commit()).ok ? { table, master } : undefined; // changed meanwhile: again
   });
 }
+
+/** Per store: the class table of the master-data version entry with versionstamp `stamp`. */
+const tableCache = new WeakMap<Deno.Kv, { stamp: string; table: ProfileClassTable }>();
 
 /**
  * Commits a master-data change read at `read` (the class table and master-data version read
@@ -154,13 +170,10 @@ async function commitMasterData(
   }
   const next = (read.master.value ? Number(read.master.value.value) : 0) + 1;
   op.check(read.master).set(MASTER_VERSION, new Deno.KvU64(BigInt(next)));
-  writeClassTable(
-    op,
-    read.table,
-    applyChanges(read.table, changes.map((c) => [c.entry.value, c.next])),
-    next,
-  );
-  const days = change ? await openDays(kv, atMs, change.gateClosureLocalTime) : [];
+  const table = applyChanges(read.table, changes.map((c) => [c.entry.value, c.next]));
+  writeClassTable(op, read.table, table, next);
+  const days = await (read.openDays ??
+    (change ? openDays(kv, atMs, change.gateClosureLocalTime) : Promise.resolve([])));
   const lastInput = change && {
     at: new Date(atMs).toISOString(),
     by: change.by,
@@ -169,7 +182,9 @@ async function commitMasterData(
   };
   const bump = (s: DayState): DayState => inputChanged(s, lastInput!);
   for (const e of days.slice(0, DAYS_IN_ATOMIC)) writeDay(op, e, bump(e.value));
-  if (!(await op.commit()).ok) return false;
+  const r = await op.commit();
+  if (!r.ok) return false;
+  tableCache.set(kv, { stamp: r.versionstamp, table }); // the version entry now has this stamp
   for (const e of days.slice(DAYS_IN_ATOMIC)) {
     await updateDay(kv, e.key[1] as string, (s) => Promise.resolve({ state: bump(s), result: 0 }));
   }
@@ -237,6 +252,9 @@ export async function putMarketLocations(
   return await withMasterDataLock(kv, () =>
     retryKv("put market locations", async () => {
       const read = await profileClasses(kv); // before the locations: see commitMasterData
+      // The open days are read beside the locations (both after the version).
+      const days = change ? openDays(kv, atMs, change.gateClosureLocalTime) : Promise.resolve([]);
+      days.catch(() => {}); // awaited in commitMasterData, or dropped when nothing changed
       const prev = await getManyInRange<MarketLocation>(
         kv,
         KEYS.marketLocationPrefix,
@@ -257,7 +275,14 @@ export async function putMarketLocations(
       if (!changes.length) return { created, replaced, unchanged };
       // No check per location (KV allows 100 checks per atomic): the class table's check makes
       // the batch read again when anything changed master data meanwhile.
-      const ok = await commitMasterData(kv, read, changes, false, atMs, change);
+      const ok = await commitMasterData(
+        kv,
+        { ...read, openDays: days },
+        changes,
+        false,
+        atMs,
+        change,
+      );
       return ok ? { created, replaced, unchanged } : undefined;
     }));
 }
