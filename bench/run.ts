@@ -61,12 +61,7 @@ const PARTS: Part[] = [
     script: "bench/stream_fanout.ts",
     quick: { BENCH_CLIENTS: "100", BENCH_STREAM_SECONDS: "3" },
   },
-  {
-    name: "pipeline_day",
-    what: "issue 5: generate + aggregate 100,000 locations through KV, time and peak memory",
-    script: "bench/pipeline_day.ts",
-    quick: { BENCH_LOCATIONS: "10000" },
-  },
+
   {
     name: "ingest_http",
     what: "issue 5: POST /v1/forecasts batches of 500 over HTTP, forecasts/s, vs bare servers",
@@ -78,6 +73,16 @@ const PARTS: Part[] = [
     what: "issue 6: 10,000-location day, registration → ingestion → … → stored receipt (HTTPS)",
     script: "bench/day_10k.ts",
     quick: { BENCH_DAY_LOCATIONS: "1000" },
+  },
+  {
+    name: "million",
+    what: "1,000,000 locations: forecast+aggregate, registration, overview, probes, 10 days",
+    script: "bench/million.ts",
+    quick: {
+      BENCH_MILLION_N: "20000",
+      BENCH_MILLION_SMALL_N: "5000",
+      BENCH_MILLION_CUSTOMERS: "2000",
+    },
   },
 ];
 
