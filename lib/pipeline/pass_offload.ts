@@ -33,10 +33,18 @@ export function isLocalStoreFile(kvPath: string): boolean {
   return kvPath !== "" && kvPath !== ":memory:" && !/^https?:\/\//.test(kvPath);
 }
 
-/** One worker per app, started at its first use and stopped by {@link PassOffload.close}. */
+/**
+ * Idle time after which the worker is stopped (ms): the memory of a pass — its heap and its KV
+ * handle's cache — goes back to the system between passes (the orchestrator runs one a minute),
+ * while the steps of one pass (forecast, then aggregate) share one worker.
+ */
+export const WORKER_IDLE_MS = 500;
+
+/** One worker per app, started at its first use and stopped when idle or by {@link PassOffload.close}. */
 export class PassOffload {
   readonly #kvPath: string;
   #worker: Worker | undefined;
+  #idle: ReturnType<typeof setTimeout> | undefined;
   #next = 1;
   readonly #pending = new Map<number, Pending>();
 
@@ -57,6 +65,7 @@ export class PassOffload {
 
   /** Stops the worker; calls still waiting fail. */
   close(): void {
+    clearTimeout(this.#idle);
     this.#worker?.terminate();
     this.#worker = undefined;
     this.#failAll(new Error("the pipeline worker was stopped"));
@@ -64,6 +73,7 @@ export class PassOffload {
 
   #run(kind: "forecast" | "aggregate", day: string, opts: ForecastOpts): Promise<unknown> {
     const id = this.#next++;
+    clearTimeout(this.#idle);
     const worker = this.#ensure();
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     this.#pending.set(id, { resolve, reject });
@@ -83,6 +93,14 @@ export class PassOffload {
       this.#pending.delete(id);
       if (ok) p.resolve(result);
       else p.reject(revive(error));
+      if (this.#pending.size === 0) {
+        clearTimeout(this.#idle);
+        this.#idle = setTimeout(() => {
+          if (this.#pending.size || this.#worker !== worker) return;
+          worker.terminate();
+          this.#worker = undefined;
+        }, WORKER_IDLE_MS);
+      }
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
