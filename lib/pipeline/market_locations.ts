@@ -56,14 +56,11 @@ export interface MasterDataChange {
   gateClosureLocalTime: string;
 }
 
-/** Stored fields that matter to the pipeline (everything but `updated_at`). */
+/** Stored fields that matter to the pipeline (everything but `updated_at`) are the same. */
 function sameContent(a: MarketLocation | null, b: MarketLocation): boolean {
-  if (!a) return false;
-  const strip = ({ updated_at: _, ...rest }: MarketLocation) => rest;
-  const x = strip(a) as Record<string, unknown>;
-  const y = strip(b) as Record<string, unknown>;
-  const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
-  return [...keys].every((k) => x[k] === y[k]);
+  return a !== null && a.malo_id === b.malo_id && a.control_area === b.control_area &&
+    a.direction === b.direction && a.standard_load_profile === b.standard_load_profile &&
+    a.annual_kwh === b.annual_kwh && a.name === b.name;
 }
 
 /**
@@ -262,8 +259,8 @@ export async function putMarketLocations(
       );
       let created = 0, replaced = 0, unchanged = 0;
       const changes: LocationChange[] = [];
-      items.forEach(({ malo_id, ...input }, i) => {
-        const next: MarketLocation = { malo_id, ...input, updated_at: at };
+      items.forEach((item, i) => {
+        const next: MarketLocation = { ...item, updated_at: at };
         if (sameContent(prev[i].value, next)) {
           unchanged++;
           return;

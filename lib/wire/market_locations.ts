@@ -33,14 +33,20 @@ export const Eic = z.string().superRefine((v, ctx) => {
   }
 });
 
-/** Body of `PUT /v1/market-locations/{malo_id}`. */
-export const MarketLocationInput = z.strictObject({
+/** The fields of a market location, as sent. */
+const LOCATION_FIELDS = {
   control_area: Eic,
   direction: z.enum(["consumption", "generation"]),
   standard_load_profile: z.enum(PROFILE_CODES).optional(),
   annual_kwh: z.number().positive().max(1e10).optional(),
   name: z.string().max(200).optional(),
-}).superRefine((v, ctx) => {
+};
+
+/** A profile needs its annual energy (docs/pipeline.md, "Market locations"). */
+function profileNeedsEnergy(
+  v: { standard_load_profile?: string; annual_kwh?: number },
+  ctx: z.RefinementCtx,
+): void {
   if (v.standard_load_profile && v.annual_kwh === undefined) {
     ctx.addIssue({
       code: "custom",
@@ -49,7 +55,14 @@ export const MarketLocationInput = z.strictObject({
       params: { type: "missing" },
     });
   }
-});
+}
+
+/** Body of `PUT /v1/market-locations/{malo_id}`. */
+export const MarketLocationInput = z.strictObject(LOCATION_FIELDS).superRefine(profileNeedsEnergy);
+
+/** One item of the batch upsert: the MaLo-ID and the fields. */
+export const MarketLocationItem = z.strictObject({ malo_id: MaloId, ...LOCATION_FIELDS })
+  .superRefine(profileNeedsEnergy);
 
 /** A stored market location: the input fields, the MaLo-ID and `updated_at` (ISO-8601 UTC). */
 export const MarketLocationSchema = z.object({
@@ -67,7 +80,8 @@ export const MAX_LOCATION_BATCH = 500;
 
 /** Body of the batch upsert: `{market_locations: [{malo_id, ...fields}]}`. */
 export const MarketLocationBatch = z.strictObject({
-  market_locations: z.array(
-    z.object({ malo_id: MaloId }).passthrough(),
-  ).min(1).max(MAX_LOCATION_BATCH, `at most ${MAX_LOCATION_BATCH} market locations per request`),
+  market_locations: z.array(MarketLocationItem).min(1).max(
+    MAX_LOCATION_BATCH,
+    `at most ${MAX_LOCATION_BATCH} market locations per request`,
+  ),
 });

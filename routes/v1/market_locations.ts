@@ -9,7 +9,7 @@ import type { RouteContext } from "../../lib/http/route_context.ts";
 import { problem } from "../../lib/http/errors.ts";
 import { VALIDATION_BODY } from "../../lib/http/route_table.ts";
 import { ValidationFailed } from "../../lib/http/errors.ts";
-import { parseOr422, readJson, zodIssuesToItems } from "../../lib/http/validation.ts";
+import { parseOr422, readJson } from "../../lib/http/validation.ts";
 import {
   deleteMarketLocation,
   getMarketLocation,
@@ -118,20 +118,9 @@ export function registerMarketLocations(ctx: RouteContext): void {
     },
   }, async (c) => {
     const body = await readJson(c.req.raw);
-    const batch = parseOr422(MarketLocationBatch, body, "body");
-    const items = batch.market_locations.map((raw, i) => {
-      const { malo_id, ...fields } = raw;
-      const r = MarketLocationInput.safeParse(fields);
-      if (!r.success) {
-        throw new ValidationFailed(
-          zodIssuesToItems("body", r.error.issues, fields).map((it) => ({
-            ...it,
-            loc: ["body", "market_locations", i, ...it.loc.slice(1)],
-          })),
-        );
-      }
-      return { malo_id, ...r.data };
-    });
+    // One parse checks every item whole (a 422 item names `market_locations`, its index and the
+    // field).
+    const items = parseOr422(MarketLocationBatch, body, "body").market_locations;
     const ids = new Set<string>();
     items.forEach((it, i) => {
       if (ids.has(it.malo_id)) {
