@@ -42,24 +42,45 @@ export const ForecastJson = z.strictObject({
   market_location_id: MaloId,
   delivery_day: Day,
   unit: z.literal("kW", { error: 'unit must be "kW" (average power per quarter-hour)' }),
-  // Non-negative is checked once over the array (zod's per-element checks cost more than the rest
-  // of a forecast's validation); the issue is the one `.min(0)` would give, at the value.
-  values: z.array(z.number({ error: "each value must be a finite number (kW)" })).check((ctx) => {
+  // One loop over the array (zod's array type copies it value by value, which costs more than
+  // the rest of a forecast's validation together and leaves a boxed copy to collect); the issues
+  // are the ones z.array(z.number().min(0)) gives, at the value. The JSON schema is in `meta`.
+  values: z.custom<number[]>(() => true).check((ctx) => {
+    if (!Array.isArray(ctx.value)) {
+      ctx.issues.push({
+        code: "invalid_type",
+        expected: "array",
+        input: ctx.value,
+        message: "expected an array of average kW per quarter-hour",
+      });
+      return;
+    }
     const v = ctx.value;
     for (let i = 0; i < v.length; i++) {
-      if (v[i] < 0) {
+      const x = v[i];
+      if (typeof x !== "number" || !Number.isFinite(x)) {
+        ctx.issues.push({
+          code: "invalid_type",
+          expected: "number",
+          path: [i],
+          input: x,
+          message: "each value must be a finite number (kW)",
+        });
+      } else if (x < 0) {
         ctx.issues.push({
           code: "too_small",
           origin: "number",
           minimum: 0,
           inclusive: true,
           path: [i],
-          input: v[i],
+          input: x,
           message: NEGATIVE_KW,
         });
       }
     }
   }).meta({
+    type: "array",
+    items: { type: "number", minimum: 0 },
     description:
       "average kW per quarter-hour of the delivery day (92, 96 or 100 values): consumption for a consumption market location, feed-in for a generation market location — never negative",
   }),

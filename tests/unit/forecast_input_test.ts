@@ -258,3 +258,38 @@ Deno.test("sign rule: a negative value is refused for JSON and CSV, at the value
   assert.deepEqual([csvItems[0].loc, csvItems[0].input], [["body", "row", 4, "kw"], "-2"]);
   assert.match(csvItems[0].msg, /never negative/);
 });
+
+Deno.test("values: every bad value of an array is named at once, a non-array in words; the accepted array is the body's own", async () => {
+  const values: unknown[] = flat(96, 1);
+  values[2] = "x";
+  values[5] = -1;
+  values[8] = null;
+  const items = await refusedJson({ ...one(A, PLAIN, []), values });
+  assert.deepEqual(items.map((i) => [i.loc, i.type]), [
+    [["body", "values", 2], "type_error"],
+    [["body", "values", 5], "value_error.too_small"],
+    [["body", "values", 8], "type_error"],
+  ]);
+  const notArray = await refusedJson({ ...one(A, PLAIN, []), values: "96 values" });
+  assert.deepEqual([notArray[0].loc, notArray[0].type, notArray[0].ctx], [
+    ["body", "values"],
+    "type_error",
+    { expected: "array" },
+  ]);
+  const body = one(A, PLAIN, flat(96, 2));
+  const [item] = await json(body);
+  assert.equal(item.values, body.values, "no copy is made of the values");
+});
+
+Deno.test("values: the API description still says an array of numbers, never negative", async () => {
+  const { z } = await import("zod");
+  const { ForecastJson } = await import("../../lib/pipeline/forecast_input.ts");
+  const schema = z.toJSONSchema(ForecastJson, {
+    io: "input",
+    unrepresentable: "any",
+  }) as unknown as {
+    properties: { values: Record<string, unknown> };
+  };
+  assert.equal(schema.properties.values.type, "array");
+  assert.deepEqual(schema.properties.values.items, { type: "number", minimum: 0 });
+});
