@@ -190,7 +190,7 @@ export async function submitDay(
     sent = prepared
       ? {
         format: prepared.format,
-        ...await sendDocuments(kv, day, prepared, target, key, opts.clock.now()),
+        ...await sendDocuments(kv, prepared, target, key, opts.clock.now()),
       }
       : { receipt: await sendSchedules(target, schedulePayload(agg, cfg), key) };
   } catch (err) {

@@ -14,10 +14,9 @@ import { type PlatformTarget, type Receipt, sendSchedules } from "../adapters/ma
 import type { EffectiveConfig } from "../config/fields.ts";
 import { type ScheduleDocument, scheduleFileName } from "../fahrplan/document.ts";
 import { renderSchedule } from "../fahrplan/render.ts";
-import { markSent } from "../fahrplan/tso_status.ts";
 import { scheduleVersion } from "../fahrplan/versions.ts";
 import type { Aggregate } from "./aggregate.ts";
-import { scheduleFor } from "./submit_files.ts";
+import { markDocumentSent, scheduleFor } from "./submit_files.ts";
 
 /** One document the platform took. */
 export interface PlatformDocument {
@@ -73,7 +72,6 @@ export async function prepareDocuments(
  */
 export async function sendDocuments(
   kv: Deno.Kv,
-  day: string,
   prepared: PreparedDocuments,
   target: PlatformTarget,
   key: string,
@@ -99,14 +97,7 @@ export async function sendDocuments(
       status: r.status,
     };
     documents.push(sent);
-    await markSent(kv, day, {
-      control_area: area,
-      receiver: doc.receiver,
-      version: doc.messageVersion,
-      file,
-      at: new Date(nowMs).toISOString(),
-      ...(sent.submission_id ? { platform_id: sent.submission_id } : {}),
-    });
+    await markDocumentSent(kv, doc, file, nowMs, sent.submission_id);
   }
   return {
     receipt: { status, attempts, idempotency_key: key, body: { documents } },

@@ -59,6 +59,27 @@ export function scheduleFor(
   return doc;
 }
 
+/**
+ * Records that `doc` (as `file`) left for its TSO at `atMs` (epoch ms): its day's and area's
+ * status becomes `sent`; with `platformId` (the market platform's submission id) it is polled.
+ */
+export async function markDocumentSent(
+  kv: Deno.Kv,
+  doc: ScheduleDocument,
+  file: string,
+  atMs: number,
+  platformId?: string | null,
+): Promise<void> {
+  await markSent(kv, doc.day, {
+    control_area: doc.controlArea,
+    receiver: doc.receiver,
+    version: doc.messageVersion,
+    file,
+    at: new Date(atMs).toISOString(),
+    ...(platformId ? { platform_id: platformId } : {}),
+  });
+}
+
 /** One document handed over. */
 export interface HandedOver {
   control_area: string;
@@ -115,13 +136,7 @@ export async function submitFiles(
       file,
       location,
     });
-    await markSent(kv, day, {
-      control_area: area,
-      receiver: doc.receiver,
-      version: doc.messageVersion,
-      file,
-      at: new Date(now).toISOString(),
-    });
+    await markDocumentSent(kv, doc, file, now);
   }
   await recordStep(kv, day, "submitted", {
     version: agg.version,
