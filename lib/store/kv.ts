@@ -59,8 +59,7 @@ export function withLockRetry(kv: Deno.Kv, opts: { sleep?: Sleep } = {}): Deno.K
 /**
  * An atomic operation whose commit is retried while locked. Each step goes to a real operation at
  * once (which serializes a value when it is set, as Deno's own atomic does) and is recorded; a
- * retry replays the recorded steps into a fresh operation. The replay serializes the values
- * again: callers do not change a value after setting it (none does), so no copy is kept.
+ * retry replays the recorded steps (values copied when set) into a fresh operation.
  */
 function recordingAtomic(
   kv: Deno.Kv,
@@ -87,6 +86,13 @@ function recordingAtomic(
       if (typeof prop === "string" && ATOMIC_STEPS.has(prop)) {
         return (...args: unknown[]) => {
           first[prop](...args);
+          // The replay must store what was set, even if the caller changes its object later
+          // (Deno's own atomic fixes a value when it is set): the recorded value is a copy.
+          if (prop === "set" && typeof args[1] === "object" && args[1] !== null) {
+            if (!(args[1] instanceof Deno.KvU64)) {
+              args = [args[0], structuredClone(args[1]), ...args.slice(2)];
+            }
+          }
           steps.push([prop, args]);
           return recorder;
         };

@@ -117,3 +117,20 @@ Deno.test("KV keys: no module but lib/store/keys.ts spells a key", async () => {
   }
   assert.deepEqual(offenders, []);
 });
+
+Deno.test("withLockRetry: a replayed commit stores the value as it was when set, not as changed later", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const { store, failures } = lockedFor(kv, 2);
+    const value = { values: new Float64Array([1, 2]), source: "customer" };
+    const op = withLockRetry(store).atomic().set(["f"], value);
+    value.values[0] = 99;
+    value.source = "changed";
+    assert.equal((await op.commit()).ok, true);
+    assert.equal(failures(), 2, "the commit was replayed");
+    const stored = (await kv.get<typeof value>(["f"])).value!;
+    assert.deepEqual([stored.values[0], stored.source], [1, "customer"]);
+  } finally {
+    kv.close();
+  }
+});
