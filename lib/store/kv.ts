@@ -25,15 +25,13 @@ export async function openKv(path: string): Promise<Deno.Kv> {
 const WRAPPED = Symbol("lock-retrying KV");
 /** Attempts of one commit, set or delete while the store stays locked. */
 const LOCKED_ATTEMPTS = 50;
-/** Methods of an atomic operation that only add to it (recorded, replayed on a retry). */
-const ATOMIC_STEPS = new Set(["check", "set", "delete", "sum", "min", "max", "mutate", "enqueue"]);
 
 /**
  * The store with `database is locked` (replicas sharing one SQLite file) retried under every
  * write: `atomic().…commit()`, `set` and `delete` are retried with a short backoff (1–50 ms, at
- * most {@link LOCKED_ATTEMPTS} attempts), so no call site can forget it. An atomic operation's
- * steps are recorded and replayed into a fresh operation for each attempt. Reads, lists and
- * watches pass through unchanged. Wrapping twice returns the same wrapper.
+ * most {@link LOCKED_ATTEMPTS} attempts), so no call site can forget it. A locked atomic
+ * operation is committed again as it is (nothing of it applied; its values were fixed when set).
+ * Reads, lists and watches pass through unchanged. Wrapping twice returns the same wrapper.
  * @param opts.sleep how the backoff waits, in ms (default: real time; tests pass a fake one)
  * @throws {KvContentionError} from a write when the store stayed locked through every attempt
  */
@@ -45,7 +43,7 @@ export function withLockRetry(kv: Deno.Kv, opts: { sleep?: Sleep } = {}): Deno.K
   return new Proxy(kv, {
     get(target, prop) {
       if (prop === WRAPPED) return true;
-      if (prop === "atomic") return () => recordingAtomic(target, locked);
+      if (prop === "atomic") return () => retryingAtomic(target, locked);
       if (prop === "set" || prop === "delete") {
         const write = Reflect.get(target, prop) as (...a: unknown[]) => Promise<unknown>;
         return (...args: unknown[]) => locked(`kv.${prop}`, () => write.apply(target, args));
@@ -57,50 +55,19 @@ export function withLockRetry(kv: Deno.Kv, opts: { sleep?: Sleep } = {}): Deno.K
 }
 
 /**
- * An atomic operation whose commit is retried while locked. Each step goes to a real operation at
- * once (which serializes a value when it is set, as Deno's own atomic does) and is recorded; a
- * retry replays the recorded steps (values copied when set) into a fresh operation.
+ * An atomic operation whose commit is retried while locked. Deno's atomic serializes each value
+ * when it is set and can be committed again: a commit that failed with `database is locked`
+ * applied nothing, so the retry sends the very same operation — the values as they were when set,
+ * the checks as they were — without recording or copying anything.
  */
-function recordingAtomic(
+function retryingAtomic(
   kv: Deno.Kv,
   locked: <T>(what: string, fn: () => Promise<T>) => Promise<T>,
 ): Deno.AtomicOperation {
-  const steps: [string, unknown[]][] = [];
-  type Op = Record<string, (...a: unknown[]) => unknown>;
-  const first = kv.atomic() as unknown as Op;
-  let attempts = 0;
-  const replay = () => {
-    const op = kv.atomic() as unknown as Op;
-    for (const [name, args] of steps) op[name](...args);
-    return op as unknown as Deno.AtomicOperation;
-  };
-  const recorder: Deno.AtomicOperation = new Proxy({} as Deno.AtomicOperation, {
-    get(_t, prop) {
-      if (prop === "commit") {
-        return () =>
-          locked(
-            "kv commit",
-            () => (attempts++ === 0 ? first as unknown as Deno.AtomicOperation : replay()).commit(),
-          );
-      }
-      if (typeof prop === "string" && ATOMIC_STEPS.has(prop)) {
-        return (...args: unknown[]) => {
-          first[prop](...args);
-          // The replay must store what was set, even if the caller changes its object later
-          // (Deno's own atomic fixes a value when it is set): the recorded value is a copy.
-          if (prop === "set" && typeof args[1] === "object" && args[1] !== null) {
-            if (!(args[1] instanceof Deno.KvU64)) {
-              args = [args[0], structuredClone(args[1]), ...args.slice(2)];
-            }
-          }
-          steps.push([prop, args]);
-          return recorder;
-        };
-      }
-      return Reflect.get(kv.atomic(), prop);
-    },
-  });
-  return recorder;
+  const op = kv.atomic();
+  const commit = op.commit.bind(op);
+  op.commit = () => locked("kv commit", commit);
+  return op;
 }
 
 /** Thrown when a read-modify-write kept conflicting after every attempt. */
