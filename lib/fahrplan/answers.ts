@@ -1,5 +1,5 @@
 /**
- * TSO answers to schedules (docs/pipeline.md, "Schedules to the TSO"), read into one shape
+ * TSO answers to schedules (docs/fahrplan.md), read into one shape
  * whatever their format:
  *
  * - ESS 2.3 (ENTSO-E Scheduling System implementation guide, DTD style): `AcknowledgementMessage`,

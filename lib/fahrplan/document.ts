@@ -1,6 +1,6 @@
 /**
  * The day-ahead schedule (Fahrplan) of one delivery day, one aggregate version and one control
- * area, as a format-free model (docs/pipeline.md, "Schedules to the TSO"): process type A17,
+ * area, as a format-free model (docs/fahrplan.md): process type A17,
  * document type A01, classification A01, from the BRP (role A08) to the control area's TSO (role
  * A04). Two time series of non-negative MW per quarter-hour: purchase (in party = balancing
  * group, out party = counterparty) with the positive part of the open position, sale (the

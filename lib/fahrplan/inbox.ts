@@ -1,5 +1,5 @@
 /**
- * Importing the TSO's answers (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): every file in
+ * Importing the TSO's answers (docs/fahrplan.md): every file in
  * `schedule_inbox_dir` is read as an ACK, CNF or ANO (ESS or CIM), matched to the document it
  * answers and applied to that day's and area's status; then it is moved to `processed/` inside
  * the inbox. A file that cannot be read or matched is moved to `rejected/` with a warning event

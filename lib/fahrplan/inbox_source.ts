@@ -1,5 +1,5 @@
 /**
- * Where the TSO's answer files wait (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): the
+ * Where the TSO's answer files wait (docs/fahrplan.md): the
  * local `schedule_inbox_dir` and, when set, `sftp_inbox_dir` on the sFTP server. Both work the
  * same way: a file is claimed by renaming it to a hidden name — a rename succeeds for exactly one
  * importer, also across replicas and hosts — then read, then renamed into `processed/` or

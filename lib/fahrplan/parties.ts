@@ -1,5 +1,5 @@
 /**
- * Parties of a German schedule (docs/pipeline.md, "Schedules to the TSO"): the TSO that receives
+ * Parties of a German schedule (docs/fahrplan.md): the TSO that receives
  * the schedule of each control area, by the control area's EIC. The TSO EICs are the system
  * operators' X codes from the ENTSO-E EIC register.
  * @module

@@ -1,6 +1,5 @@
 /**
- * The TSO's answers through the market platform (docs/pipeline.md, "Schedules to the TSO
- * (Fahrplan)"): with `schedule_channel=platform` and ESS or CIM documents, each document's
+ * The TSO's answers through the market platform (docs/fahrplan.md): with `schedule_channel=platform` and ESS or CIM documents, each document's
  * submission id is pending (`./tso_status.ts`) until the platform reports a final state
  * (`rejected`, `confirmed`, `anomaly`). Every orchestrator tick, whatever its state, asks
  * `GET {market_platform_url}/schedules/{id}` once per pending document and applies what changed

@@ -1,6 +1,6 @@
 /**
  * Applying one TSO answer to a day's and area's schedule status and telling the operator
- * (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): the same for an answer file from the
+ * (docs/fahrplan.md): the same for an answer file from the
  * inbox and for a state the market platform reports. The status changes through
  * {@link applyAnswer} (an answer about an older version never overwrites a newer one's status);
  * when it changed, one event: `schedule_acknowledged`, `schedule_confirmed` (info),

@@ -1,5 +1,5 @@
 /**
- * Writes a {@link ScheduleDocument} as XML (docs/pipeline.md, "Schedules to the TSO"), built with
+ * Writes a {@link ScheduleDocument} as XML (docs/fahrplan.md), built with
  * fast-xml-parser's `XMLBuilder` from an element tree, never by string concatenation:
  *
  * - ESS 2.3 `ScheduleMessage` (ENTSO-E Scheduling System implementation guide 2.3, DTD style, no

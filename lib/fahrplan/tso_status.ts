@@ -1,5 +1,5 @@
 /**
- * What the TSO made of each schedule (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): per
+ * What the TSO made of each schedule (docs/fahrplan.md): per
  * delivery day and control area the latest document's state — `sent`, then `acknowledged` or
  * `rejected` (ACK), `confirmed` (CNF) or `anomaly` (ANO) — with the reason, the time and the
  * message version it refers to. An answer about an older version never overwrites the status of

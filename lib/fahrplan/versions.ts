@@ -1,6 +1,5 @@
 /**
- * The message version of each schedule document (docs/pipeline.md, "Schedules to the TSO
- * (Fahrplan)"): per delivery day and control area it starts at 1 and grows by one with every new
+ * The message version of each schedule document (docs/fahrplan.md): per delivery day and control area it starts at 1 and grows by one with every new
  * document — a newer aggregate gives the next version — never reused and never going back. Kept in
  * KV (`KEYS.scheduleVersion`), so it survives restarts and every replica counts on.
  * @module

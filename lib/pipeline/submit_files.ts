@@ -1,5 +1,5 @@
 /**
- * Submit over the `files` channel (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): the
+ * Submit over the `files` channel (docs/fahrplan.md): the
  * latest aggregate of a day as one schedule document per active control area — ESS or CIM by
  * `schedule_format` — written by the BDEW file-name convention to the publish target of the CSV
  * (sFTP with a temporary name and rename, or the local outbox) for the TSO's communication

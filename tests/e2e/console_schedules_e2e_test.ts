@@ -1,6 +1,5 @@
 /**
- * The TSO's answers where the operator looks (docs/pipeline.md, "Schedules to the TSO
- * (Fahrplan)"; docs/architecture.md, "Console"): an operator submits one delivery day from the
+ * The TSO's answers where the operator looks (docs/fahrplan.md; docs/architecture.md, "Console"): an operator submits one delivery day from the
  * button on the `files` channel, the TSO simulator answers every ESS document (a CNF for three
  * control areas, an ANO for the fourth), the answers are imported, and the selected day's
  * schedule list follows without a reload: "3 of 4 confirmed", the anomaly with the TSO's reason in

@@ -1,5 +1,5 @@
 /**
- * The TSO's answers (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): ACK, CNF and ANO files
+ * The TSO's answers (docs/fahrplan.md): ACK, CNF and ANO files
  * in the inbox are imported, matched to the documents handed over, applied per day and control
  * area, moved to processed/; garbage goes to rejected/ with an event; nothing is imported twice;
  * an answer about an older version leaves the newer status alone.

@@ -1,5 +1,5 @@
 /**
- * Submission over the `files` channel (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): one
+ * Submission over the `files` channel (docs/fahrplan.md): one
  * ESS or CIM document per active control area, by the BDEW file name, in the publish target (here
  * the local outbox) for the TSO's gateway; no market platform is asked. A newer aggregate gives
  * version 2 of every document, with the same message identification. Half-right configurations

@@ -1,6 +1,5 @@
 /**
- * Schedule documents over the `platform` channel (docs/pipeline.md, "Schedules to the TSO
- * (Fahrplan)"): with `schedule_format` ess or cim, one XML document per control area is POSTed to
+ * Schedule documents over the `platform` channel (docs/fahrplan.md): with `schedule_format` ess or cim, one XML document per control area is POSTed to
  * the market platform with `content-type: application/xml` and its own idempotency key; the
  * receipt's id is polled at `GET /schedules/{id}` on every orchestrator tick until the TSO's state
  * is final, and each change is the day's status and one event — as with answer files.

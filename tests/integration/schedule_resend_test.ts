@@ -1,6 +1,5 @@
 /**
- * An anomaly before gate closure, then a newer aggregate (docs/pipeline.md, "Schedules to the TSO
- * (Fahrplan)", "Day state and staleness"): the TSO reports an ANO for one control area; the
+ * An anomaly before gate closure, then a newer aggregate (docs/fahrplan.md, "Day state and staleness"): the TSO reports an ANO for one control area; the
  * customer sends a corrected forecast; the orchestrator's next pass aggregates and hands over
  * version 2 for every area (same message identification); the TSO confirms it, and the late
  * answers to version 1 do not overwrite version 2's status. Without a newer aggregate the

@@ -1,5 +1,5 @@
 /**
- * The TSO's answers from the sFTP inbox (docs/pipeline.md, "Schedules to the TSO (Fahrplan)")
+ * The TSO's answers from the sFTP inbox (docs/fahrplan.md)
  * against a real OpenSSH sshd (tests/support/sshd.ts), with two service replicas on one KV file
  * importing at the same moment: every answer is imported exactly once (one event each), moved to
  * `processed/` on the server, a garbage file to `rejected/` with a warning naming it; an import

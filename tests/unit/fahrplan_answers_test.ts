@@ -1,5 +1,5 @@
 /**
- * TSO answers (docs/pipeline.md, "Schedules to the TSO"; lib/fahrplan/answers.ts): every real
+ * TSO answers (docs/fahrplan.md; lib/fahrplan/answers.ts): every real
  * sample in tests/fixtures/fahrplan reads into the one shape with the values the files carry;
  * garbage, a cut-off file and foreign XML are refused with the reason, never a crash.
  */

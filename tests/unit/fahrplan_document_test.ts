@@ -1,5 +1,5 @@
 /**
- * Schedules to the TSO (docs/pipeline.md, "Schedules to the TSO"; lib/fahrplan/): the ESS 2.3 and
+ * Schedules to the TSO (docs/fahrplan.md; lib/fahrplan/): the ESS 2.3 and
  * CIM documents of a 96-, a 92- and a 100-quarter-hour day read back (fast-xml-parser) to the
  * right parties, interval, positions and quantities; their element structure is the real
  * samples'; the identification, file name and receivers follow the rules.

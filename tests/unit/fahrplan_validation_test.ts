@@ -1,5 +1,5 @@
 /**
- * A schedule may leave only when it keeps the rules (docs/pipeline.md, "Schedules to the TSO";
+ * A schedule may leave only when it keeps the rules (docs/fahrplan.md;
  * lib/fahrplan/document.ts): each broken rule is named in a sentence, all of them at once, and
  * rendering refuses with ERR_SCHEDULE_INVALID.
  */
