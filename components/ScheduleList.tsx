@@ -1,5 +1,5 @@
 /**
- * The schedules of one delivery day (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): per
+ * The schedules of one delivery day (docs/fahrplan.md): per
  * control area the TSO, the message version, what the TSO made of it — with the reason in words —
  * and buttons that download the ESS or CIM document. A summary says how many are confirmed.
  * @module

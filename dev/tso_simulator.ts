@@ -1,5 +1,5 @@
 /**
- * TSO simulator (docs/pipeline.md, "Schedules to the TSO (Fahrplan)"): plays the TSOs' side of
+ * TSO simulator (docs/fahrplan.md): plays the TSOs' side of
  * the `files` channel for the demo and the tests. It watches a folder the service hands schedule
  * documents to (the outbox), and answers each new ESS `ScheduleMessage` into the service's inbox:
  *

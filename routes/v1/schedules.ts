@@ -2,7 +2,7 @@
  * `GET /v1/delivery-days/{day}/schedules/{control_area}?format=ess|cim` (process): the day-ahead
  * schedule of one delivery day and control area as the ENTSO-E document a TSO receives — ESS 2.3
  * `ScheduleMessage` or CIM `Schedule_MarketDocument` — built from the latest aggregate, with its
- * BDEW file name in `Content-Disposition` (docs/pipeline.md, "Schedules to the TSO (Fahrplan)").
+ * BDEW file name in `Content-Disposition` (docs/fahrplan.md).
  * Reading a document stores nothing: its message version is the stored one, or the next one when
  * the aggregate is newer than the last document.
  * @module
