@@ -10,7 +10,13 @@
  * The claim, the gate-closure stop and the retries are the JSON submission's (`./submit.ts`).
  * @module
  */
-import { type PlatformTarget, type Receipt, sendSchedules } from "../adapters/market_platform.ts";
+import {
+  MarketPlatformError,
+  type PlatformTarget,
+  type Receipt,
+  sendSchedules,
+} from "../adapters/market_platform.ts";
+import { systemClock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { type ScheduleDocument, scheduleFileName } from "../fahrplan/document.ts";
 import { renderSchedule } from "../fahrplan/render.ts";
@@ -61,7 +67,9 @@ export async function prepareDocuments(
 }
 
 /**
- * Sends the prepared documents one after the other and marks each `sent`.
+ * Sends the prepared documents one after the other and marks each `sent`. The target's budget
+ * (`timeoutSeconds`) and stop (`stopAfterMs`, gate closure) hold for all documents together: no
+ * document is sent, and no retry made, past gate closure or the budget.
  * @param key the aggregate version's idempotency key (`<day>-v<version>`); each document's key
  *   adds its control area
  * @returns one receipt for the claim (status of the last answer, attempts summed, the documents
@@ -80,9 +88,34 @@ export async function sendDocuments(
   const documents: PlatformDocument[] = [];
   let attempts = 0;
   let status = 0;
+  // One budget and one gate-closure stop for all documents together, not per document.
+  const clock = target.clock ?? systemClock;
+  const budgetEnd = nowMs + target.timeoutSeconds * 1000;
+  const stopAt = target.stopAfterMs === undefined ? Infinity : nowMs + target.stopAfterMs;
   for (const { area, doc } of prepared.docs) {
     const docKey = `${key}-${area}`;
-    const r = await sendSchedules(target, { xml: renderSchedule(doc, prepared.format) }, docKey);
+    const now = clock.now();
+    if (now >= stopAt || now >= budgetEnd) {
+      const why = now >= stopAt
+        ? (target.stopReason ?? "the time limit")
+        : `the budget of ${target.timeoutSeconds} s`;
+      throw new MarketPlatformError(
+        `the document for ${area} was not sent: the submission reached ${why} after ${documents.length} of ${prepared.docs.length} documents`,
+        null,
+        "",
+        0,
+        now < stopAt,
+      );
+    }
+    const r = await sendSchedules(
+      {
+        ...target,
+        timeoutSeconds: (budgetEnd - now) / 1000,
+        stopAfterMs: stopAt === Infinity ? undefined : stopAt - now,
+      },
+      { xml: renderSchedule(doc, prepared.format) },
+      docKey,
+    );
     attempts += r.attempts;
     status = r.status;
     const id = (r.body as { submission_id?: unknown } | null)?.submission_id;
