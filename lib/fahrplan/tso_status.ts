@@ -46,9 +46,10 @@ export interface PendingPlatformDocument {
 }
 
 /**
- * Records that a document was handed over (`sent`); never for an older version than stored. With
- * a `platform_id` the document is pending for the poll; without one, no older document stays
- * pending.
+ * Records that a document was handed over (`sent`); never for an older version than stored, and
+ * a resend of the same version keeps what the TSO already answered. With a `platform_id` the
+ * document is pending for the poll (until its state is final); without one, no older document
+ * stays pending.
  */
 export async function markSent(
   kv: Deno.Kv,
@@ -60,6 +61,18 @@ export async function markSent(
   await retryKv(`schedule status of ${day} ${s.control_area}`, async () => {
     const cur = await kv.get<TsoStatus>(key);
     if (cur.value && cur.value.version > s.version) return true;
+    // The same document again (a resend after a partial failure): what the TSO answered stays.
+    if (cur.value && cur.value.version === s.version && cur.value.tso_status !== "sent") {
+      if (!s.platform_id || FINAL.includes(cur.value.tso_status)) return true;
+      const pending: PendingPlatformDocument = {
+        delivery_day: day,
+        control_area: s.control_area,
+        version: s.version,
+        platform_id: s.platform_id,
+      };
+      return (await kv.atomic().check(cur).set(key, { ...cur.value, platform_id: s.platform_id })
+        .set(pendingKey, pending).commit()).ok || undefined;
+    }
     const next: TsoStatus = { ...s, tso_status: "sent", reason_code: null, reason_text: null };
     const op = kv.atomic().check(cur).set(key, next);
     if (s.platform_id) {
@@ -86,11 +99,17 @@ export async function pendingPlatformDocuments(kv: Deno.Kv): Promise<PendingPlat
   return out;
 }
 
+/** Stops polling a document (the platform does not know it, or its day is long over). */
+export async function dropPending(kv: Deno.Kv, day: string, controlArea: string): Promise<void> {
+  await kv.delete(KEYS.platformPending(day, controlArea));
+}
+
 /**
  * Applies a TSO answer about message `version`.
- * @returns `applied`, `same` (the status already says so: nothing changes, so a repeated answer
- *   is told once), `older` (a newer version's status stays), or `unknown` (no document of that day
- *   and area was sent)
+ * @returns `applied`, `same` (the status already says so, or an acknowledgement arrives after
+ *   a final answer of the same document: nothing changes, so a repeated answer is told once),
+ *   `older` (a newer version's status stays), or `unknown` (no document of that day and area was
+ *   sent)
  */
 export async function applyAnswer(
   kv: Deno.Kv,
@@ -104,17 +123,22 @@ export async function applyAnswer(
     const cur = await kv.get<TsoStatus>(key);
     if (!cur.value) return "unknown" as const;
     if (version !== null && version < cur.value.version) return "older" as const;
-    if (
-      cur.value.tso_status === change.tso_status &&
+    const pendingKey = KEYS.platformPending(day, controlArea);
+    const same = cur.value.tso_status === change.tso_status &&
       cur.value.reason_code === change.reason_code &&
-      cur.value.reason_text === change.reason_text
-    ) return "same" as const;
-    const next: TsoStatus = { ...cur.value, ...change };
-    const op = kv.atomic().check(cur).set(key, next);
-    // The latest document's answer is final: nothing more to poll for this day and area.
-    if (FINAL.includes(change.tso_status) && (version ?? cur.value.version) >= cur.value.version) {
-      op.delete(KEYS.platformPending(day, controlArea));
+      cur.value.reason_text === change.reason_text;
+    // A late acknowledgement does not take back a confirmation, rejection or anomaly of the same
+    // document; a final answer ends the polling of this day and area.
+    const sameDocument = version === null || version === cur.value.version;
+    const keep = same ||
+      (sameDocument && FINAL.includes(cur.value.tso_status) &&
+        !FINAL.includes(change.tso_status));
+    if (keep) {
+      if (FINAL.includes(cur.value.tso_status)) await kv.delete(pendingKey);
+      return "same" as const;
     }
+    const op = kv.atomic().check(cur).set(key, { ...cur.value, ...change });
+    if (FINAL.includes(change.tso_status)) op.delete(pendingKey);
     const r = await op.commit();
     return r.ok ? "applied" as const : undefined;
   });
