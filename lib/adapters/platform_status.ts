@@ -28,9 +28,12 @@ export interface PlatformStatus {
 
 /** The status could not be read; `message` names the cause in words. */
 export class PlatformStatusError extends Error {
-  constructor(message: string) {
+  /** HTTP status of the platform's answer (`null`: not reachable, or no answer). */
+  readonly status: number | null;
+  constructor(message: string, status: number | null = null) {
     super(message);
     this.name = "PlatformStatusError";
+    this.status = status;
   }
 }
 
@@ -75,6 +78,7 @@ export async function fetchPlatformStatus(
   if (!res.ok) {
     throw new PlatformStatusError(
       `market platform answered ${res.status} for submission ${id}: ${quoted()}`,
+      res.status,
     );
   }
   let body: z.infer<typeof StatusAnswer>;

@@ -5,6 +5,8 @@
  * `GET {market_platform_url}/schedules/{id}` once per pending document and applies what changed
  * exactly as an answer file from the inbox (`./record_answer.ts`). A platform that cannot be asked
  * leaves every status as it is and is one `orchestration_error` event per tick naming the cause.
+ * A document the platform does not know (404), or whose delivery day ended more than a day ago,
+ * is no longer asked about, with a warning that says so.
  * @module
  */
 import type { Clock } from "../clock.ts";
@@ -13,7 +15,13 @@ import { fetchPlatformStatus, PlatformStatusError } from "../adapters/platform_s
 import type { EventLog } from "../store/events.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { recordAnswer } from "./record_answer.ts";
-import { pendingPlatformDocuments, type TsoState } from "./tso_status.ts";
+import {
+  dropPending,
+  type PendingPlatformDocument,
+  pendingPlatformDocuments,
+  type TsoState,
+} from "./tso_status.ts";
+import { deliveryDay } from "../domain/delivery_day.ts";
 
 /** What one poll found for one document. */
 export interface PollResult {
@@ -22,8 +30,11 @@ export interface PollResult {
   /** Message version of the document. */
   version: number;
   platform_id: string;
-  /** `updated`: the status changed; `unchanged`; `failed`: the platform could not be asked. */
-  outcome: "updated" | "unchanged" | "failed";
+  /**
+   * `updated`: the status changed; `unchanged`; `failed`: the platform could not be asked (asked
+   * again next tick); `stopped`: no longer asked (unknown to the platform, or the day is over).
+   */
+  outcome: "updated" | "unchanged" | "failed" | "stopped";
   tso_status?: TsoState;
   /** Why the poll failed, in words. */
   reason?: string;
@@ -39,8 +50,29 @@ export interface PollServices {
   platformClient?: Deno.HttpClient;
 }
 
-/** Each status request waits at most this long (ms). */
+/** Each status request waits at most this long (ms); the requests of a tick run together. */
 const REQUEST_TIMEOUT_MS = 5_000;
+
+/** How long after the end of its delivery day a document is still asked about (ms). */
+const GIVE_UP_AFTER_MS = 86_400_000;
+
+/** The warning that a document is no longer asked about, and why. */
+async function stopped(
+  svc: PollServices,
+  p: PendingPlatformDocument,
+  why: string,
+  by: string,
+): Promise<void> {
+  await svc.events.append({
+    kind: "orchestration_error",
+    level: "warning",
+    message:
+      `Stopped asking the market platform about the schedule of ${p.delivery_day} for ${p.control_area} (version ${p.version}, submission ${p.platform_id}): ${why}; its status stays as it is.`,
+    caller: by,
+    delivery_day: p.delivery_day,
+    data: { platform_id: p.platform_id, control_area: p.control_area },
+  });
+}
 
 /**
  * Asks the platform once about every pending document and applies the answers.
@@ -55,26 +87,29 @@ export async function pollPlatform(
 ): Promise<PollResult[]> {
   if (!cfg.market_platform_url || !cfg.market_platform_api_key) return [];
   const pending = await pendingPlatformDocuments(svc.kv);
-  const results: PollResult[] = [];
-  for (const p of pending) {
+  const now = svc.clock.now();
+  const results: PollResult[] = await Promise.all(pending.map(async (p): Promise<PollResult> => {
     const base = {
       delivery_day: p.delivery_day,
       control_area: p.control_area,
       version: p.version,
       platform_id: p.platform_id,
     };
+    // A day over for more than a day gets no answer any more: the polling ends, in words.
+    if (deliveryDay(p.delivery_day).end.epochMilliseconds + GIVE_UP_AFTER_MS < now) {
+      await dropPending(svc.kv, p.delivery_day, p.control_area);
+      await stopped(svc, p, "its delivery day ended more than a day ago", by);
+      return { ...base, outcome: "stopped", reason: "delivery day over" };
+    }
     try {
       const st = await fetchPlatformStatus({
-        url: cfg.market_platform_url,
-        apiKey: cfg.market_platform_api_key,
+        url: cfg.market_platform_url!,
+        apiKey: cfg.market_platform_api_key!,
         timeoutMs: REQUEST_TIMEOUT_MS,
         client: svc.platformClient,
         redactor: svc.redactor,
       }, p.platform_id);
-      if (st.state === "received") {
-        results.push({ ...base, outcome: "unchanged", tso_status: "sent" });
-        continue;
-      }
+      if (st.state === "received") return { ...base, outcome: "unchanged", tso_status: "sent" };
       const applied = await recordAnswer(svc, {
         day: p.delivery_day,
         area: p.control_area,
@@ -86,16 +121,21 @@ export async function pollPlatform(
         source: `submission ${p.platform_id}`,
         data: { platform_id: p.platform_id },
       }, by);
-      results.push({
+      return {
         ...base,
         outcome: applied === "applied" ? "updated" : "unchanged",
         tso_status: st.state,
-      });
+      };
     } catch (err) {
       if (!(err instanceof PlatformStatusError)) throw err;
-      results.push({ ...base, outcome: "failed", reason: err.message });
+      if (err.status === 404) {
+        await dropPending(svc.kv, p.delivery_day, p.control_area);
+        await stopped(svc, p, "the market platform does not know this submission (404)", by);
+        return { ...base, outcome: "stopped", reason: err.message };
+      }
+      return { ...base, outcome: "failed", reason: err.message };
     }
-  }
+  }));
   const failed = results.filter((r) => r.outcome === "failed");
   if (failed.length) {
     await svc.events.append({

@@ -211,3 +211,32 @@ Deno.test("platform channel with ESS: missing counterparty refused in words, a r
     await p.close();
   }
 });
+
+Deno.test("platform channel: a document still not final a day after its delivery day is no longer asked about, in words", async () => {
+  const r = await rig(BEFORE_GC, PLATFORM_CIM);
+  try {
+    await portfolio(r.s);
+    assert.equal((await step(r.s, DAY, "aggregate")).status, 200);
+    assert.equal((await step(r.s, DAY, "submit")).status, 200);
+    await r.s.bridge.orchestrator.tick("replica-a"); // acknowledged
+    const asked = r.sim.statusRequests();
+    r.clock.advance(3 * 86_400_000); // DAY ended two days ago
+    await r.s.bridge.orchestrator.tick("replica-a");
+    assert.equal(r.sim.statusRequests(), asked, "not asked any more");
+    const status = await rows(r);
+    assert.ok([...status.values()].every((s) => s.tso_status === "acknowledged"));
+    const warnings = (await storedEvents(r.s.kv)).filter((e) =>
+      /Stopped asking the market platform/.test(String(e.message))
+    );
+    assert.equal(warnings.length, 4);
+    assert.equal(warnings[0].level, "warning");
+    assert.match(
+      String(warnings[0].message),
+      /its delivery day ended more than a day ago; its status stays as it is/,
+    );
+    await r.s.bridge.orchestrator.tick("replica-a");
+    assert.equal(r.sim.statusRequests(), asked);
+  } finally {
+    await r.close();
+  }
+});
