@@ -62,7 +62,7 @@ export async function aggregateDay(
     // The region the forecast step generated with (a later change of the setting takes effect
     // with the next forecast step).
     const region = String(state.steps.forecast?.detail?.region ?? opts.region);
-    const inputs = await readDayInputs(kv, day, { snapshot: true });
+    const inputs = await readDayInputs(kv, day);
     await warmShapes(inputs.classes, day, region);
     const { sums, counts } = openPosition(inputs, day, {
       region,

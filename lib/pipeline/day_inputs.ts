@@ -11,7 +11,7 @@
  */
 import { forecastsOfDay, type StoredForecast, type ValuesForecast } from "./forecasts.ts";
 import { type MarketLocation, marketLocationsByIds, profileClasses } from "./market_locations.ts";
-import { classesOf, type ProfileClass, readClassSnapshot } from "./profile_classes.ts";
+import { classesOf, type ProfileClass } from "./profile_classes.ts";
 
 /** One customer forecast of the day and its market location (`null`: no longer registered). */
 export interface CustomerInput {
@@ -30,21 +30,14 @@ export interface DayInputs {
 }
 
 /**
- * Reads the day's inputs: the class table (built first in a store from before it) — or, with
- * `snapshot`, the classes the day's forecast step generated from when it stored them — the day's
- * stored forecasts, and the market location of each customer forecast.
+ * Reads the day's inputs: the class table (built first in a store from before it), the day's
+ * stored forecasts, and the market location of each customer forecast — all as they are now, so
+ * a customer forecast's location is taken out of the class it is in.
  * @throws {import("../store/kv.ts").KvContentionError} when the class table cannot be built
  */
-export async function readDayInputs(
-  kv: Deno.Kv,
-  day: string,
-  opts: { snapshot?: boolean } = {},
-): Promise<DayInputs> {
-  const [snapshot, stored] = await Promise.all([
-    opts.snapshot ? readClassSnapshot(kv, day) : null,
-    forecastsOfDay(kv, day),
-  ]);
-  const classes = snapshot ?? classesOf((await profileClasses(kv)).table);
+export async function readDayInputs(kv: Deno.Kv, day: string): Promise<DayInputs> {
+  const [table, stored] = await Promise.all([profileClasses(kv), forecastsOfDay(kv, day)]);
+  const classes = classesOf(table.table);
   const customers: { malo: string; f: ValuesForecast }[] = [];
   const legacy: Deno.KvKey[] = [];
   for (const [malo, e] of stored) {

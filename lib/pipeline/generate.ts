@@ -11,9 +11,6 @@
  * and bumps the day's `input_version` when it differs from the last run's, so later steps turn
  * stale exactly when the generated values changed.
  *
- * The classes the step used are stored per day (`readClassSnapshot`): aggregation sums those, so
- * a day's open position changes only with its forecast step.
- *
  * Upgrade: generated forecasts stored per location by earlier versions (one record per location
  * and day) are deleted by the day's next forecast step; they are not read any more.
  * @module
@@ -32,7 +29,6 @@ import {
 import { readDayInputs } from "./day_inputs.ts";
 import { warmShapes } from "./open_position.ts";
 import { masterDataVersion } from "./market_locations.ts";
-import { readClassSnapshot, writeClassSnapshot } from "./profile_classes.ts";
 
 /** Outcome of one generation run. */
 export interface GenerateResult {
@@ -105,9 +101,7 @@ export function generateForecasts(
       const changed = digest !== previous && (profiled > 0 || previous !== undefined);
       const at = new Date(opts.nowMs).toISOString();
       let version = state.input_version;
-      const snapshot = await readClassSnapshot(kv, day);
-      const frozen = JSON.stringify(snapshot) === JSON.stringify(inputs.classes);
-      if (changed || inputs.legacy.length || !frozen) {
+      if (changed || inputs.legacy.length) {
         const next = changed
           ? inputChanged(state, {
             at,
@@ -117,12 +111,7 @@ export function generateForecasts(
           })
           : state;
         version = next.input_version;
-        const r = await writeClassSnapshot(
-          writeDay(kv.atomic(), dayEntry, next),
-          day,
-          inputs.classes,
-        )
-          .commit();
+        const r = await writeDay(kv.atomic(), dayEntry, next).commit();
         if (!r.ok) return undefined;
         // Earlier versions' per-location records, in batches checked against the day state: a
         // customer forecast arriving meanwhile makes the whole run read again.

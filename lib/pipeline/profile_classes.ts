@@ -137,25 +137,6 @@ function sameClasses(a: Record<string, ProfileClass>, b: Record<string, ProfileC
   return ka.every((k) => b[k] && a[k].count === b[k].count && a[k].wh === b[k].wh);
 }
 
-/**
- * The classes a day's forecast step generated from (`null`: the step has not run with profile
- * classes yet). Aggregation uses them, so a day's open position changes only with its forecast
- * step — as it did when generated forecasts were stored per location — and not with every change
- * of master data (which marks the open days stale, so the orchestrator runs the step again).
- */
-export async function readClassSnapshot(kv: Deno.Kv, day: string): Promise<ProfileClass[] | null> {
-  return (await kv.get<ProfileClass[]>(KEYS.profileClassSnapshot(day))).value;
-}
-
-/** Adds the write of `day`'s class snapshot to `op`. */
-export function writeClassSnapshot(
-  op: Deno.AtomicOperation,
-  day: string,
-  classes: ProfileClass[],
-): Deno.AtomicOperation {
-  return op.set(KEYS.profileClassSnapshot(day), classes);
-}
-
 /** Every class of the table, in key order. */
 export function classesOf(table: ProfileClassTable): ProfileClass[] {
   return Object.keys(table.classes).sort().map((k) => table.classes[k]);

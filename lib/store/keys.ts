@@ -36,11 +36,6 @@ export const KEYS = {
   profileClassesOfArea: (area: string): Deno.KvKey => ["profile_classes", area],
   /** Every control area's profile classes, for `kv.list`. */
   profileClassesAll: { prefix: ["profile_classes"] } as Deno.KvListSelector,
-  /**
-   * The profile classes one day's forecast step generated from (frozen until its next run).
-   * Owner: as above.
-   */
-  profileClassSnapshot: (day: string): Deno.KvKey => ["profile_class_snapshots", day],
   /** The master-data version the stored profile classes reflect. Owner: as above. */
   profileClassesVersion: ["meta", "profile_classes_version"] as Deno.KvKey,
 

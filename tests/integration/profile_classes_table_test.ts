@@ -212,23 +212,39 @@ Deno.test("profile class table: a change written by an earlier version (rolling 
   });
 });
 
-Deno.test("profile classes: a day's open position changes with its forecast step, not with every change of master data", async () => {
+Deno.test("profile classes: a location with a customer forecast that moves area after the forecast step is taken out of the area it is in", async () => {
   const { generateForecasts } = await import("../../lib/pipeline/generate.ts");
   const { aggregateDay } = await import("../../lib/pipeline/aggregate.ts");
+  const { ingestForecasts } = await import("../../lib/pipeline/forecasts.ts");
   const day = "2026-11-24";
   await withMemoryKv(async (kv) => {
-    await putMarketLocations(kv, portfolio(200), tick());
-    const opts = { by: "test", nowMs: Date.parse("2026-11-22T08:00:00Z"), region: "DE" };
-    const aggOpts = { ...opts, activeAreas: Object.values(AREAS) };
+    const nowMs = Date.parse("2026-11-22T08:00:00Z");
+    const h0 = {
+      control_area: AREAS.amprion,
+      direction: "consumption" as const,
+      standard_load_profile: "H0" as const,
+      annual_kwh: 4_000,
+    };
+    await putMarketLocation(kv, location(1).malo_id, h0, tick());
+    // The customer forecasts zero for it: the open position must be zero wherever it is.
+    await ingestForecasts(
+      kv,
+      [{
+        malo_id: location(1).malo_id,
+        delivery_day: day,
+        values: Array(96).fill(0),
+      }],
+      "test",
+      nowMs,
+      "12:00",
+    );
+    const opts = { by: "test", nowMs, region: "DE" };
+    const aggOpts = { ...opts, activeAreas: [AREAS.amprion, AREAS.tennet] };
     await generateForecasts(kv, day, opts);
-    const first = await aggregateDay(kv, day, aggOpts);
-    // After gate closure no day is marked stale; the master data still changes.
-    const l = location(4); // a profile location (every 7th from 3 has none)
-    await putMarketLocation(kv, l.malo_id, { ...l, annual_kwh: (l.annual_kwh ?? 1) * 50 }, tick());
-    const again = await aggregateDay(kv, day, aggOpts);
-    assert.deepEqual(again.areas, first.areas, "frozen at the forecast step");
-    await generateForecasts(kv, day, opts);
-    const after = await aggregateDay(kv, day, aggOpts);
-    assert.notDeepEqual(after.areas[l.control_area], first.areas[l.control_area]);
+    await putMarketLocation(kv, location(1).malo_id, { ...h0, control_area: AREAS.tennet }, tick());
+    const agg = await aggregateDay(kv, day, aggOpts);
+    assert.ok(agg.areas[AREAS.amprion].every((v) => v === 0), agg.areas[AREAS.amprion].join());
+    assert.ok(agg.areas[AREAS.tennet].every((v) => v === 0), agg.areas[AREAS.tennet].join());
+    assert.equal(agg.counts.market_locations, 1);
   });
 });
