@@ -58,34 +58,27 @@ export async function markSent(
 ): Promise<void> {
   const key = KEYS.tsoStatus(day, s.control_area);
   const pendingKey = KEYS.platformPending(day, s.control_area);
+  const pending: PendingPlatformDocument | null = s.platform_id
+    ? {
+      delivery_day: day,
+      control_area: s.control_area,
+      version: s.version,
+      platform_id: s.platform_id,
+    }
+    : null;
   await retryKv(`schedule status of ${day} ${s.control_area}`, async () => {
     const cur = await kv.get<TsoStatus>(key);
     if (cur.value && cur.value.version > s.version) return true;
     // The same document again (a resend after a partial failure): what the TSO answered stays.
     if (cur.value && cur.value.version === s.version && cur.value.tso_status !== "sent") {
-      if (!s.platform_id || FINAL.includes(cur.value.tso_status)) return true;
-      const pending: PendingPlatformDocument = {
-        delivery_day: day,
-        control_area: s.control_area,
-        version: s.version,
-        platform_id: s.platform_id,
-      };
+      if (!pending || FINAL.includes(cur.value.tso_status)) return true;
       return (await kv.atomic().check(cur).set(key, { ...cur.value, platform_id: s.platform_id })
         .set(pendingKey, pending).commit()).ok || undefined;
     }
     const next: TsoStatus = { ...s, tso_status: "sent", reason_code: null, reason_text: null };
     const op = kv.atomic().check(cur).set(key, next);
-    if (s.platform_id) {
-      op.set(
-        pendingKey,
-        {
-          delivery_day: day,
-          control_area: s.control_area,
-          version: s.version,
-          platform_id: s.platform_id,
-        } satisfies PendingPlatformDocument,
-      );
-    } else op.delete(pendingKey);
+    if (pending) op.set(pendingKey, pending);
+    else op.delete(pendingKey);
     return (await op.commit()).ok || undefined;
   });
 }

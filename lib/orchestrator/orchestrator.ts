@@ -121,12 +121,14 @@ export class Orchestrator {
    */
   async #importAnswers(): Promise<void> {
     const ctx = this.#ctx;
-    const cfg = () => ctx.config.effective();
+    // Read once for both; a failure to read it is each task's failure, told once per task.
+    const cfg = ctx.config.effective();
+    cfg.catch(() => {});
     const tasks = [
-      ["importing the TSO answers", async () => importInbox(ctx, await cfg(), "orchestrator")],
+      ["importing the TSO answers", async () => importInbox(ctx, await cfg, "orchestrator")],
       [
         "asking the market platform for the TSO answers",
-        async () => pollPlatform(ctx, await cfg(), "orchestrator"),
+        async () => pollPlatform(ctx, await cfg, "orchestrator"),
       ],
     ] as const;
     for (const [what, task] of tasks) {

@@ -15,7 +15,7 @@
  * and day) are deleted by the day's next forecast step; they are not read any more.
  * @module
  */
-import { shapeFingerprint } from "../domain/slp/profile.ts";
+import { fnv1a, shapeFingerprint } from "../domain/slp/profile.ts";
 import { retryKv } from "../store/kv.ts";
 import {
   checkDay,
@@ -49,13 +49,6 @@ export interface GenerateResult {
 }
 
 const BATCH = 400;
-
-/** FNV-1a (32 bit) of a text, 8 hex digits. */
-function fnv(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, "0");
-}
 
 /**
  * Runs the forecast step of `day`: counts, the digest of the profile inputs, the bump of the
@@ -95,7 +88,7 @@ export function generateForecasts(
         if (location.standard_load_profile) profiled--;
         else withoutProfile--;
       }
-      const digest = fnv(digestParts.join("\n"));
+      const digest = fnv1a(new TextEncoder().encode(digestParts.join("\n")));
       const state = dayEntry.value ?? emptyDay(day);
       const previous = state.steps.forecast?.detail?.profile_digest;
       const changed = digest !== previous && (profiled > 0 || previous !== undefined);

@@ -12,9 +12,9 @@
  * @module
  */
 import { quarterHourCount } from "../domain/delivery_day.ts";
-import { sharedProfileShape } from "../domain/slp/profile.ts";
+import { type ProfileCode, sharedProfileShape } from "../domain/slp/profile.ts";
 import type { DayInputs } from "./day_inputs.ts";
-import { annualWh, type Classified } from "./profile_classes.ts";
+import { annualWh } from "./profile_classes.ts";
 
 /** How the day's market locations were counted. */
 export interface OpenPositionCounts {
@@ -51,8 +51,8 @@ export function openPosition(
     unknown_location: 0,
   };
   /** Adds `factor ×` the profile shape of `profile` to `acc`. */
-  const addShape = (acc: Float64Array, profile: Classified["standard_load_profile"], k: number) => {
-    const shape = sharedProfileShape(profile!, day, opts.region);
+  const addShape = (acc: Float64Array, profile: ProfileCode, k: number) => {
+    const shape = sharedProfileShape(profile, day, opts.region);
     for (let i = 0; i < n; i++) acc[i] += shape[i] * k;
   };
   for (const c of inputs.classes) {
@@ -68,7 +68,10 @@ export function openPosition(
   }
   // The profile values that customer forecasts replace, summed per area, direction and profile
   // (annual Wh), taken out once per class below.
-  const replaced = new Map<string, { acc: Float64Array; profile: string; wh: number; s: number }>();
+  const replaced = new Map<
+    string,
+    { acc: Float64Array; profile: ProfileCode; wh: number; s: number }
+  >();
   for (const { location: loc, forecast } of inputs.customers) {
     if (!loc) {
       counts.unknown_location++;
@@ -100,7 +103,7 @@ export function openPosition(
     }
   }
   for (const r of replaced.values()) {
-    addShape(r.acc, r.profile as Classified["standard_load_profile"], -r.s * r.wh / 1000);
+    addShape(r.acc, r.profile, -r.s * r.wh / 1000);
   }
   return { sums, counts };
 }
@@ -113,7 +116,7 @@ const sign = (d: "consumption" | "generation") => d === "generation" ? -1 : 1;
  * profile (day types, holidays, clock changes), which must not hold the API for the whole set.
  */
 export async function warmShapes(
-  classes: readonly { profile: Classified["standard_load_profile"] | null }[],
+  classes: readonly { profile: ProfileCode | null }[],
   day: string,
   region: string,
 ): Promise<void> {

@@ -11,20 +11,14 @@
  * @module
  */
 import { DomainError, type ErrorCode, type ErrorOutcome } from "../domain/errors.ts";
-import type { Aggregate } from "./aggregate.ts";
-import type { GenerateResult } from "./generate.ts";
+import type { Aggregate, aggregateDay } from "./aggregate.ts";
+import type { generateForecasts, GenerateResult } from "./generate.ts";
 
-/** Options of the forecast step (as `generateForecasts`). */
-export interface ForecastOpts {
-  by: string;
-  nowMs: number;
-  region: string;
-}
+/** Options of the forecast step: those of `generateForecasts`. */
+export type ForecastOpts = Parameters<typeof generateForecasts>[2];
 
-/** Options of aggregation (as `aggregateDay`). */
-export interface AggregateOpts extends ForecastOpts {
-  activeAreas: string[];
-}
+/** Options of aggregation: those of `aggregateDay`. */
+export type AggregateOpts = Parameters<typeof aggregateDay>[2];
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 
@@ -71,7 +65,11 @@ export class PassOffload {
     this.#failAll(new Error("the pipeline worker was stopped"));
   }
 
-  #run(kind: "forecast" | "aggregate", day: string, opts: ForecastOpts): Promise<unknown> {
+  #run(
+    kind: "forecast" | "aggregate",
+    day: string,
+    opts: ForecastOpts | AggregateOpts,
+  ): Promise<unknown> {
     const id = this.#next++;
     clearTimeout(this.#idle);
     const worker = this.#ensure();

@@ -223,6 +223,13 @@ export function sharedProfileShape(
   return cachedShape(code, day, region);
 }
 
+/** FNV-1a (32 bit) of `bytes`, as 8 hex digits (a fingerprint, not a cryptographic hash). */
+export function fnv1a(bytes: Uint8Array): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
 /**
  * Fingerprint of a shape: FNV-1a (32 bit) over the bytes of its 92/96/100 float64 values, as 8
  * hex digits. Equal fingerprints mean (up to a 2^-32 collision) bit-identical shapes, so a stored
@@ -240,10 +247,7 @@ export function shapeFingerprint(
   let fp = fingerprints.get(key);
   if (fp === undefined) {
     const shape = sharedProfileShape(code, day, region);
-    const bytes = new Uint8Array(shape.buffer, shape.byteOffset, shape.byteLength);
-    let h = 0x811c9dc5;
-    for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
-    fp = (h >>> 0).toString(16).padStart(8, "0");
+    fp = fnv1a(new Uint8Array(shape.buffer, shape.byteOffset, shape.byteLength));
     remember(fingerprints, key, fp);
   }
   return fp;
