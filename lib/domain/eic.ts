@@ -36,8 +36,19 @@ export function eicCheckCharacter(first15: string): string | undefined {
   return check === "-" ? undefined : check;
 }
 
+/** EICs found valid (a portfolio names a handful of control areas a million times over). */
+const valid = new Set<string>();
+const MAX_VALID = 1000;
+
 /** Why an EIC is not valid, or `undefined` when it is. */
 export function eicProblem(code: string): string | undefined {
+  if (valid.has(code)) return undefined;
+  const problem = checkEic(code);
+  if (problem === undefined && valid.size < MAX_VALID) valid.add(code);
+  return problem;
+}
+
+function checkEic(code: string): string | undefined {
   if (!FORMAT.test(code)) return "an EIC has 16 characters of 0-9, A-Z and -";
   const want = eicCheckCharacter(code.slice(0, 15));
   if (want === undefined) return "this EIC cannot carry a valid check character";
