@@ -63,23 +63,30 @@ export function applyChanges(
   changes: Iterable<[Classified | null, Classified | null]>,
 ): ProfileClassTable {
   const classes = { ...table.classes };
+  // Each class touched is copied once (the table passed in stays as it was), then updated in place.
+  const copied = new Set<string>();
   const add = (loc: Classified, sign: 1 | -1) => {
     const k = classKey(loc);
-    const c = classes[k] ?? {
-      control_area: loc.control_area,
-      direction: loc.direction,
-      profile: loc.standard_load_profile ?? null,
-      count: 0,
-      wh: 0,
-    };
-    const next = { ...c, count: c.count + sign, wh: c.wh + sign * annualWh(loc) };
-    if (next.count <= 0) delete classes[k];
-    else classes[k] = next;
+    let c = classes[k];
+    if (!copied.has(k)) {
+      c = c ? { ...c } : {
+        control_area: loc.control_area,
+        direction: loc.direction,
+        profile: loc.standard_load_profile ?? null,
+        count: 0,
+        wh: 0,
+      };
+      classes[k] = c;
+      copied.add(k);
+    }
+    c.count += sign;
+    c.wh += sign * annualWh(loc);
   };
   for (const [before, after] of changes) {
     if (before) add(before, -1);
     if (after) add(after, 1);
   }
+  for (const k of copied) if (classes[k].count <= 0) delete classes[k];
   return { classes };
 }
 
