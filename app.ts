@@ -45,6 +45,7 @@ import type { ServiceContext } from "./lib/context.ts";
 import type { RouteContext } from "./lib/http/route_context.ts";
 import { Orchestrator } from "./lib/orchestrator/orchestrator.ts";
 import { PassLog } from "./lib/orchestrator/passes.ts";
+import { marketLocationIndexSettled } from "./lib/pipeline/master_data.ts";
 import type { AppEnv } from "./lib/http/env.ts";
 import { HttpProblem, problem } from "./lib/http/errors.ts";
 import { domainErrorResponse } from "./lib/http/problem_map.ts";
@@ -103,7 +104,8 @@ export interface BridgeApp {
   /** The app's orchestrator: `Deno.cron` calls its `tick` (main.ts). */
   orchestrator: Orchestrator;
   /**
-   * Stops the KV watches of the caches and waits for pending event writes; the KV store stays
+   * Stops the KV watches of the caches and waits for pending event writes and a running build of
+   * the registered-MaLo-ID index; the KV store stays
    * open (the caller owns it and closes it afterwards).
    */
   close(): Promise<void>;
@@ -250,6 +252,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
       await writeDenialSummaries(true);
       await Promise.all([config.close(), orchestratorState.close(), passes.close()]);
       await events.drain();
+      await marketLocationIndexSettled(kv);
       platformClient?.close();
       services.passOffload?.close();
     },

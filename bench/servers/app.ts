@@ -7,13 +7,16 @@
  * `config_changed` events through the app's own {@link EventLog} at `rate` per second for
  * `seconds`, each carrying its send instant (`data.sent`, ms, `performance.timeOrigin`-based) and
  * `data.seq`; answers once every append resolved, with the append → commit latency (p50, p99,
- * max, ms, taken in an {@link EventLog} listener). Without it, `bridge.fetch` is served unwrapped.
+ * max, ms, taken in an {@link EventLog} listener); and `POST /__bench/settle`: waits until the
+ * app's in-memory index of registered MaLo-IDs is built (a one-off after start, begun by the first
+ * forecast upload) and answers `{waited_ms}`. Without it, `bridge.fetch` is served unwrapped.
  *
  * SIGTERM: stops serving, drains events, closes KV and exits normally (so `--cpu-prof` is written).
  * @module
  */
 import { createApp } from "../../app.ts";
 import { loadSettings } from "../../lib/settings.ts";
+import { marketLocationIndexSettled } from "../../lib/pipeline/master_data.ts";
 
 const env = Deno.env.toObject();
 const settings = loadSettings(env);
@@ -57,8 +60,16 @@ async function appendAtRate(rate: number, seconds: number): Promise<Response> {
   });
 }
 
+/** Waits for the app's one-off start work (the registered-MaLo-ID index build); answers the ms. */
+async function settle(): Promise<Response> {
+  const t0 = performance.now();
+  await marketLocationIndexSettled(bridge.ctx.kv);
+  return Response.json({ waited_ms: performance.now() - t0 });
+}
+
 const handler: Deno.ServeHandler = env.BENCH_CONTROL === "1"
   ? (req, info) => {
+    if (req.url.endsWith("/__bench/settle")) return settle();
     if (req.url.includes("/__bench/append")) {
       const q = new URL(req.url).searchParams;
       return appendAtRate(Number(q.get("rate") ?? 100), Number(q.get("seconds") ?? 10));

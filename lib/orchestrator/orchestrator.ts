@@ -13,7 +13,8 @@
 import type { ServiceContext, StepServices } from "../context.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { readDay } from "../pipeline/day_state.ts";
-import { listMarketLocations, masterDataVersion } from "../pipeline/market_locations.ts";
+import { listMarketLocations } from "../pipeline/market_locations.ts";
+import { masterDataVersion } from "../pipeline/master_data.ts";
 import { type RunnableStep, runStep } from "../pipeline/steps.ts";
 import { PassRunning } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";

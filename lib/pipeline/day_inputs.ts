@@ -10,7 +10,8 @@
  * @module
  */
 import { forecastsOfDay, type StoredForecast, type ValuesForecast } from "./forecasts.ts";
-import { type MarketLocation, marketLocationsByIds, profileClasses } from "./market_locations.ts";
+import { type MarketLocation, marketLocationsByIds } from "./market_locations.ts";
+import { profileClasses } from "./master_data.ts";
 import { classesOf, type ProfileClass } from "./profile_classes.ts";
 
 /** One customer forecast of the day and its market location (`null`: no longer registered). */

@@ -28,7 +28,7 @@ import {
 } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
 import { warmShapes } from "./open_position.ts";
-import { masterDataVersion } from "./market_locations.ts";
+import { masterDataVersion } from "./master_data.ts";
 
 /** Outcome of one generation run. */
 export interface GenerateResult {

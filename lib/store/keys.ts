@@ -27,7 +27,7 @@ export const KEYS = {
       : { start: ["market_locations", after + "\0"], end: ["market_locations", "\uffff"] },
   /** The prefix of every market location's key (the MaLo-ID follows). */
   marketLocationPrefix: ["market_locations"] as Deno.KvKey,
-  /** Counter bumped by every master-data change (a `Deno.KvU64`). Owner: as above. */
+  /** Counter bumped by every master-data change (a `Deno.KvU64`). Owner: `lib/pipeline/master_data.ts`. */
   masterDataVersion: ["meta", "market_locations_version"] as Deno.KvKey,
   /**
    * One control area's market locations summed per direction and profile (count, annual Wh).

@@ -14,10 +14,10 @@ import {
   deleteMarketLocation,
   getMarketLocation,
   listMarketLocations,
-  type MasterDataChange,
   putMarketLocation,
   putMarketLocations,
 } from "../../lib/pipeline/market_locations.ts";
+import type { MasterDataChange } from "../../lib/pipeline/master_data.ts";
 import {
   MaloId,
   MarketLocationBatch,

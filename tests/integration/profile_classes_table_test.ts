@@ -10,11 +10,10 @@ import {
   deleteMarketLocation,
   listMarketLocations,
   type MarketLocation,
-  masterDataVersion,
-  profileClasses,
   putMarketLocation,
   putMarketLocations,
 } from "../../lib/pipeline/market_locations.ts";
+import { masterDataVersion, profileClasses } from "../../lib/pipeline/master_data.ts";
 import { KEYS } from "../../lib/store/keys.ts";
 import { AREAS } from "../support/portfolio.ts";
 import {
