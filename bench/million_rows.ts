@@ -33,7 +33,11 @@ export interface Results {
   idle?: Results["busy"];
   /** App VmRSS after registration, before the first day, bytes. */
   rssIdle?: number;
-  days: { day: string; times: DayTimes; rss: number }[];
+  /**
+   * Per day: `rss` the settled VmRSS (lowest over the day's settle window, 12 s after the first
+   * and the last day), `rssShort` the lowest over its first 3 s (bytes).
+   */
+  days: { day: string; times: DayTimes; rss: number; rssShort: number }[];
   /** VmHWM reset before the measured pass (else VmHWM counts from the start). */
   hwmReset?: boolean;
   peakRss?: number;
@@ -251,7 +255,9 @@ export function buildRows(r: Results): Row[] {
     ratio: first ? last / first : undefined,
     goal: `≤ 1.10× after ${r.plannedDays} days`,
     met: all && first ? last / first <= 1.1 : false,
-    note: `${r.days.map((d) => (d.rss / MiB).toFixed(0)).join(" → ")} MiB; end-to-end seconds ` +
+    note: `settled (12 s after days 1 and ${r.days.length}, 3 s after the others): ` +
+      `${r.days.map((d) => (d.rss / MiB).toFixed(0)).join(" → ")} MiB; lowest in the first 3 s: ` +
+      `${r.days.map((d) => (d.rssShort / MiB).toFixed(0)).join(" → ")} MiB; end-to-end seconds ` +
       `per day: ${
         r.days.map((d) => Object.values(d.times).reduce((a, v) => a + (v || 0), 0).toFixed(1))
           .join(", ")
