@@ -107,11 +107,11 @@ export async function profileClasses(kv: Deno.Kv): Promise<ClassTableRead> {
       }
       return { table: stored.table, master };
     }
-    const changes: [null, MarketLocation][] = [];
+    const locations: MarketLocation[] = [];
     for await (const e of kv.list<MarketLocation>(KEYS.marketLocations(), { batchSize: 1000 })) {
-      changes.push([null, e.value]);
+      locations.push(e.value);
     }
-    const table = applyChanges({ classes: {} }, changes);
+    const table = applyChanges({ classes: {} }, locations, () => null, (l) => l);
     const op = writeClassTable(kv.atomic().check(master), stored.table, table, current);
     return (await op.commit()).ok ? { table, master } : undefined; // changed meanwhile: again
   });
@@ -147,7 +147,7 @@ export async function commitMasterData(
   }
   const next = (read.master.value ? Number(read.master.value.value) : 0) + 1;
   op.check(read.master).set(MASTER_VERSION, new Deno.KvU64(BigInt(next)));
-  const table = applyChanges(read.table, changes.map((c) => [c.entry.value, c.next]));
+  const table = applyChanges(read.table, changes, (c) => c.entry.value, (c) => c.next);
   writeClassTable(op, read.table, table, next);
   const days = await (read.openDays ??
     (change ? openDays(kv, atMs, change.gateClosureLocalTime) : Promise.resolve([])));
@@ -170,12 +170,12 @@ export async function commitMasterData(
       versionstamp: r.versionstamp,
     },
   });
-  idsOf(kv).committed(
-    read.master.versionstamp,
-    r.versionstamp,
-    changes.filter((c) => c.entry.value === null && c.next).map((c) => c.next!.malo_id),
-    changes.filter((c) => c.next === null).map((c) => c.entry.key[1] as string),
-  );
+  const added: string[] = [], removed: string[] = [];
+  for (const c of changes) {
+    if (c.next === null) removed.push(c.entry.key[1] as string);
+    else if (c.entry.value === null) added.push(c.next.malo_id);
+  }
+  idsOf(kv).committed(read.master.versionstamp, r.versionstamp, added, removed);
   for (const e of days.slice(DAYS_IN_ATOMIC)) {
     await updateDay(kv, e.key[1] as string, (s) => Promise.resolve({ state: bump(s), result: 0 }));
   }

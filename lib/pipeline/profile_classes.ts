@@ -44,8 +44,25 @@ export interface Classified {
 
 /** Key of the class of `loc` (`<area>|<direction>|<profile or ->`). */
 export function classKey(loc: Classified): string {
-  return `${loc.control_area}|${loc.direction}|${loc.standard_load_profile ?? "-"}`;
+  // The same few keys a million times over: built once each (at most MAX_KEYED_AREAS areas).
+  let byDirection = keyMemo.get(loc.control_area);
+  if (!byDirection) {
+    if (keyMemo.size >= MAX_KEYED_AREAS) keyMemo.clear();
+    keyMemo.set(loc.control_area, byDirection = new Map());
+  }
+  let byProfile = byDirection.get(loc.direction);
+  if (!byProfile) byDirection.set(loc.direction, byProfile = new Map());
+  const profile = loc.standard_load_profile ?? "-";
+  let key = byProfile.get(profile);
+  if (key === undefined) {
+    byProfile.set(profile, key = `${loc.control_area}|${loc.direction}|${profile}`);
+  }
+  return key;
 }
+
+/** Class keys built so far: area → direction → profile (or `-`) → key. */
+const keyMemo = new Map<string, Map<string, Map<string, string>>>();
+const MAX_KEYED_AREAS = 1000;
 
 /** Annual energy of a profile location in Wh/a (integer); 0 without a profile. */
 export function annualWh(loc: Classified): number {
@@ -55,12 +72,15 @@ export function annualWh(loc: Classified): number {
 }
 
 /**
- * The table after `changes` (each `[before, after]`; `null` for none): the old class loses the
- * location, the new one gains it. Classes that become empty are dropped. Returns a new table.
+ * The table after `changes`, each a location as it was (`before`, `null`: new) and as it is
+ * (`after`, `null`: removed): the old class loses the location, the new one gains it. Classes that
+ * become empty are dropped. Returns a new table (the one passed in is not changed).
  */
-export function applyChanges(
+export function applyChanges<T>(
   table: ProfileClassTable,
-  changes: Iterable<[Classified | null, Classified | null]>,
+  changes: Iterable<T>,
+  before: (change: T) => Classified | null,
+  after: (change: T) => Classified | null,
 ): ProfileClassTable {
   const classes = { ...table.classes };
   // Each class touched is copied once (the table passed in stays as it was), then updated in place.
@@ -82,9 +102,10 @@ export function applyChanges(
     c.count += sign;
     c.wh += sign * annualWh(loc);
   };
-  for (const [before, after] of changes) {
-    if (before) add(before, -1);
-    if (after) add(after, 1);
+  for (const c of changes) {
+    const b = before(c), a = after(c);
+    if (b) add(b, -1);
+    if (a) add(a, 1);
   }
   for (const k of copied) if (classes[k].count <= 0) delete classes[k];
   return { classes };
