@@ -19,12 +19,16 @@ import { MaloId } from "../wire/market_locations.ts";
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a date YYYY-MM-DD").check((ctx) => {
   // A check, not a refinement: run for every forecast of a batch, and cheaper (deliveryDay is
-  // memoized; a refinement's context costs an allocation each time).
-  if (ctx.issues.length) return; // not of the format: said already
+  // memoized; a refinement's context costs an allocation each time). Its issues as a refinement's.
   try {
     deliveryDay(ctx.value);
   } catch {
-    ctx.issues.push({ code: "custom", input: ctx.value, message: "not a calendar date" });
+    ctx.issues.push({
+      code: "custom",
+      input: ctx.value,
+      message: "not a calendar date",
+      continue: true,
+    });
   }
 });
 

@@ -18,11 +18,13 @@ function checkedString(problem: (v: string) => string | undefined, prefix: strin
   return z.string().check((ctx) => {
     const p = problem(ctx.value);
     if (p) {
+      // `continue`: as a refinement's issue, so the object's own checks still run and report.
       ctx.issues.push({
         code: "custom",
         input: ctx.value,
         message: `${prefix}: ${p}`,
         params: { type },
+        continue: true,
       });
     }
   });
@@ -55,6 +57,7 @@ function profileNeedsEnergy(
       path: ["annual_kwh"],
       message: "required with standard_load_profile (annual energy in kWh)",
       params: { type: "missing" },
+      continue: true,
     });
   }
 }

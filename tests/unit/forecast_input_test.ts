@@ -94,6 +94,14 @@ Deno.test("JSON: an unknown field is named, its value never echoed; a bad MaLo-I
   assert.ok(!JSON.stringify(items).includes("pasted-secret-0001"));
 });
 
+Deno.test("JSON: a day not written YYYY-MM-DD is named for its format and as no calendar date", async () => {
+  const items = await refusedJson(one(A, "2026-3-29", flat(92, 1)));
+  assert.deepEqual(where(items), [
+    [["body", "delivery_day"], "value_error.format"],
+    [["body", "delivery_day"], "value_error"],
+  ]);
+});
+
 Deno.test("JSON batch: every problem is listed at its item's index; nothing is accepted", async () => {
   const items = await refusedJson({
     forecasts: [
