@@ -225,7 +225,8 @@ export async function masterDataStamp(kv: Deno.Kv): Promise<string | null> {
 /**
  * The registered ones among `ids` per the in-memory index, when it reflects the master-data
  * version entry with versionstamp `stamp`; else `undefined` (read the store), and the index is
- * built in the background (see `./registered_ids.ts`).
+ * built in the background (see `./registered_ids.ts`) unless it is ahead of `stamp` (this process
+ * changed master data since `stamp` was read).
  */
 export function indexedRegistered(
   kv: Deno.Kv,
@@ -234,7 +235,7 @@ export function indexedRegistered(
 ): Set<string> | undefined {
   const index = idsOf(kv);
   const known = index.lookup(stamp, ids);
-  if (!known) {
+  if (!known && !index.isAhead(stamp)) {
     index.rebuild({
       // Under the lock: no change of this process is between its commit and its report.
       versionstamp: () => withMasterDataLock(kv, () => masterDataStamp(kv)),

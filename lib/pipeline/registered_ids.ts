@@ -61,6 +61,17 @@ export class RegisteredIds {
   }
 
   /**
+   * True when the index reflects a later master-data version than `stamp` (a lookup raced with a
+   * change of this process): the index is current, it need not be built again. A store assigns
+   * "ever-increasing" versionstamps (Deno.Kv API documentation), 20 hex digits each, so the
+   * strings compare in version order.
+   */
+  isAhead(stamp: string | null): boolean {
+    const own = this.#index?.stamp;
+    return own !== undefined && own !== null && (stamp === null || own > stamp);
+  }
+
+  /**
    * Records a committed master-data change of this process: the index moves along when it
    * reflected the version the change was checked against, and is dropped otherwise.
    * @param from versionstamp of the version entry the change's atomic checked (`null`: none)

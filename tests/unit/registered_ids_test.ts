@@ -41,8 +41,12 @@ Deno.test("registered ids: this process's commits during the listing are replaye
   // Moves along with the next commit of this process, is dropped by one that started elsewhere.
   index.committed("s2", "s3", ["d"], []);
   assert.deepEqual(index.lookup("s3", ["a", "d"]), new Set(["d"]));
+  // A lookup with a version read before this process's last commit: the index is ahead.
+  assert.equal(index.isAhead("s2"), true);
+  assert.equal(index.isAhead("s3"), false);
   index.committed("s9", "s10", ["e"], []);
   assert.equal(index.lookup("s10", ["e"]), undefined);
+  assert.equal(index.isAhead("s2"), false, "no index, nothing ahead");
 });
 
 Deno.test("registered ids: a commit already in the first version read is not replayed again", async () => {
