@@ -103,7 +103,7 @@ export async function profileClasses(kv: Deno.Kv): Promise<ClassTableRead> {
     const current = master.value ? Number(master.value.value) : 0;
     if (stored.version === current) {
       if (master.versionstamp) {
-        tableCache.set(kv, { stamp: master.versionstamp, table: stored.table });
+        tableCache.set(kv, { stamp: master.versionstamp, version: current, table: stored.table });
       }
       return { table: stored.table, master };
     }
@@ -117,8 +117,14 @@ export async function profileClasses(kv: Deno.Kv): Promise<ClassTableRead> {
   });
 }
 
-/** Per store: the class table of the master-data version entry with versionstamp `stamp`. */
-const tableCache = new WeakMap<Deno.Kv, { stamp: string; table: ProfileClassTable }>();
+/**
+ * Per store: the class table of the master-data version entry with versionstamp `stamp` and value
+ * `version`, as this process last read or committed it (dropped when a commit's check failed).
+ */
+const tableCache = new WeakMap<
+  Deno.Kv,
+  { stamp: string; version: number; table: ProfileClassTable }
+>();
 
 /**
  * Commits a master-data change read at `read` (the class table and master-data version read
@@ -160,16 +166,12 @@ export async function commitMasterData(
   const bump = (s: DayState): DayState => inputChanged(s, lastInput!);
   for (const e of days.slice(0, DAYS_IN_ATOMIC)) writeDay(op, e, bump(e.value));
   const r = await op.commit();
-  if (!r.ok) return false;
-  tableCache.set(kv, { stamp: r.versionstamp, table }); // the version entry now has this stamp
-  lastCommit.set(kv, {
-    table,
-    master: {
-      key: MASTER_VERSION,
-      value: new Deno.KvU64(BigInt(next)),
-      versionstamp: r.versionstamp,
-    },
-  });
+  if (!r.ok) {
+    tableCache.delete(kv); // the retry reads the table and version again
+    return false;
+  }
+  // The version entry now has this stamp and value.
+  tableCache.set(kv, { stamp: r.versionstamp, version: next, table });
   const added: string[] = [], removed: string[] = [];
   for (const c of changes) {
     if (c.next === null) removed.push(c.entry.key[1] as string);
@@ -182,22 +184,22 @@ export async function commitMasterData(
   return true;
 }
 
-/** Per store: the class table and version entry this process's last master-data commit wrote. */
-const lastCommit = new WeakMap<Deno.Kv, ClassTableRead>();
-
 /**
- * The class table and master-data version entry a change starts from: those of this process's
- * last commit when there is one — no read, like the event log's head: while this process is the
- * only writer they are still current, and when another process wrote meanwhile, the commit's
- * check of the version entry fails and the retry reads them ({@link profileClasses}); a guess is
- * used once. The caller holds the master-data lock and reads the locations after this.
+ * The class table and master-data version entry a change starts from: the ones this process last
+ * read or committed, when it has them — no read, like the event log's head: while this process is
+ * the only writer they are still current, and when another process wrote meanwhile, the commit's
+ * check of the version entry fails, drops them, and the retry reads them ({@link profileClasses}).
+ * The caller holds the master-data lock and reads the locations after this.
  * @throws {KvContentionError} see {@link profileClasses}
  */
 export async function classTableForChange(kv: Deno.Kv): Promise<ClassTableRead> {
-  const last = lastCommit.get(kv);
-  if (!last) return await profileClasses(kv);
-  lastCommit.delete(kv);
-  return last;
+  const cached = tableCache.get(kv);
+  if (!cached) return await profileClasses(kv);
+  const value = new Deno.KvU64(BigInt(cached.version));
+  return {
+    table: cached.table,
+    master: { key: MASTER_VERSION, value, versionstamp: cached.stamp },
+  };
 }
 
 /**
