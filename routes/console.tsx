@@ -54,7 +54,10 @@ export function registerConsole(ctx: RouteContext): void {
     access: "open",
     summary: "Console stylesheet and icon",
     tags: ["console"],
-    responses: { 200: { description: "the file", contentType: "text/css" } },
+    responses: {
+      200: { description: "the file", contentType: "text/css" },
+      404: { description: "no such file" },
+    },
   }, (c) => serveStatic("", c.req.param("file") ?? "", c.req.header("if-none-match"), csp));
 
   ctx.routes.add({
@@ -63,6 +66,9 @@ export function registerConsole(ctx: RouteContext): void {
     access: "open",
     summary: "Console client bundle (content-hashed name, immutable)",
     tags: ["console"],
-    responses: { 200: { description: "the bundle", contentType: "text/javascript" } },
+    responses: {
+      200: { description: "the bundle", contentType: "text/javascript" },
+      404: { description: "no such file" },
+    },
   }, (c) => serveStatic("build/", c.req.param("file") ?? "", c.req.header("if-none-match"), csp));
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { Scope } from "../auth/types.ts";
 import { VERSION } from "../version.ts";
 import type { AppEnv } from "./env.ts";
+import { deriveOperationId } from "./operation_id.ts";
 
 /** Who may call a route: a scope, `open` (no credential) or `stream` (stream token only). */
 export type Access = Scope | "open" | "stream";
@@ -39,6 +40,11 @@ export interface RouteSpec {
   path: string;
   access: Access;
   summary: string;
+  /**
+   * The `operationId` in the OpenAPI document, unique across routes; default
+   * {@link deriveOperationId} of the method and path (e.g. `getDeliveryDaySchedule`).
+   */
+  operationId?: string;
   tags?: string[];
   /** Schema of the query parameters (an object). */
   query?: z.ZodObject;
@@ -75,8 +81,20 @@ export class RouteTable {
     this.#wrap = wrap;
   }
 
-  /** Declares and registers one route. */
+  /**
+   * Declares and registers one route.
+   * @throws Error when another route already has this route's `operationId` (a programming
+   *   error: generated clients would get one method for two operations)
+   */
   add(spec: RouteSpec, handler: Handler): void {
+    const id = operationIdOf(spec);
+    const twin = this.specs.find((s) => operationIdOf(s) === id);
+    if (twin) {
+      throw new Error(
+        `${spec.method.toUpperCase()} ${spec.path} has the operationId ${id} of ` +
+          `${twin.method.toUpperCase()} ${twin.path}; declare an operationId for one of them`,
+      );
+    }
     this.specs.push(spec);
     this.#patterns.push({ method: spec.method.toUpperCase(), re: pathPattern(spec.path) });
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ":$1");
@@ -100,6 +118,10 @@ export class RouteTable {
 
   #patterns: { method: string; re: RegExp }[] = [];
 }
+
+/** The route's `operationId`: declared, or derived from method and path. */
+export const operationIdOf = (spec: RouteSpec): string =>
+  spec.operationId ?? deriveOperationId(spec.method, spec.path);
 
 /** A declared path as a RegExp: `{param}` matches one segment, as Hono's `:param` does. */
 function pathPattern(path: string): RegExp {
@@ -173,12 +195,11 @@ export function openApiDocument(
         content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
       };
     }
-    if (s.method === "post" || s.method === "put" || s.method === "patch") {
-      responses["413"] ??= {
-        description: "request body over MAX_REQUEST_BYTES (decided on Content-Length first)",
-        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
-      };
-    }
+    // The declared-length gate runs first on every route, whatever the method.
+    responses["413"] ??= {
+      description: "request body over MAX_REQUEST_BYTES (decided on Content-Length first)",
+      content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
+    };
     if (s.body || s.query) {
       responses["422"] ??= {
         description: "request validation failed",
@@ -210,6 +231,7 @@ export function openApiDocument(
     }
     paths[s.path] ??= {};
     paths[s.path][s.method] = {
+      operationId: operationIdOf(s),
       summary: s.summary,
       ...(s.tags ? { tags: s.tags } : {}),
       "x-required-scope": s.access,
@@ -240,6 +262,8 @@ export function openApiDocument(
     info: {
       title: "Scheduling bridge",
       version: VERSION,
+      // The repository grants no licence: all rights reserved by the operator of the service.
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
       description: "Day-ahead scheduling bridge: forecasts → open position → schedules. " +
         "Scopes: external (customer) and process (operator; includes external).",
     },
