@@ -9,25 +9,32 @@ export interface ServiceProcess {
   /** `http://127.0.0.1:<port>` */
   url: string;
   port: number;
+  /** The KV file (`KV_PATH`) the process runs on. */
+  kvPath: string;
   pid: number;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): { stdout: string; stderr: string };
   /** Resident set size of the process in bytes (`VmRSS` of `/proc/<pid>/status`). */
   rssBytes(): Promise<number>;
-  /** Sends SIGTERM, waits for the exit, removes the temp dir. */
+  /** Sends SIGTERM, waits for the exit, removes the temp dir (not a given `kvPath`). */
   close(): Promise<void>;
 }
 
 /**
  * Starts `main.ts` with `env` (plus `KV_PATH`, `PORT=0`, `HOSTNAME=127.0.0.1`) and waits for its
  * "listening on" line.
+ * @param opts.kvPath run on this KV file (a restored copy) instead of one in a new temp dir
  * @throws when the process exits or does not listen within 30 s
  */
-export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
-  const dir = await Deno.makeTempDir({ prefix: "bridge-proc-" });
+export async function spawnService(
+  env: Record<string, string>,
+  opts: { kvPath?: string } = {},
+): Promise<ServiceProcess> {
+  const dir = opts.kvPath ? undefined : await Deno.makeTempDir({ prefix: "bridge-proc-" });
+  const kvPath = opts.kvPath ?? `${dir}/bridge.kv`;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
-    env: { ...env, KV_PATH: `${dir}/bridge.kv`, PORT: "0", HOSTNAME: "127.0.0.1" },
+    env: { ...env, KV_PATH: kvPath, PORT: "0", HOSTNAME: "127.0.0.1" },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -56,7 +63,7 @@ export async function spawnService(env: Record<string, string>): Promise<Service
       child.kill("SIGKILL");
     } catch { /* gone */ }
     await reading;
-    await Deno.remove(dir, { recursive: true });
+    if (dir) await Deno.remove(dir, { recursive: true });
     throw err;
   } finally {
     clearTimeout(timer);
@@ -64,6 +71,7 @@ export async function spawnService(env: Record<string, string>): Promise<Service
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    kvPath,
     pid: child.pid,
     output: () => ({ stdout, stderr }),
     async rssBytes() {
@@ -80,7 +88,7 @@ export async function spawnService(env: Record<string, string>): Promise<Service
       } catch { /* gone */ }
       await child.status;
       await reading;
-      await Deno.remove(dir, { recursive: true });
+      if (dir) await Deno.remove(dir, { recursive: true });
     },
   };
 }
