@@ -3,7 +3,7 @@
  * on (docs/architecture.md, "API description and version"): every operation has a unique,
  * stable `operationId` and at least one 4xx answer, and the document names its licence. Checked
  * here in Deno, so CI needs no npx; `npx -y @redocly/cli@latest lint` on the served document
- * reports 0 warnings (README, "API description").
+ * reports 0 warnings (docs/api-clients.md).
  */
 import assert from "node:assert/strict";
 import { call, rawRequest, startServer } from "../support/app.ts";
