@@ -9,6 +9,9 @@
  * @module
  */
 import type { Clock } from "../clock.ts";
+import { addressGroup } from "../net/addresses.ts";
+
+export { addressGroup };
 
 /** Refusals stored per client address and per caller in one minute. */
 export const DENIALS_PER_MINUTE = 10;
@@ -115,16 +118,6 @@ export class DenialThrottle {
     }
     return out;
   }
-}
-
-/**
- * The address a refusal counts against: an IPv4 address as it is, an IPv6 address by its /64
- * (one host holds a whole /64, so rotating within it must not multiply the stored events).
- */
-export function addressGroup(address: string): string {
-  if (!address.includes(":")) return address;
-  const groups = address.split("::")[0].split(":").filter(Boolean);
-  return `${groups.slice(0, 4).join(":")}::/64`;
 }
 
 function summaryOf(key: string, w: Window): DenialSummary | undefined {

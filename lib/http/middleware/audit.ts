@@ -1,6 +1,7 @@
 /**
  * Security events (docs/access-control.md, "Audit events"): `api_call` for a successful
- * POST/PUT/PATCH/DELETE, `access_denied` for a 401/403/429 — at most 10 a minute per client
+ * POST/PUT/PATCH/DELETE, `access_denied` for a 401/403/429, both with the `client` address
+ * (docs/access-control.md, "Client address"). Refusals are stored at most 10 a minute per client
  * address and per caller, then one summary a minute with the count ({@link DenialThrottle}).
  * Not logged: reads, `/health`, `/console…`, `/static/…` (the app does not audit those routes at
  * all), and the stream-token exchange's success. The event is durable before the response
@@ -49,7 +50,8 @@ export function audit(
     const status = res.status;
     if (DENIED.has(status)) {
       const p = c.get("principal");
-      const decision = throttle.take({ address: clientAddress(c.env), caller: p?.caller });
+      const client = clientAddress(c.env);
+      const decision = throttle.take({ address: client, caller: p?.caller });
       const writes = decision.summaries.map(denialSummaryEvent);
       if (decision.store) {
         const path = cut(c.req.path);
@@ -61,6 +63,7 @@ export function audit(
           status,
           caller: p?.caller,
           credential_type: p?.credential_type,
+          client,
         });
       }
       if (!writes.length) return undefined;
@@ -78,6 +81,7 @@ export function audit(
       credential_type: p.credential_type,
       path,
       status,
+      client: clientAddress(c.env),
     }).then(() => {});
   };
 }
