@@ -1,7 +1,7 @@
 /**
  * Who the client of a request is (docs/access-control.md, "Client address"): the socket peer,
  * unless the peer is one of the `TRUSTED_PROXIES`; then the right-most address of the proxy
- * headers that is not itself trusted (RFC 7239 §5.2, §7.4). Headers from a peer that is not
+ * headers that is not itself trusted (RFC 7239 §5.2, §8.1). Headers from a peer that is not
  * trusted are never read.
  * @module
  */

@@ -28,8 +28,10 @@ export function parseAddress(text: string): IpAddress | undefined {
 
 /**
  * The address limits and the refusal log count against: an IPv4 address as it is, an IPv6
- * address by its /64 (`2001:db8:1:2::/64`: one host is given a whole /64, RFC 6177 §3, so
- * rotating within it must not multiply budgets). Text that is no address is returned as it is.
+ * address by its /64 (`2001:db8:1:2::/64`: the low 64 bits are the interface identifier,
+ * RFC 4291 §2.5.1, which a host may change at will, RFC 8981; rotating within it must not
+ * multiply budgets). An IPv4-mapped address counts as its IPv4 host. Text that is no address is
+ * returned as it is.
  */
 export function addressGroup(address: string): string {
   if (!address.includes(":")) return address;
