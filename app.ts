@@ -56,6 +56,8 @@ import { countedBody, declaredLengthLimit } from "./lib/http/middleware/body_lim
 import { DenialThrottle } from "./lib/http/denial_throttle.ts";
 import { answerRedaction } from "./lib/http/redact_answer.ts";
 import { ProcessLog } from "./lib/log.ts";
+import { ServeBindings } from "./lib/http/client_address.ts";
+import { parseAddressRanges } from "./lib/net/addresses.ts";
 import { rateLimit } from "./lib/http/middleware/rate_limit.ts";
 import { requireScope } from "./lib/http/middleware/require_scope.ts";
 import { streamAuth } from "./lib/http/middleware/stream_auth.ts";
@@ -70,20 +72,6 @@ import { withLockRetry } from "./lib/store/kv.ts";
 import { EventLog } from "./lib/store/events.ts";
 import { Redactor } from "./lib/store/redactor.ts";
 import { isLocalStoreFile, PassOffload } from "./lib/pipeline/pass_offload.ts";
-
-/**
- * Hono's `c.env` for a request served by `Deno.serve`: the client address is read from the
- * handler info only when asked (failed authentication), not on every request.
- */
-class ServeBindings {
-  #info: Deno.ServeHandlerInfo;
-  constructor(info: Deno.ServeHandlerInfo) {
-    this.#info = info;
-  }
-  get remoteAddr(): Deno.NetAddr {
-    return this.#info.remoteAddr as Deno.NetAddr;
-  }
-}
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -157,6 +145,9 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   };
   const scopeGuards = { process: requireScope("process"), external: requireScope("external") };
   const denials = new DenialThrottle(clock);
+  // docs/access-control.md, "Client address": without trusted proxies the client is the peer.
+  const trusted = parseAddressRanges(settings.trustedProxies.join(",")).ranges;
+  const proxies = trusted.size ? trusted : undefined;
   const writeDenialSummaries = (all: boolean) =>
     Promise.all(denials.flush(all).map((s) => events.append(denialSummaryEvent(s))));
   // Summaries of minutes nobody was refused after are written by this timer (or at close).
@@ -243,7 +234,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   orchestratorState.watch();
   passes.watch();
   return {
-    fetch: (req, info) => hono.fetch(req, info ? new ServeBindings(info) : {}),
+    fetch: (req, info) => hono.fetch(req, info ? new ServeBindings(info, req, proxies) : {}),
     hono,
     ctx,
     orchestrator,

@@ -13,11 +13,12 @@ export interface EventRowProps {
   timeZone?: string;
 }
 
-/** A list item: time, level, kind, message, and a line with caller, path and status. */
+/** A list item: time, level, kind, message, and a line with caller, client, path and status. */
 export function EventRow({ event: e, timeZone }: EventRowProps) {
   const meta: string[] = [];
   if (e.caller) meta.push(`caller ${e.caller}`);
   if (e.credential_type) meta.push(e.credential_type);
+  if (e.client) meta.push(`from ${e.client}`);
   if (e.path) meta.push(e.path);
   if (e.status !== undefined) meta.push(String(e.status));
   if (e.delivery_day) meta.push(`day ${e.delivery_day}`);

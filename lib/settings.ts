@@ -17,6 +17,7 @@ import {
   parseConfigEnv,
   withDefaults,
 } from "./config/fields.ts";
+import { parseAddressRanges } from "./net/addresses.ts";
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
@@ -113,6 +114,14 @@ function singleKey(scope: Scope, variable: string) {
     });
 }
 
+/** `TRUSTED_PROXIES`: addresses and CIDR ranges, canonical; every bad entry is one issue. */
+const addressRanges = z.string().optional().transform((raw, ctx): string[] => {
+  if (raw === undefined || raw.trim() === "") return [];
+  const { entries, problems } = parseAddressRanges(raw);
+  for (const message of problems) ctx.addIssue({ code: "custom", message });
+  return entries;
+});
+
 /** The zod schema of the environment (variable name → parsed value). */
 export const envSchema = z.object({
   PORT: int(8000, 0, 65535),
@@ -134,6 +143,7 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(120, 0, 1_000_000),
   RATE_LIMIT_BURST: int(60, 1, 1_000_000),
   MAX_REQUEST_BYTES: int(8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  TRUSTED_PROXIES: addressRanges,
   ORCHESTRATOR_AUTOSTART: bool,
   PIPELINE_WORKER: z.enum(["true", "false", "1", "0", "yes", "no", ""]).optional()
     .transform((v) => v === undefined || v === "" || v === "true" || v === "1" || v === "yes"),
@@ -167,6 +177,12 @@ export interface Settings {
   rateLimitBurst: number;
   /** Largest accepted request body in bytes (docs/access-control.md, "Request path"; default 8 MiB). */
   maxRequestBytes: number;
+  /**
+   * `TRUSTED_PROXIES`: the proxies whose `Forwarded` / `X-Forwarded-For` name the client, as
+   * canonical CIDR ranges (`10.0.0.0/8`); empty by default (docs/access-control.md, "Client
+   * address").
+   */
+  trustedProxies: string[];
   /** Start the orchestrator as `running` when no state was persisted yet. */
   orchestratorAutostart: boolean;
   /**
@@ -294,6 +310,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitBurst: e.RATE_LIMIT_BURST,
     maxRequestBytes: e.MAX_REQUEST_BYTES,
+    trustedProxies: e.TRUSTED_PROXIES,
     orchestratorAutostart: e.ORCHESTRATOR_AUTOSTART,
     pipelineWorker: e.PIPELINE_WORKER,
     configEnv: configEnv.values,

@@ -17,8 +17,12 @@ export interface AppEnv {
     /** Set by authentication; absent on open routes and before authentication ran. */
     principal?: Principal;
   };
-  /** `Deno.serve`'s handler info (remote address), when served by Deno. */
-  Bindings: { remoteAddr?: Deno.NetAddr };
+  /**
+   * When served by Deno: the socket peer (`remoteAddr`) and the client address (`client`: the
+   * peer, or behind a trusted proxy the address it names; docs/access-control.md, "Client
+   * address").
+   */
+  Bindings: { remoteAddr?: Deno.NetAddr; client?: string };
 }
 
 /**

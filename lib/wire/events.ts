@@ -48,6 +48,11 @@ export const EventRecordSchema = z.object({
   credential_type: z.enum(["api_key", "bearer", "none"]).optional(),
   path: z.string().optional(),
   status: z.number().int().optional(),
+  /**
+   * Client address of an `api_call` or `access_denied`: the socket peer, or behind a trusted
+   * proxy the address it names (docs/access-control.md, "Client address").
+   */
+  client: z.string().optional(),
   /** Local delivery day, `YYYY-MM-DD` (Europe/Berlin). */
   delivery_day: z.string().optional(),
   data: z.record(z.string(), z.unknown()).optional(),

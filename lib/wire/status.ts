@@ -28,6 +28,8 @@ export const StatusBodySchema = z.object({
     fail_closed: z.boolean(),
     rate_limit: z.object({ per_minute: z.number().int(), burst: z.number().int() }),
     max_request_bytes: z.number().int(),
+    /** `TRUSTED_PROXIES` as CIDR ranges; empty: the client is always the socket peer. */
+    trusted_proxies: z.array(z.string()),
   }),
   storage: z.object({
     kv: z.enum(["local_file", "kv_connect", "memory", "deploy_managed"]),

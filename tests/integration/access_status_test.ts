@@ -15,6 +15,7 @@ Deno.test("status shows posture and never a secret", async () => {
     RATE_LIMIT_BURST: "30",
     MAX_REQUEST_BYTES: "65536",
     SFTP_PASSWORD: "sftp-env-password-Q1w2",
+    TRUSTED_PROXIES: "10.0.0.0/8, 2001:DB8::/32",
   }));
   try {
     const r = await call(`${s.url}/v1/console/status`, { headers: { "x-api-key": PROC } });
@@ -45,6 +46,7 @@ Deno.test("status shows posture and never a secret", async () => {
       fail_closed: false,
       rate_limit: { per_minute: 90, burst: 30 },
       max_request_bytes: 65536,
+      trusted_proxies: ["10.0.0.0/8", "2001:db8::/32"],
     });
     const text = JSON.stringify(body);
     for (const secret of [PROC, PROC_2, EXT, "sftp-env-password-Q1w2"]) {
@@ -60,6 +62,7 @@ Deno.test("status shows posture and never a secret", async () => {
     assert.deepEqual(sec.credential_types, []);
     assert.equal(sec.unauthenticated_mode, true);
     assert.equal(sec.oidc, null);
+    assert.deepEqual(sec.trusted_proxies, []);
   } finally {
     await closed.close();
   }

@@ -1,7 +1,9 @@
 /**
  * Security events (docs/access-control.md, "Audit events"): `api_call` for a successful
- * POST/PUT/PATCH/DELETE, `access_denied` for a 401/403/429 — at most 10 a minute per client
- * address and per caller, then one summary a minute with the count ({@link DenialThrottle}).
+ * POST/PUT/PATCH/DELETE, `access_denied` for a 401/403/429, both with the `client` address
+ * (docs/access-control.md, "Client address"). Refusals are stored at most 10 a minute per
+ * recognised caller (its 403 and 429, wherever it comes from) and per client address (the rest),
+ * then one summary a minute with the count and the paths refused most ({@link DenialThrottle}).
  * Not logged: reads, `/health`, `/console…`, `/static/…` (the app does not audit those routes at
  * all), and the stream-token exchange's success. The event is durable before the response
  * leaves. A path is quoted cut to {@link MAX_EVENT_PATH} characters.
@@ -28,6 +30,7 @@ export function denialSummaryEvent(s: DenialSummary): NewEvent {
       suppressed: s.suppressed,
       [s.by]: s.source,
       since: new Date(s.since).toISOString(),
+      paths: s.paths,
     },
   };
 }
@@ -49,7 +52,11 @@ export function audit(
     const status = res.status;
     if (DENIED.has(status)) {
       const p = c.get("principal");
-      const decision = throttle.take({ address: clientAddress(c.env), caller: p?.caller });
+      const client = clientAddress(c.env);
+      // A recognised caller counts against itself only; the anonymous one (unauthenticated
+      // mode) is no caller to tell apart, so it counts against its address.
+      const caller = p && p.credential_type !== "none" ? p.caller : undefined;
+      const decision = throttle.take({ address: client, caller, path: c.req.path });
       const writes = decision.summaries.map(denialSummaryEvent);
       if (decision.store) {
         const path = cut(c.req.path);
@@ -61,6 +68,7 @@ export function audit(
           status,
           caller: p?.caller,
           credential_type: p?.credential_type,
+          client,
         });
       }
       if (!writes.length) return undefined;
@@ -78,6 +86,7 @@ export function audit(
       credential_type: p.credential_type,
       path,
       status,
+      client: clientAddress(c.env),
     }).then(() => {});
   };
 }

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { KeyRing } from "../../auth/api_keys.ts";
 import type { OidcVerifier } from "../../auth/oidc.ts";
 import { impliedScopes, isAsciiCredential, type Principal } from "../../auth/principal.ts";
+import { addressGroup } from "../../net/addresses.ts";
 import { AUTH_VARIABLES } from "../../settings.ts";
 import type { AppEnv, Gate } from "../env.ts";
 import { problem } from "../errors.ts";
@@ -36,20 +37,24 @@ export const FAIL_CLOSED_DETAIL = `Authentication is not configured: set at leas
   AUTH_VARIABLES.join(", ")
 } (or ALLOW_UNAUTHENTICATED=true for local development only).`;
 
-/** Client address from `Deno.serve`'s info, or `unknown`. */
+/**
+ * The client address (docs/access-control.md, "Client address"): the socket peer, or behind a
+ * trusted proxy the address it names; `unknown` when not served by `Deno.serve`.
+ */
 export function clientAddress(env: AppEnv["Bindings"] | undefined): string {
-  return env?.remoteAddr?.hostname ?? "unknown";
+  return env?.client ?? env?.remoteAddr?.hostname ?? "unknown";
 }
 
 /**
- * Counts one failed authentication against the client's address (docs/access-control.md, "Request path": keys cannot be
- * guessed at full speed); the 429 answer when that address is over its limit, else `undefined`.
+ * Counts one failed authentication against the client's address, an IPv6 one by its /64
+ * (docs/access-control.md, "Request path": keys cannot be guessed at full speed); the 429 answer
+ * when that address is over its limit, else `undefined`.
  */
 export function limitFailure(
   failures: TokenBuckets,
   env: AppEnv["Bindings"] | undefined,
 ): Response | undefined {
-  const taken = failures.take(clientAddress(env));
+  const taken = failures.take(addressGroup(clientAddress(env)));
   if (taken.ok) return undefined;
   return problem(
     429,

@@ -51,6 +51,7 @@ export function registerStatus(
     fail_closed: credentialTypes.length === 0 && !s.allowUnauthenticated,
     rate_limit: { per_minute: s.rateLimitPerMinute, burst: s.rateLimitBurst },
     max_request_bytes: s.maxRequestBytes,
+    trusted_proxies: s.trustedProxies,
   };
   const kvKind = /^https?:/.test(s.kvPath)
     ? "kv_connect"
