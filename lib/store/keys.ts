@@ -29,6 +29,8 @@ export const KEYS = {
   marketLocationPrefix: ["market_locations"] as Deno.KvKey,
   /** Counter bumped by every master-data change (a `Deno.KvU64`). Owner: `lib/pipeline/master_data.ts`. */
   masterDataVersion: ["meta", "market_locations_version"] as Deno.KvKey,
+  /** The turn of a replica that kept losing master-data commits (`lib/store/turn.ts`). Owner: as above. */
+  masterDataTurn: ["meta", "market_locations_turn"] as Deno.KvKey,
   /**
    * One control area's market locations summed per direction and profile (count, annual Wh).
    * Owner: `lib/pipeline/profile_classes.ts`.
