@@ -21,13 +21,19 @@ export interface ServiceProcess {
 /**
  * Starts `main.ts` with `env` (plus `KV_PATH`, `PORT=0`, `HOSTNAME=127.0.0.1`) and waits for its
  * "listening on" line.
+ * @param opts.kvPath the KV file (e.g. another process's, for two replicas on one store; the
+ *   caller removes it); default: a file in the process's own temp dir
  * @throws when the process exits or does not listen within 30 s
  */
-export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string>,
+  opts: { kvPath?: string } = {},
+): Promise<ServiceProcess> {
   const dir = await Deno.makeTempDir({ prefix: "bridge-proc-" });
+  const kvPath = opts.kvPath ?? `${dir}/bridge.kv`;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
-    env: { ...env, KV_PATH: `${dir}/bridge.kv`, PORT: "0", HOSTNAME: "127.0.0.1" },
+    env: { ...env, KV_PATH: kvPath, PORT: "0", HOSTNAME: "127.0.0.1" },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
