@@ -41,6 +41,8 @@ export const KEYS = {
   /** The master-data version the stored profile classes reflect. Owner: as above. */
   profileClassesVersion: ["meta", "profile_classes_version"] as Deno.KvKey,
 
+  /** The turn of a replica that kept losing forecast uploads (`lib/store/turn.ts`). Owner: as below. */
+  forecastTurn: ["meta", "forecasts_turn"] as Deno.KvKey,
   /** Latest forecast of one market location for one day. Owner: `lib/pipeline/forecasts.ts`. */
   forecast: (day: string, maloId: string): Deno.KvKey => ["forecasts", day, maloId],
   /** Every forecast of one day, for `kv.list` (the MaLo-ID is the key's third part). */
