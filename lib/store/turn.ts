@@ -60,7 +60,7 @@ export async function retryWithTurn<T>(
   policy: TurnPolicy = {},
 ): Promise<T> {
   const attempts = policy.attempts ?? 50;
-  const holder = crypto.randomUUID();
+  let holder: string | undefined; // named when the turn is first asked for
   let held: string | null = null; // versionstamp of our turn
   let lost = 0;
   const turn: TurnGuard = {
@@ -72,14 +72,14 @@ export async function retryWithTurn<T>(
   try {
     return await retry<T | undefined, T>(async (): Promise<T | undefined> => {
       if (lost >= TURN_AFTER && held === null) {
-        held = await takeTurn(kv, turnKey, holder);
+        held = await takeTurn(kv, turnKey, holder ??= crypto.randomUUID());
         if (held === null) return undefined; // another writer's turn: wait for it
       }
       const out = await round(turn);
       if (out !== undefined) return out;
       lost++;
       // Still ours? (A round can lose to a write that does not take turns.)
-      if (held !== null) held = await takeTurn(kv, turnKey, holder);
+      if (held !== null) held = await takeTurn(kv, turnKey, holder!);
       return undefined;
     }, {
       attempts,
