@@ -88,6 +88,8 @@ export const KEYS = {
   events: ["events"] as Deno.KvKey,
   /** Id of the newest event (watched and polled for live delivery). Owner: as above. */
   eventsHead: ["events_head"] as Deno.KvKey,
+  /** The turn of a replica that kept losing appends (`lib/store/turn.ts`). Owner: as above. */
+  eventsTurn: ["events_turn"] as Deno.KvKey,
 
   /** The console's configuration overrides. Owner: `lib/config/runtime_config.ts`. */
   configOverlay: ["config_overlay"] as Deno.KvKey,
