@@ -137,7 +137,11 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     failures,
   });
   const onError = (err: unknown, _c: Context<AppEnv>): Response => {
-    if (err instanceof DomainError) return domainErrorResponse(err);
+    if (err instanceof DomainError) {
+      // A store that stayed contended (replicas) answers 503; the operator sees it in the log.
+      if (err.code === "ERR_KV_CONTENTION") log.warn("store_contended", err.message);
+      return domainErrorResponse(err);
+    }
     if (err instanceof HttpProblem) return err.getResponse();
     const id = crypto.randomUUID();
     log.error("request_failed", `request ${id} failed`, err, { request_id: id });

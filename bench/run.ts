@@ -75,6 +75,13 @@ const PARTS: Part[] = [
     quick: { BENCH_DAY_LOCATIONS: "1000" },
   },
   {
+    name: "replicas",
+    what:
+      "issue 22: two processes on one KV file, 2 × 5,000 single writes + batches + forecasts: 2xx/503/5xx",
+    script: "bench/replicas.ts",
+    quick: { BENCH_REPLICAS_SINGLES: "500", BENCH_REPLICAS_BATCHES: "2" },
+  },
+  {
     name: "million",
     what: "1,000,000 locations: forecast+aggregate, registration, overview, probes, 10 days",
     script: "bench/million.ts",

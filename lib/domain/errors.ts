@@ -42,7 +42,8 @@ export type ErrorCode =
   | "ERR_SUBMIT_FAILED"
   | "ERR_FORECAST_INVALID"
   | "ERR_CONFIG_INVALID"
-  | "ERR_INPUT_INVALID";
+  | "ERR_INPUT_INVALID"
+  | "ERR_KV_CONTENTION";
 
 /** What kind of "no" an error is. */
 export type ErrorOutcome = "refused" | "failed" | "invalid";
@@ -151,5 +152,30 @@ export class InvalidInput extends DomainError {
     super(code, "invalid", issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));
     this.name = "InvalidInput";
     this.issues = issues;
+  }
+}
+
+/**
+ * A write kept conflicting with concurrent writes to the same store (another replica on the same
+ * KV file, docs/architecture.md "Writes and concurrency") through its whole retry budget: the
+ * operation was not done, and the caller may send it again after `retryAfterSeconds`.
+ */
+export class StoreContended extends DomainError {
+  /** Seconds after which a retry is worth it (the `Retry-After` of an HTTP answer). */
+  readonly retryAfterSeconds: number;
+  /**
+   * @param what names the operation, e.g. `put market location 51238696788`
+   * @param attempts how many rounds were tried
+   */
+  constructor(what: string, attempts: number, retryAfterSeconds = 1) {
+    super(
+      "ERR_KV_CONTENTION",
+      "failed",
+      `${what}: still conflicting after ${attempts} attempts, so it was not done; ` +
+        `the store is busy with concurrent writes (e.g. another replica), ` +
+        `try again in ${retryAfterSeconds} s.`,
+    );
+    this.name = "StoreContended";
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }

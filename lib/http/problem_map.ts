@@ -1,11 +1,12 @@
 /**
  * Domain errors to HTTP, in one table (docs/architecture.md "Errors"): the only place that knows
  * which status a domain error code answers with. Invalid input answers 422 with its issues;
- * every other code answers `{detail: <the error's sentence>}`.
+ * every other code answers `{detail: <the error's sentence>}`; a contended store (503) adds
+ * `Retry-After`.
  * @module
  */
 import type { DomainError, ErrorCode } from "../domain/errors.ts";
-import { InvalidInput } from "../domain/errors.ts";
+import { InvalidInput, StoreContended } from "../domain/errors.ts";
 import { problem, validationResponse } from "./errors.ts";
 
 /** HTTP status of every domain error code. */
@@ -23,10 +24,17 @@ export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   ERR_FORECAST_INVALID: 422,
   ERR_CONFIG_INVALID: 422,
   ERR_INPUT_INVALID: 422,
+  ERR_KV_CONTENTION: 503,
 });
 
 /** The answer to a domain error. */
 export function domainErrorResponse(err: DomainError): Response {
   if (err instanceof InvalidInput) return validationResponse(err.issues);
+  if (err instanceof StoreContended) {
+    // RFC 9110 §10.2.3: how long the client waits before sending the request again.
+    return problem(STATUS_OF_CODE[err.code], err.message, {
+      "retry-after": String(err.retryAfterSeconds),
+    });
+  }
   return problem(STATUS_OF_CODE[err.code], err.message);
 }

@@ -13,7 +13,8 @@
 import { GateClosed } from "../domain/errors.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import type { ProfileCode } from "../domain/slp/profile.ts";
-import { getManyChunked, getManyInRange, retryKv } from "../store/kv.ts";
+import { getManyChunked, getManyInRange } from "../store/kv.ts";
+import { retryWithTurn } from "../store/turn.ts";
 import { type DayState, emptyDay, inputChanged, withDayLock, writeDay } from "./day_state.ts";
 import { KEYS } from "../store/keys.ts";
 
@@ -117,6 +118,7 @@ export function assertBeforeGateClosure(
  * that day changed.
  * @param items at most {@link MAX_BATCH}; validated by the caller
  * @throws {GateClosed} when a day's gate closure has passed (nothing is written)
+ * @throws {import("../store/kv.ts").KvContentionError} when the rounds ran out (answered 503)
  */
 export function ingestForecasts(
   kv: Deno.Kv,
@@ -130,14 +132,15 @@ export function ingestForecasts(
     assertBeforeGateClosure(d, nowMs, gateClosureLocalTime, "forecasts are no longer accepted");
   }
   return withDayLocks(kv, days, () =>
-    retryKv("ingest forecasts", async () => {
+    // Replicas take turns after three lost rounds (docs/architecture.md, "Writes and concurrency").
+    retryWithTurn(kv, KEYS.forecastTurn, "ingest forecasts", async (turn) => {
       // Day states first, then the forecasts: a forecast changed after the day read also bumped
       // the day, so the commit's check fails and this round reads again (never stale
       // "unchanged" answers). The forecast chunks themselves are read concurrently.
       const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => KEYS.day(d)));
       const existing = await existingForecasts(kv, items);
       const at = new Date(nowMs).toISOString();
-      const op = kv.atomic();
+      const op = turn.guard(kv.atomic());
       const changedPerDay = new Map<string, Set<string>>();
       const unchangedPerDay = new Map<string, number>();
       items.forEach((it, i) => {

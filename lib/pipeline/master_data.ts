@@ -4,12 +4,14 @@
  * the master-data version bumped, the profile class table (`./profile_classes.ts`) kept in step,
  * the open delivery days marked stale — and the per-store caches that follow those commits: the
  * class table of the current version and the in-memory index of registered MaLo-IDs
- * (`./registered_ids.ts`). Owns the master-data version key `["meta", "market_locations_version"]`.
+ * (`./registered_ids.ts`). Owns the master-data version key `["meta", "market_locations_version"]`
+ * and the master-data turn `["meta", "market_locations_turn"]` (`../store/turn.ts`).
  * @module
  */
 import type { MarketLocation } from "./market_locations.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { retryKv, withStoreLock } from "../store/kv.ts";
+import { retryWithTurn, type TurnGuard } from "../store/turn.ts";
 import {
   applyChanges,
   type ProfileClassTable,
@@ -134,7 +136,8 @@ const tableCache = new WeakMap<
  * another replica, makes this one read again and no update of the table is lost. With `change`,
  * the open days (see {@link MasterDataChange}) are marked stale in the same atomic — the nearest
  * {@link DAYS_IN_ATOMIC} of them; any further ones (far-future days run by hand) right after, one
- * read-check-commit each. The caller holds the master-data lock ({@link withMasterDataLock}).
+ * read-check-commit each. The caller holds the master-data lock ({@link withMasterDataLock}) and
+ * runs in {@link retryMasterData}, whose `turn` the commit respects.
  * @returns false when a check failed (read again and retry)
  */
 export async function commitMasterData(
@@ -144,8 +147,9 @@ export async function commitMasterData(
   checkEach: boolean,
   atMs: number,
   change: MasterDataChange | undefined,
+  turn: TurnGuard,
 ): Promise<boolean> {
-  const op = kv.atomic();
+  const op = turn.guard(kv.atomic());
   for (const c of changes) {
     if (checkEach) op.check(c.entry);
     if (c.next) op.set(c.entry.key, c.next);
@@ -200,6 +204,23 @@ export async function classTableForChange(kv: Deno.Kv): Promise<ClassTableRead> 
     table: cached.table,
     master: { key: MASTER_VERSION, value, versionstamp: cached.stamp },
   };
+}
+
+/**
+ * Runs the rounds of a master-data change (each reads, then {@link commitMasterData}; `undefined`:
+ * a check failed) until one commits: a jittered backoff of 1–50 ms between rounds, at most 50,
+ * and after three lost rounds the writer takes the master-data turn (`../store/turn.ts`), so a
+ * replica that keeps losing to another one's stream of changes gets its change in
+ * (docs/architecture.md, "Writes and concurrency"). Call it holding {@link withMasterDataLock}.
+ * @param what names the change in the error
+ * @throws {KvContentionError} when the rounds ran out (answered 503 with `Retry-After`)
+ */
+export function retryMasterData<T>(
+  kv: Deno.Kv,
+  what: string,
+  round: (turn: TurnGuard) => Promise<T | undefined>,
+): Promise<T> {
+  return retryWithTurn(kv, KEYS.masterDataTurn, what, round);
 }
 
 /**

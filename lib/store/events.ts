@@ -9,7 +9,7 @@
  */
 import type { Clock } from "../clock.ts";
 import type { EventRecord, NewEvent } from "../wire/events.ts";
-import { retryKv } from "./kv.ts";
+import { retryWithTurn, type TurnGuard } from "./turn.ts";
 import { Redactor } from "./redactor.ts";
 import { KEYS } from "./keys.ts";
 
@@ -136,26 +136,31 @@ export class EventLog {
    * checks the head's versionstamp. The head of our own last commit is remembered, so while this
    * process is the only writer a commit costs one KV round trip; when another process appended in
    * between, the check fails, the head is read again and the atomic retried at once (a second
-   * failure goes through {@link retryKv}'s backoff). Ids thus stay strictly increasing, without
-   * gap or duplicate, across every process on the store.
+   * failure goes through the backoff of {@link retryWithTurn}). Ids thus stay strictly
+   * increasing, without gap or duplicate, across every process on the store. A process that keeps
+   * losing to another one's appends takes the events turn (`./turn.ts`) and gets its batch in.
    */
   #commit(events: NewEvent[]): Promise<EventRecord[]> {
-    return retryKv("append events", async () => {
+    return retryWithTurn(this.#kv, KEYS.eventsTurn, "append events", async (turn) => {
       const known = this.#head;
       if (known) {
-        const records = await this.#tryCommit(events, known);
+        const records = await this.#tryCommit(events, known, turn);
         if (records) return records;
       }
       const head = await this.#kv.get<number>(HEAD);
       return await this.#tryCommit(events, {
         id: head.value ?? 0,
         versionstamp: head.versionstamp,
-      });
+      }, turn);
     });
   }
 
   /** One check-and-commit against `head`; `undefined` (remembered head dropped) if the check fails. */
-  async #tryCommit(events: NewEvent[], head: HeadState): Promise<EventRecord[] | undefined> {
+  async #tryCommit(
+    events: NewEvent[],
+    head: HeadState,
+    turn: TurnGuard,
+  ): Promise<EventRecord[] | undefined> {
     this.#head = undefined; // until this commit is known to have succeeded
     let id = head.id;
     const ts = new Date(this.#clock.now()).toISOString();
@@ -165,7 +170,7 @@ export class EventLog {
       id: ++id,
       ts,
     }));
-    const op = this.#kv.atomic().check({ key: HEAD, versionstamp: head.versionstamp });
+    const op = turn.guard(this.#kv.atomic()).check({ key: HEAD, versionstamp: head.versionstamp });
     for (const r of records) op.set(KEYS.event(r.id), r);
     op.set(HEAD, id);
     const res = await op.commit();

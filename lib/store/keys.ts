@@ -29,6 +29,8 @@ export const KEYS = {
   marketLocationPrefix: ["market_locations"] as Deno.KvKey,
   /** Counter bumped by every master-data change (a `Deno.KvU64`). Owner: `lib/pipeline/master_data.ts`. */
   masterDataVersion: ["meta", "market_locations_version"] as Deno.KvKey,
+  /** The turn of a replica that kept losing master-data commits (`lib/store/turn.ts`). Owner: as above. */
+  masterDataTurn: ["meta", "market_locations_turn"] as Deno.KvKey,
   /**
    * One control area's market locations summed per direction and profile (count, annual Wh).
    * Owner: `lib/pipeline/profile_classes.ts`.
@@ -39,6 +41,8 @@ export const KEYS = {
   /** The master-data version the stored profile classes reflect. Owner: as above. */
   profileClassesVersion: ["meta", "profile_classes_version"] as Deno.KvKey,
 
+  /** The turn of a replica that kept losing forecast uploads (`lib/store/turn.ts`). Owner: as below. */
+  forecastTurn: ["meta", "forecasts_turn"] as Deno.KvKey,
   /** Latest forecast of one market location for one day. Owner: `lib/pipeline/forecasts.ts`. */
   forecast: (day: string, maloId: string): Deno.KvKey => ["forecasts", day, maloId],
   /** Every forecast of one day, for `kv.list` (the MaLo-ID is the key's third part). */
@@ -84,6 +88,8 @@ export const KEYS = {
   events: ["events"] as Deno.KvKey,
   /** Id of the newest event (watched and polled for live delivery). Owner: as above. */
   eventsHead: ["events_head"] as Deno.KvKey,
+  /** The turn of a replica that kept losing appends (`lib/store/turn.ts`). Owner: as above. */
+  eventsTurn: ["events_turn"] as Deno.KvKey,
 
   /** The console's configuration overrides. Owner: `lib/config/runtime_config.ts`. */
   configOverlay: ["config_overlay"] as Deno.KvKey,

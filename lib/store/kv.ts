@@ -4,6 +4,7 @@
  */
 import { realSleep, type Sleep } from "../clock.ts";
 import { retry, RetryGaveUp } from "../retry.ts";
+import { StoreContended } from "../domain/errors.ts";
 
 /**
  * Opens the KV store at `path`: a file path (its folder is created) or a KV Connect URL,
@@ -70,12 +71,13 @@ function retryingAtomic(
   return op;
 }
 
-/** Thrown when a read-modify-write kept conflicting after every attempt. */
-export class KvContentionError extends Error {
-  /** Stable code for callers. */
-  readonly code = "ERR_KV_CONTENTION";
+/**
+ * Thrown when a read-modify-write kept conflicting after every attempt: the domain's
+ * {@link StoreContended} (code `ERR_KV_CONTENTION`, answered 503 with `Retry-After` at the edge).
+ */
+export class KvContentionError extends StoreContended {
   constructor(what: string, attempts: number) {
-    super(`${what}: still conflicting after ${attempts} attempts`);
+    super(what, attempts);
     this.name = "KvContentionError";
   }
 }

@@ -23,7 +23,8 @@ export interface ServiceProcess {
 /**
  * Starts `main.ts` with `env` (plus `KV_PATH`, `PORT=0`, `HOSTNAME=127.0.0.1`) and waits for its
  * "listening on" line.
- * @param opts.kvPath run on this KV file (a restored copy) instead of one in a new temp dir
+ * @param opts.kvPath run on this KV file (a restored copy, or another process's for two replicas
+ *   on one store; the caller removes it) instead of one in a new temp dir
  * @throws when the process exits or does not listen within 30 s
  */
 export async function spawnService(

@@ -17,6 +17,7 @@ import {
   SubmissionInFlight,
 } from "../../lib/domain/errors.ts";
 import { ValidationFailed } from "../../lib/http/errors.ts";
+import { KvContentionError } from "../../lib/store/kv.ts";
 import { domainErrorResponse, STATUS_OF_CODE } from "../../lib/http/problem_map.ts";
 
 const ITEM: InputIssue = {
@@ -53,6 +54,7 @@ Deno.test("code → status: the table of docs/architecture.md, every code", () =
     ERR_FORECAST_INVALID: 422,
     ERR_CONFIG_INVALID: 422,
     ERR_INPUT_INVALID: 422,
+    ERR_KV_CONTENTION: 503,
   });
   assert.ok(Object.isFrozen(STATUS_OF_CODE));
 });
@@ -112,4 +114,18 @@ Deno.test("invalid input answers 422 with every item, whichever code it carries"
   const err = new InvalidInput([ITEM], "ERR_FORECAST_INVALID");
   assert.equal(err.message, `body.forecasts.3.values: ${ITEM.msg}`);
   assert.equal(new ValidationFailed([ITEM]).code, "ERR_INPUT_INVALID");
+});
+
+Deno.test("a store that stayed contended answers 503 with Retry-After and a sentence, never 500", async () => {
+  const err = new KvContentionError("put market location 51238696788", 50);
+  const res = domainErrorResponse(err);
+  assert.equal(res.status, 503);
+  assert.equal(res.headers.get("retry-after"), "1");
+  assert.equal(res.headers.get("content-type"), "application/json");
+  assert.deepEqual(await res.json(), {
+    detail: "put market location 51238696788: still conflicting after 50 attempts, so it was " +
+      "not done; the store is busy with concurrent writes (e.g. another replica), try again in 1 s.",
+  });
+  assert.equal(err.code, "ERR_KV_CONTENTION");
+  assert.ok(err instanceof DomainError, "a domain error, mapped at the edge");
 });
