@@ -4,7 +4,8 @@
  * scope guard, or (the stream route) the stream-token guard → counted body → handler → audit →
  * redaction of the answer → response headers ({@link finishApi} or, for `/console` and
  * `/static/...`, {@link finishPage}). No body byte is read before the credential and the scope
- * are checked. An error thrown anywhere becomes its response through `onError` and is audited
+ * are checked. With a timing hook (metrics, `route_timing.ts`) every answer is counted with its
+ * route pattern, status and duration once the audit is done. An error thrown anywhere becomes its response through `onError` and is audited
  * like any other answer.
  *
  * Each route is registered on Hono as this one handler, and every step runs synchronously unless
