@@ -12,23 +12,11 @@ import { applyAnswer, markSent } from "../../lib/fahrplan/tso_status.ts";
 import { serveMetrics } from "../../lib/http/metrics_listener.ts";
 import { call, startServer, type TestServer } from "../support/app.ts";
 import { EXT, keysEnv, PROC } from "../support/keys.ts";
+import { sample } from "../support/metrics.ts";
 
 /** 2026-03-28 10:00 Berlin (CET): tomorrow, 29 March, is the day the clocks go forward. */
 const NOW = Date.parse("2026-03-28T09:00:00Z");
 const AREAS = "10YDE-RWENET---I,10YDE-EON------1";
-
-/** The value of the one sample `name{labels}` in `text`, or `undefined`. */
-export function sample(text: string, name: string, labels: Record<string, string> = {}) {
-  for (const line of text.split("\n")) {
-    const m = line.match(/^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries(
-      [...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]),
-    );
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 async function scrape(s: TestServer): Promise<string> {
   const r = await fetch(`${s.url}/metrics`, { headers: { "x-api-key": PROC } });
