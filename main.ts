@@ -53,7 +53,10 @@ export async function start(env: Record<string, string | undefined>): Promise<De
     redactor: bridge.ctx.redactor,
     onListen: ({ hostname, port }) =>
       console.log(
-        lifecycleLine("startup", `metrics listening on http://${hostname}:${port}/metrics`),
+        lifecycleLine(
+          "startup",
+          `metrics without credentials at http://${hostname}:${port}/metrics`,
+        ),
       ),
   });
   const stop = async (signal: Deno.Signal) => {

@@ -13,6 +13,7 @@ import { serveMetrics } from "../../lib/http/metrics_listener.ts";
 import { call, startServer, type TestServer } from "../support/app.ts";
 import { EXT, keysEnv, PROC } from "../support/keys.ts";
 import { sample } from "../support/metrics.ts";
+import { spawnService } from "../support/service_process.ts";
 
 /** 2026-03-28 10:00 Berlin (CET): tomorrow, 29 March, is the day the clocks go forward. */
 const NOW = Date.parse("2026-03-28T09:00:00Z");
@@ -181,5 +182,26 @@ Deno.test("metrics listener: the same text without credentials, only /metrics", 
     ac.abort();
     await server.finished;
     await s.close();
+  }
+});
+
+Deno.test("main.ts: METRICS_PORT starts the listener, SIGTERM closes it", async () => {
+  const svc = await spawnService(keysEnv({ METRICS_PORT: "0" }));
+  try {
+    let port: number | undefined;
+    for (let i = 0; i < 100 && port === undefined; i++) {
+      const m = /metrics without credentials at http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(
+        svc.output().stdout,
+      );
+      if (m) port = Number(m[1]);
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(port, `no metrics line in ${svc.output().stdout}`);
+    assert.notEqual(port, svc.port);
+    const r = await fetch(`http://127.0.0.1:${port}/metrics`);
+    assert.equal(r.status, 200);
+    assert.match(await r.text(), /^# TYPE fahrplan_http_requests_total counter$/m);
+  } finally {
+    await svc.close();
   }
 });
