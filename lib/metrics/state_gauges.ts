@@ -90,6 +90,10 @@ export function registerStateGauges(registry: Registry, src: StateSources): void
     name: `${METRIC_PREFIX}state_collect_failures_total`,
     help: "Scrapes whose state gauges could not be read (they were left out).",
     registers: [registry],
+    // Waits for this scrape's read, so a failure is counted in the same scrape.
+    async collect() {
+      await snapshot();
+    },
   });
   // Every gauge's collect runs in the same scrape: the first one reads, the others share it.
   const snapshot = (): Promise<Snapshot | undefined> => {

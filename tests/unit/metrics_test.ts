@@ -119,6 +119,31 @@ Deno.test("confirmation due: 15:00 Berlin today, in winter and summer time and o
   }
 });
 
+Deno.test("a state that cannot be read: the scrape still answers, says so, and shows no guess", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const registry = createRegistry();
+    const errors: unknown[] = [];
+    registerStateGauges(registry, {
+      kv,
+      clock: new FakeClock(Date.parse("2026-11-24T09:00:00Z")),
+      activeAreas: () => Promise.resolve(["10YDE-RWENET---I"]),
+      orchestratorState: () => Promise.reject(new Error("KV unavailable")),
+      passHealth: () => Promise.resolve(null),
+      streamClients: () => 0,
+      onError: (err) => errors.push(err),
+    });
+    const text = await renderMetrics(registry);
+    assert.equal(sample(text, "fahrplan_state_collect_failures_total"), 1);
+    assert.equal(errors.length, 1);
+    assert.equal(sample(text, "fahrplan_orchestrator_running"), undefined);
+    assert.equal(sample(text, "fahrplan_schedules_unconfirmed", { day: "tomorrow" }), undefined);
+    assert.equal(sample(text, "fahrplan_schedule_confirmation_due_timestamp_seconds"), undefined);
+  } finally {
+    kv.close();
+  }
+});
+
 Deno.test("KV retries are counted by reason", async () => {
   const before = { ...kvRetryCounts() };
   let n = 0;
