@@ -2,14 +2,15 @@
  * HTTP metrics (docs/metrics.md): requests by route pattern, method and status (counter), their
  * duration (histogram, seconds) and refusals by status (counter). Domain-free.
  *
- * The request path pays for one `Map` lookup (status → labels), one integer increment and one
- * histogram observation per request: counts live in plain numbers ({@link RouteMeter}) and reach
- * the counters only when scraped (their collect callbacks), and each route's label objects are
- * made once per status, never per request. The route label is the declared pattern
+ * The request path pays for one `Map` lookup (status → cell), one increment and one bucket search
+ * per request, without allocating: counts and buckets live in plain numbers ({@link RouteMeter},
+ * {@link CountedHistogram}) and are rendered only when scraped, and each route's label objects
+ * are made once per status, never per request. The route label is the declared pattern
  * (`/v1/delivery-days/{day}/aggregate`), never the raw path, so the label set stays bounded.
  * @module
  */
-import { Counter, Histogram, METRIC_PREFIX, type Registry } from "./registry.ts";
+import { CountedHistogram, type HistogramSeries } from "./counted_histogram.ts";
+import { Counter, METRIC_PREFIX, type Registry } from "./registry.ts";
 
 /** Statuses counted as refusals: the gates of the request path (credential, scope, body size, rate). */
 export const REFUSAL_STATUSES: ReadonlySet<number> = new Set([401, 403, 413, 429]);
@@ -34,12 +35,11 @@ export const REQUEST_DURATION_BUCKETS = [
 
 type RequestLabels = "route" | "method" | "status";
 
-/** One status of one route: its labels and its histogram child (made once) and its count. */
+/** One status of one route: its labels and duration series (made once) and its count. */
 interface Cell {
   labels: Record<RequestLabels, string>;
   n: number;
-  /** The duration histogram's child of these labels (bound once, not per request). */
-  observe: (seconds: number) => void;
+  durations: HistogramSeries;
 }
 
 /** The meter of one route and method: record a finished request with {@link RouteMeter.record}. */
@@ -64,11 +64,11 @@ export class RouteMeter {
     let cell = this.#cells.get(status);
     if (!cell) {
       const labels = { route: this.#route, method: this.#method, status: String(status) };
-      cell = { labels, n: 0, observe: this.#http.duration.labels(labels).observe };
+      cell = { labels, n: 0, durations: this.#http.duration.series(labels) };
       this.#cells.set(status, cell);
     }
     cell.n++;
-    cell.observe(seconds);
+    cell.durations.observe(seconds);
     if (REFUSAL_STATUSES.has(status)) this.#http.refused(status);
   }
 
@@ -81,7 +81,7 @@ export class RouteMeter {
 /** The HTTP metrics of one registry. */
 export class HttpMetrics {
   /** `fahrplan_http_request_duration_seconds{route,method,status}`. */
-  readonly duration: Histogram<RequestLabels>;
+  readonly duration: CountedHistogram;
   #meters: RouteMeter[] = [];
   #refusals = new Map<number, { status: string; n: number }>();
 
@@ -108,12 +108,10 @@ export class HttpMetrics {
         for (const c of refusals.values()) this.inc({ status: c.status }, c.n);
       },
     });
-    this.duration = new Histogram<RequestLabels>({
+    this.duration = new CountedHistogram(registry, {
       name: `${METRIC_PREFIX}http_request_duration_seconds`,
       help: "Time from a request's arrival at its route to its answer (headers), seconds.",
-      labelNames: ["route", "method", "status"],
       buckets: REQUEST_DURATION_BUCKETS,
-      registers: [registry],
     });
   }
 
