@@ -36,6 +36,12 @@ import { registerOrchestratorControl } from "./routes/v1/console/orchestrator.ts
 import { registerStatus } from "./routes/v1/console/status.ts";
 import { registerStreamToken } from "./routes/v1/console/stream_token.ts";
 import { registerOpenApi } from "./routes/v1/openapi.ts";
+import { registerMetrics } from "./routes/metrics.ts";
+import { createRegistry, type Registry } from "./lib/metrics/registry.ts";
+import { HttpMetrics } from "./lib/metrics/http_metrics.ts";
+import { PipelineMetrics } from "./lib/metrics/pipeline_metrics.ts";
+import { registerStateGauges } from "./lib/metrics/state_gauges.ts";
+import { routeTiming } from "./lib/http/route_timing.ts";
 import { RuntimeConfig } from "./lib/config/runtime_config.ts";
 import { KeyRing } from "./lib/auth/api_keys.ts";
 import { OidcVerifier } from "./lib/auth/oidc.ts";
@@ -91,6 +97,8 @@ export interface BridgeApp {
   ctx: RouteContext;
   /** The app's orchestrator: `Deno.cron` calls its `tick` (main.ts). */
   orchestrator: Orchestrator;
+  /** The app's metrics (docs/metrics.md): `GET /metrics` and the metrics listener render it. */
+  metrics: Registry;
   /**
    * Stops the KV watches of the caches and waits for pending event writes and a running build of
    * the registered-MaLo-ID index; the KV store stays
@@ -113,9 +121,15 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   // (docs/access-control.md, "Secrets"). The config adds its secrets as it learns them.
   const redactor = new Redactor(settings.apiKeys.map((k) => k.secret));
   const log = new ProcessLog(redactor, clock, { level: settings.logLevel });
+  // Prometheus metrics of this app (docs/metrics.md).
+  const metrics = createRegistry();
+  const pipelineMetrics = new PipelineMetrics(metrics);
   // Every warning and error event (info with LOG_LEVEL=info) is also a process-log line.
   const events = new EventLog(kv, clock, redactor, {
-    onStored: (records) => records.forEach((r) => log.event(r)),
+    onStored: (records) => {
+      records.forEach((r) => log.event(r));
+      pipelineMetrics.onEvents(records);
+    },
   });
   const keys = new KeyRing(settings.apiKeys);
   const oidc = settings.oidc ? new OidcVerifier(settings.oidc, clock) : undefined;
@@ -166,6 +180,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
       audit: audit(events, denials),
       redact: answerRedaction(redactor),
       onError,
+      timing: routeTiming(new HttpMetrics(metrics)),
     }),
   );
   const config = new RuntimeConfig(kv, settings.configEnv, redactor);
@@ -189,7 +204,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
       : undefined,
   };
   // One orchestrator per app: its scheduled ticks and manual passes share one guard.
-  const passes = new PassLog(kv);
+  const passes = new PassLog(kv, { onRecord: (pass) => pipelineMetrics.onPass(pass) });
   const orchestrator = new Orchestrator(services, passes);
   const ctx: RouteContext = { ...services, routes, orchestrator };
 
@@ -209,12 +224,10 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerStatus(ctx, orchestratorState, passes);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx, orchestratorState);
-  registerEvents(
-    ctx,
-    new EventHub(events, encodeSseEvents, {
-      heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
-    }),
-  );
+  const hub = new EventHub(events, encodeSseEvents, {
+    heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
+  });
+  registerEvents(ctx, hub);
   registerConfig(ctx, config);
   registerDeliveryDayOverview(ctx);
   registerMarketLocations(ctx);
@@ -223,6 +236,16 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerSchedules(ctx);
   registerScheduleResponses(ctx);
   registerOrchestrate(ctx);
+  registerMetrics(ctx, metrics);
+  registerStateGauges(metrics, {
+    kv,
+    clock,
+    activeAreas: async () => (await config.effective()).active_control_areas,
+    orchestratorState: () => orchestratorState.current(),
+    passHealth: () => passes.current(),
+    streamClients: () => hub.size,
+    onError: (err) => log.error("metrics_failed", "the state gauges could not be read", err),
+  });
   registerOpenApi(ctx);
 
   if (settings.allowUnauthenticated) {
@@ -242,6 +265,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     hono,
     ctx,
     orchestrator,
+    metrics,
     close: async () => {
       clearInterval(denialTimer);
       await writeDenialSummaries(true);

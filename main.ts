@@ -6,6 +6,7 @@
 import { type BridgeApp, createApp } from "./app.ts";
 import { loadSettings, SettingsError } from "./lib/settings.ts";
 import { openKv } from "./lib/store/kv.ts";
+import { serveMetrics } from "./lib/http/metrics_listener.ts";
 import { VERSION } from "./lib/version.ts";
 
 /** The app this process serves; the cron below ticks it. */
@@ -44,8 +45,23 @@ export async function start(env: Record<string, string | undefined>): Promise<De
         lifecycleLine("startup", `scheduling bridge listening on http://${hostname}:${port}`),
       ),
   }, bridge.fetch);
+  // The metrics without credentials, on their own address (docs/metrics.md), when asked for.
+  const metricsServer = settings.metricsPort === undefined ? undefined : serveMetrics({
+    hostname: settings.metricsHostname,
+    port: settings.metricsPort,
+    registry: bridge.metrics,
+    redactor: bridge.ctx.redactor,
+    onListen: ({ hostname, port }) =>
+      console.log(
+        lifecycleLine(
+          "startup",
+          `metrics without credentials at http://${hostname}:${port}/metrics`,
+        ),
+      ),
+  });
   const stop = async (signal: Deno.Signal) => {
     console.log(lifecycleLine("shutdown", `scheduling bridge stopping on ${signal}`));
+    await metricsServer?.shutdown();
     await server.shutdown();
     await bridge.close();
     kv.close();

@@ -149,6 +149,8 @@ export const envSchema = z.object({
     .transform((v) => v === undefined || v === "" || v === "true" || v === "1" || v === "yes"),
   MARKET_PLATFORM_CA_FILE: optionalText,
   MARKET_PLATFORM_BACKOFF_MS: int(500, 1, 60_000),
+  METRICS_PORT: optionalText.pipe(int(0, 0, 65535).optional()),
+  METRICS_HOSTNAME: optionalText.transform((v) => v ?? "127.0.0.1"),
   LOG_LEVEL: z.enum(["warning", "info"], {
     error: "expected warning (warnings and errors on stderr) or info (also info on stdout)",
   }).optional().transform((v) => v ?? "warning"),
@@ -201,6 +203,13 @@ export interface Settings {
    * info events to stdout (docs/architecture.md, "Process log").
    */
   logLevel: "warning" | "info";
+  /**
+   * `METRICS_PORT`: port of the separate metrics listener without credentials (docs/metrics.md);
+   * `undefined` (unset): no listener, `/metrics` is served on the main port only; 0: a free port.
+   */
+  metricsPort?: number;
+  /** `METRICS_HOSTNAME`: address of the metrics listener. Default `127.0.0.1`. */
+  metricsHostname: string;
 }
 
 /** A bad environment; `message` lists each offending variable, never a secret value. */
@@ -317,6 +326,8 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     platformCaFile: e.MARKET_PLATFORM_CA_FILE,
     platformBackoffMs: e.MARKET_PLATFORM_BACKOFF_MS,
     logLevel: e.LOG_LEVEL,
+    metricsPort: e.METRICS_PORT,
+    metricsHostname: e.METRICS_HOSTNAME,
   };
 }
 

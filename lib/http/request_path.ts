@@ -4,7 +4,8 @@
  * scope guard, or (the stream route) the stream-token guard → counted body → handler → audit →
  * redaction of the answer → response headers ({@link finishApi} or, for `/console` and
  * `/static/...`, {@link finishPage}). No body byte is read before the credential and the scope
- * are checked. An error thrown anywhere becomes its response through `onError` and is audited
+ * are checked. With a timing hook (metrics, `route_timing.ts`) every answer is counted with its
+ * route pattern, status and duration once the audit is done. An error thrown anywhere becomes its response through `onError` and is audited
  * like any other answer.
  *
  * Each route is registered on Hono as this one handler, and every step runs synchronously unless
@@ -16,6 +17,7 @@ import type { Scope } from "../auth/types.ts";
 import type { AppEnv, Gate } from "./env.ts";
 import { finishApi, finishPage } from "./respond.ts";
 import type { Handler, RouteSpec, RouteWrapper } from "./route_table.ts";
+import type { RouteTiming } from "./route_timing.ts";
 
 /** What the request path is made of. */
 export interface RequestPathOptions {
@@ -34,6 +36,8 @@ export interface RequestPathOptions {
   audit(c: Context<AppEnv>, res: Response): Promise<void> | undefined;
   /** The response for an error thrown by a gate or a handler. */
   onError(err: unknown, c: Context<AppEnv>): Response;
+  /** Times every answered request of a route (metrics); absent: nothing is timed. */
+  timing?: RouteTiming;
 }
 
 /** True for the console page and its files: browser headers, never audited (docs/access-control.md, "Audit events"). */
@@ -58,35 +62,45 @@ export function requestPath(opts: RequestPathOptions): RouteWrapper {
       ...opts.body,
     ];
 
-    const done = (c: Context<AppEnv>, res: Response): Response | Promise<Response> => {
+    const time = opts.timing?.(spec);
+
+    // `t0`: when the request reached the route (`performance.now()`), for the timing hook.
+    const done = (c: Context<AppEnv>, res: Response, t0: number): Response | Promise<Response> => {
       if (audited) {
         const writing = opts.audit(c, res);
-        if (writing) return writing.then(() => finish(c, res));
+        if (writing) {
+          return writing.then(() => {
+            time?.(res.status, t0);
+            return finish(c, res);
+          });
+        }
       }
+      time?.(res.status, t0);
       return finish(c, res);
     };
-    const failed = (c: Context<AppEnv>, err: unknown) => done(c, opts.onError(err, c));
+    const failed = (c: Context<AppEnv>, err: unknown, t0: number) =>
+      done(c, opts.onError(err, c), t0);
 
-    const run = (c: Context<AppEnv>, from: number): Response | Promise<Response> => {
+    const run = (c: Context<AppEnv>, from: number, t0: number): Response | Promise<Response> => {
       try {
         for (let i = from; i < gates.length; i++) {
           const r = gates[i](c);
           if (r instanceof Promise) {
             return r.then(
-              (stop) => stop ? done(c, stop) : run(c, i + 1),
-              (err) => failed(c, err),
+              (stop) => stop ? done(c, stop, t0) : run(c, i + 1, t0),
+              (err) => failed(c, err, t0),
             );
           }
-          if (r) return done(c, r);
+          if (r) return done(c, r, t0);
         }
         const res = handler(c);
         return res instanceof Promise
-          ? res.then((r) => done(c, r), (err) => failed(c, err))
-          : done(c, res);
+          ? res.then((r) => done(c, r, t0), (err) => failed(c, err, t0))
+          : done(c, res, t0);
       } catch (err) {
-        return failed(c, err);
+        return failed(c, err, t0);
       }
     };
-    return (c) => run(c, 0);
+    return time ? (c) => run(c, 0, performance.now()) : (c) => run(c, 0, 0);
   };
 }

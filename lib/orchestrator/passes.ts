@@ -34,11 +34,19 @@ export function passOutcome(
 export class PassLog {
   #kv: Deno.Kv;
   #cache: CachedEntry<PassHealth>;
+  #onRecord: ((pass: LastPass) => void) | undefined;
 
-  /** @param opts.maxAgeMs longest time, in ms, another replica's pass can go unseen */
-  constructor(kv: Deno.Kv, opts: { maxAgeMs?: number } = {}) {
+  /**
+   * @param opts.maxAgeMs longest time, in ms, another replica's pass can go unseen
+   * @param opts.onRecord told of every pass this process records, once stored (the metrics)
+   */
+  constructor(
+    kv: Deno.Kv,
+    opts: { maxAgeMs?: number; onRecord?: (pass: LastPass) => void } = {},
+  ) {
     this.#kv = kv;
     this.#cache = new CachedEntry<PassHealth>(kv, KEYS.orchestratorPasses, opts);
+    this.#onRecord = opts.onRecord;
   }
 
   /** The health when the cache is young enough (`null`: no pass yet), else `undefined`. */
@@ -55,21 +63,26 @@ export class PassLog {
 
   /**
    * Records a finished pass; the failed passes in a row grow by one for a `failed` one and go
-   * back to 0 for any other.
+   * back to 0 for any other; `last_ok_at` moves to its end for an `ok` or `nothing_to_do` one.
    * @throws {KvContentionError} when KV stays contended
    */
   async record(pass: LastPass): Promise<PassHealth> {
-    return await retryKv("record an orchestrator pass", async () => {
+    const health = await retryKv("record an orchestrator pass", async () => {
       const cur = await this.#kv.get<PassHealth>(KEYS.orchestratorPasses);
+      const ok = pass.outcome === "ok" || pass.outcome === "nothing_to_do";
+      const lastOk = ok ? pass.finished_at : cur.value?.last_ok_at;
       const next: PassHealth = {
         last_pass: pass,
         failed_in_a_row: pass.outcome === "failed" ? (cur.value?.failed_in_a_row ?? 0) + 1 : 0,
+        ...(lastOk ? { last_ok_at: lastOk } : {}),
       };
       const r = await this.#kv.atomic().check(cur).set(KEYS.orchestratorPasses, next).commit();
       if (!r.ok) return undefined;
       this.#cache.written(Object.freeze(next), r.versionstamp);
       return next;
     });
+    this.#onRecord?.(pass);
+    return health;
   }
 
   /** Re-reads whenever `kv.watch` reports a change. Call {@link PassLog.close}. */

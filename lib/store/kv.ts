@@ -82,6 +82,18 @@ export class KvContentionError extends StoreContended {
   }
 }
 
+/** Retried KV attempts in this process: after `database is locked`, and after a failed check. */
+const KV_RETRIES = { locked: 0, conflict: 0 };
+
+/**
+ * How many KV attempts this process retried since it started, by reason: `locked` (the SQLite
+ * file was locked by another connection) and `conflict` (a read-check-commit found the entry
+ * changed). Process scope, for the metrics (docs/metrics.md).
+ */
+export function kvRetryCounts(): Readonly<{ locked: number; conflict: number }> {
+  return KV_RETRIES;
+}
+
 /** True for the transient error a shared SQLite file throws under contention. */
 export function isLockedError(err: unknown): boolean {
   return err instanceof Error && /database is locked|SQLITE_BUSY/i.test(err.message);
@@ -107,8 +119,21 @@ export async function retryKv<T>(
   maxAttempts = 50,
   sleep: Sleep = realSleep,
 ): Promise<T> {
+  // Counted for the metrics: each attempt after the first, by what made it necessary.
+  let again: keyof typeof KV_RETRIES | undefined;
+  const counted = async () => {
+    if (again) KV_RETRIES[again]++;
+    try {
+      const out = await attempt();
+      again = out === undefined ? "conflict" : undefined;
+      return out;
+    } catch (err) {
+      again = isLockedError(err) ? "locked" : undefined;
+      throw err;
+    }
+  };
   try {
-    return await retry(attempt, {
+    return await retry(counted, {
       attempts: maxAttempts,
       baseMs: 1,
       maxMs: 50,

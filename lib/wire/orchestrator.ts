@@ -47,6 +47,8 @@ export const PassHealthSchema = z.object({
   last_pass: LastPassSchema,
   /** Passes in a row whose outcome was `failed` (0 after any other outcome). */
   failed_in_a_row: z.number().int(),
+  /** ISO-8601 UTC end of the last pass whose outcome was `ok` or `nothing_to_do` (metrics). */
+  last_ok_at: z.string().optional(),
 });
 /** Stored pass health. */
 export type PassHealth = z.infer<typeof PassHealthSchema>;
