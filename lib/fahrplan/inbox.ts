@@ -26,6 +26,7 @@ import { messageIdentification } from "./document.ts";
 import { tsoOf } from "./parties.ts";
 import type { TsoState } from "./tso_status.ts";
 import { recordAnswer } from "./record_answer.ts";
+import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 
 /** What happened to one inbox file. */
 export interface ImportResult {
@@ -61,13 +62,14 @@ export async function importInbox(
   const results = await importFrom(svc, cfg, localInbox(cfg.schedule_inbox_dir), by);
   if (!cfg.sftp_inbox_dir) return results;
   let remote: InboxSource;
+  const source = `sftp_inbox:${cfg.sftp_inbox_dir}`;
   try {
     remote = await sftpInbox(
       sftpTargetOf(cfg, cfg.sftp_inbox_dir, "sftp_inbox_dir is set", svc.redactor),
     );
   } catch (err) {
     const reason = (err as Error).message;
-    await svc.events.append({
+    await reportFailure(svc, { source, label: `The sFTP inbox ${cfg.sftp_inbox_dir}` }, {
       kind: "orchestration_error",
       level: "error",
       message: `The sFTP inbox ${cfg.sftp_inbox_dir} could not be read: ${reason}`,
@@ -76,6 +78,7 @@ export async function importInbox(
     });
     return [...results, { file: `sftp:${cfg.sftp_inbox_dir}`, outcome: "failed", reason }];
   }
+  await reportRecovery(svc, source, null, by);
   try {
     return [...results, ...await importFrom(svc, cfg, remote, by)];
   } finally {
