@@ -154,8 +154,8 @@ async function importOne(
 /**
  * Reason and version of an anomaly report for our status: from the time series naming our
  * balancing group (as in or out party, or as the CIM document's party) when any does, else from
- * every time series; the reason texts joined with `; `. The version is the CIM schedule's
- * `revisionNumber` (an ESS report names none: `null`, the latest).
+ * every time series; the reason texts joined with `; `. The version is the `revisionNumber` of
+ * our CIM schedule (`null`, the latest, when the report names none of ours, and for ESS).
  */
 function anomalyReason(
   a: TsoAnswer,
@@ -172,8 +172,9 @@ function anomalyReason(
   return {
     reason_code: chosen[0]?.reason_code ?? a.reason_code,
     reason_text: texts.join("; ") || a.reason_text,
-    version: chosen.find((x) => x.schedule_version != null)?.schedule_version ??
-      a.referenced_version,
+    // Another party's revision says nothing of ours: without our time series, the latest.
+    version: ours.find((x) => x.schedule_version != null)?.schedule_version ??
+      (a.format === "ess" ? a.referenced_version : null),
   };
 }
 

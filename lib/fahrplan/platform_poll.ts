@@ -146,7 +146,9 @@ export async function pollPlatform(
   }));
   const failed = results.filter((r) => r.outcome === "failed");
   // Any document answered: the platform works (again).
-  if (failed.length < results.length) await reportRecovery(svc, POLL_SOURCE.source, null, by);
+  if (results.some((r) => r.outcome === "updated" || r.outcome === "unchanged")) {
+    await reportRecovery(svc, POLL_SOURCE.source, null, by);
+  }
   if (failed.length) {
     await reportFailure(svc, POLL_SOURCE, {
       kind: "orchestration_error",

@@ -233,18 +233,21 @@ export class EventLog {
    * failure's count, `lib/store/repeated_failures.ts`); `id`, `ts`, `kind` and `level` stay. The patch is masked
    * like an append. Live listeners of this process are told ({@link EventLog.subscribeUpdates});
    * the process log is not (a repeat writes no line).
-   * @returns the stored record, or `null` when no event has that id
+   * @param accept the stored record is rewritten only when this returns true (e.g. only a
+   *   higher count: two replicas' rewrites may arrive out of order)
+   * @returns the stored record, or `null` when no event has that id or `accept` declined
    * @throws {KvContentionError} when the record stayed contended through every retry
    */
   async update(
     id: number,
     patch: { message?: string; data?: Record<string, unknown> },
+    accept: (current: EventRecord) => boolean = () => true,
   ): Promise<EventRecord | null> {
     const key = KEYS.event(id);
     const masked = this.#redactor.redact(patch);
     const record = await retryKv("update event", async () => {
       const cur = await this.#kv.get<EventRecord>(key);
-      if (!cur.value) return null;
+      if (!cur.value || !accept(cur.value)) return null;
       const next: EventRecord = {
         ...cur.value,
         ...(masked.message !== undefined ? { message: masked.message } : {}),

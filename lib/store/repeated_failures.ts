@@ -105,12 +105,12 @@ function times(n: number): string {
   return n === 1 ? "once" : `${n} times`;
 }
 
-/** The first event rewritten with the story's count. */
-function rewrite(s: FailureStory) {
-  return {
+/** Rewrites the first event with the story's count; never back to a lower one. */
+function rewrite(events: EventLog, id: number, s: FailureStory) {
+  return events.update(id, {
     message: `${s.message} — again ${times(s.repeats)} since ${sinceBerlin(s.first_at, s.last_at)}`,
     data: { repeats: s.repeats, first_at: s.first_at, last_at: s.last_at },
-  };
+  }, (cur) => Number(cur.data?.repeats ?? 0) < s.repeats);
 }
 
 /**
@@ -138,7 +138,8 @@ export async function reportFailure(
         source: from.source,
         delivery_day: day,
         label: from.label,
-        message: event.message,
+        // The story quotes it in the recovery and the rewrites: masked as the event is.
+        message: svc.events.redactor.text(event.message),
         first_at: at,
         last_at: at,
         repeats: 0,
@@ -154,7 +155,7 @@ export async function reportFailure(
   if (!counted.first) {
     // Without an event id the creator is still appending; it rewrites with our count after.
     if (counted.story.event_id !== null) {
-      await svc.events.update(counted.story.event_id, rewrite(counted.story));
+      await rewrite(svc.events, counted.story.event_id, counted.story);
     }
     return;
   }
@@ -172,7 +173,7 @@ export async function reportFailure(
       : undefined;
   });
   // Repeats another replica counted while the first event was being written.
-  if (story && story.repeats > 0) await svc.events.update(record.id, rewrite(story));
+  if (story && story.repeats > 0) await rewrite(svc.events, record.id, story);
 }
 
 /**

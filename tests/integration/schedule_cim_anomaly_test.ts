@@ -96,6 +96,14 @@ Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off an
       report.replace(NS, "urn:iec62325.351:tc57wg16:451-6:anomalydocument:1:0"),
     );
     await Deno.writeTextFile(`${inbox}/e_cim_ANO.xml`, report);
+    // Amprion's report naming only other parties' schedules (revision 1 is not ours to trust):
+    // every reason, about the latest version.
+    await Deno.writeTextFile(
+      `${inbox}/f_others_ANO.xml`,
+      report.replaceAll(PARTIES.balancingGroup, "11XWEISWELTWS-G")
+        .replaceAll(HERTZ_TSO, "10XDE-RWENET---W")
+        .replaceAll("10YDE-VE-------2", AREAS.amprion),
+    );
 
     const imp = await call(`${r.s.url}/v1/schedule-responses/import`, {
       method: "POST",
@@ -111,6 +119,7 @@ Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off an
       ["c_header_only_ANO.xml", "rejected", null],
       ["d_foreign_ANO.xml", "rejected", null],
       ["e_cim_ANO.xml", "imported", "anomaly"],
+      ["f_others_ANO.xml", "imported", "anomaly"],
     ]);
     assert.match(
       files[0].reason!,
@@ -126,11 +135,21 @@ Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off an
       [hertz.tso_status, hertz.version, hertz.reason_code, hertz.reason_text],
       ["anomaly", 1, "A29", "Counterpart time series quantity differences"],
     );
-    for (const area of [AREAS.amprion, AREAS.tennet, AREAS.transnet]) {
+    const amprion = s[AREAS.amprion];
+    assert.deepEqual(
+      [amprion.tso_status, amprion.version, amprion.reason_code, amprion.reason_text],
+      [
+        "anomaly",
+        1,
+        "A29",
+        "Counterpart time series quantity differences; Counterpart time series missing",
+      ],
+    );
+    for (const area of [AREAS.tennet, AREAS.transnet]) {
       assert.equal(s[area].tso_status, "sent", area);
     }
     assert.deepEqual(await names(inbox), []);
-    assert.deepEqual(await names(`${inbox}/processed`), ["e_cim_ANO.xml"]);
+    assert.deepEqual(await names(`${inbox}/processed`), ["e_cim_ANO.xml", "f_others_ANO.xml"]);
     assert.deepEqual(await names(`${inbox}/rejected`), [
       "a_other_area_ANO.xml",
       "b_cut_ANO.xml",
@@ -138,7 +157,9 @@ Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off an
       "d_foreign_ANO.xml",
     ]);
     const events = (await storedEvents(r.s.kv)) as unknown as EventRecord[];
-    const anomaly = events.filter((e) => e.kind === "anomaly_reported");
+    const anomaly = events.filter((e) =>
+      e.kind === "anomaly_reported" && e.data?.control_area === AREAS.hertz
+    );
     assert.equal(anomaly.length, 1);
     assert.equal(anomaly[0].level, "warning");
     assert.equal(anomaly[0].delivery_day, DAY);
