@@ -95,7 +95,8 @@ export class Orchestrator {
   async tick(holder: string): Promise<TickOutcome> {
     const ctx = this.#ctx;
     await this.#importAnswers();
-    const source = `tick:${holder}`;
+    // One story for every replica: the same cause (KV down) fails them all alike.
+    const source = "orchestrator_tick";
     try {
       const outcome = await this.#tickOnce(holder);
       await reportRecovery(ctx, source, null, "orchestrator");
@@ -103,7 +104,7 @@ export class Orchestrator {
     } catch (err) {
       const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
       try {
-        await reportFailure(ctx, { source, label: `The orchestrator tick of ${holder}` }, {
+        await reportFailure(ctx, { source, label: "The orchestrator tick" }, {
           kind: "orchestration_error",
           level: "error",
           message,

@@ -2,8 +2,8 @@
  * Repeated failures are one story, not one event a minute (README, "Event history"): while the
  * same orchestration error repeats — the sFTP inbox unreachable, the market platform down, a step
  * failing tick after tick — the first is stored as an event and every repeat is counted on it
- * (`data.repeats`, `data.first_at`, `data.last_at`; its message ends "— again 37 times since 10:02
- * Berlin"); when the source works again, one `orchestration_recovered` event closes the story
+ * (rewritten with `data.repeats`, `data.first_at`, `data.last_at`; its message ends "— again 37
+ * times since 10:02 Berlin"); when the source works again, one `orchestration_recovered` event closes the story
  * ("… works again after 38 failures since 10:02 Berlin"). The process log follows: the first
  * event's line, nothing per repeat (a rewrite writes no line), the recovery line.
  *
@@ -59,15 +59,19 @@ const TTL_MS = 7 * 86_400_000;
 const GAP_MS = 3_600_000;
 /** A story whose first event is still missing after this long is taken over. */
 const ORPHAN_MS = 120_000;
+/** Rounds of one story's check-and-set before the failure is stored without a story. */
+export const STORY_ATTEMPTS = 10;
 
 /**
  * A failure message with what changes between two tries of the same error taken out: ISO
- * instants, UUIDs and every number become placeholders; white space is collapsed.
+ * instants, UUIDs, hex ids and every number become placeholders; white space is collapsed.
  */
 export function normaliseMessage(message: string): string {
   return message
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g, "<time>")
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<id>")
+    // Hex ids (a replica's name `replica-1a2b3c4d`, a request id) of 8 or more characters.
+    .replace(/\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi, "<id>")
     .replace(/\d+(\.\d+)?/g, "#")
     .replace(/\s+/g, " ")
     .trim();
@@ -105,18 +109,23 @@ function times(n: number): string {
   return n === 1 ? "once" : `${n} times`;
 }
 
-/** Rewrites the first event with the story's count; never back to a lower one. */
-function rewrite(events: EventLog, id: number, s: FailureStory) {
-  return events.update(id, {
+/**
+ * Rewrites the first event with the story's count; never back to a lower one. A rewrite that
+ * fails is left to the next repeat (the story holds the count).
+ */
+async function rewrite(events: EventLog, id: number, s: FailureStory): Promise<void> {
+  await events.update(id, {
     message: `${s.message} — again ${times(s.repeats)} since ${sinceBerlin(s.first_at, s.last_at)}`,
     data: { repeats: s.repeats, first_at: s.first_at, last_at: s.last_at },
-  }, (cur) => Number(cur.data?.repeats ?? 0) < s.repeats);
+  }, (cur) => Number(cur.data?.repeats ?? 0) < s.repeats).catch(() => {});
 }
 
 /**
- * Reports one failure: the first of its story is appended as `event` (with `data.repeats` 0),
- * a repeat is counted on the stored first event (rewritten, no new event).
- * @throws {KvContentionError} when the story or the log stayed contended through every retry
+ * Reports one failure: the first of its story is appended as `event` as it is, a repeat is
+ * counted on the stored first event (rewritten, no new event). When the story cannot be read or
+ * written ({@link STORY_ATTEMPTS} rounds: KV locked or down), the failure is appended as an
+ * event of its own: the failure is never lost for its count.
+ * @throws {KvContentionError} when the log stayed contended through every retry
  */
 export async function reportFailure(
   svc: StoryServices,
@@ -151,7 +160,11 @@ export async function reportFailure(
     const next: FailureStory = { ...s, repeats: s.repeats + 1, last_at: at };
     const ok = (await svc.kv.atomic().check(cur).set(key, next, { expireIn: TTL_MS }).commit()).ok;
     return ok ? { first: false as const, story: next } : undefined;
-  });
+  }, STORY_ATTEMPTS).catch(() => undefined);
+  if (!counted) {
+    await svc.events.append(event);
+    return;
+  }
   if (!counted.first) {
     // Without an event id the creator is still appending; it rewrites with our count after.
     if (counted.story.event_id !== null) {
@@ -159,10 +172,7 @@ export async function reportFailure(
     }
     return;
   }
-  const record = await svc.events.append({
-    ...event,
-    data: { ...event.data, repeats: 0, first_at: at, last_at: at },
-  });
+  const record = await svc.events.append(event);
   const story = await retryKv("failure story", async () => {
     const cur = await svc.kv.get<FailureStory>(key);
     // Gone (recovered meanwhile) or taken over: nothing to link.
@@ -171,7 +181,7 @@ export async function reportFailure(
     return (await svc.kv.atomic().check(cur).set(key, next, { expireIn: TTL_MS }).commit()).ok
       ? next
       : undefined;
-  });
+  }, STORY_ATTEMPTS).catch(() => null); // unlinked: taken over after ORPHAN_MS
   // Repeats another replica counted while the first event was being written.
   if (story && story.repeats > 0) await rewrite(svc.events, record.id, story);
 }
