@@ -24,6 +24,8 @@ import type { EventLog, EventRecord } from "./events.ts";
  * shared by every reader, so it must be a pure function of the records.
  */
 export type BatchEncoder = (records: readonly EventRecord[]) => Uint8Array;
+/** The bytes of one rewritten event (the stream route's `encodeSseUpdate`). */
+export type UpdateEncoder = (record: EventRecord) => Uint8Array;
 
 /** One reader of the live log. */
 export interface HubSubscription {
@@ -41,10 +43,7 @@ export interface HubReader {
   onEvents(records: readonly EventRecord[], encoded: Uint8Array): void;
   /** Called every `heartbeatMs` while subscribed (the reader sends its keep-alive). */
   onHeartbeat(): void;
-  /**
-   * Called when this process rewrote an event the reader already has (a repeated failure's
-   * count, `EventLog.update`); `encoded` is the hub's update encoding. Optional.
-   */
+  /** Optional: this process rewrote an event the reader has (`EventLog.update`), encoded. */
   onUpdate?(record: EventRecord, encoded: Uint8Array): void;
   /** Called once if reading fails (the reader should close). */
   onError(err: unknown): void;
@@ -100,7 +99,7 @@ export class EventHub {
   #beat: ReturnType<typeof setInterval> | undefined;
   #unsubscribe: (() => void) | undefined;
   #unsubscribeUpdates: (() => void) | undefined;
-  #encodeUpdate: ((record: EventRecord) => Uint8Array) | undefined;
+  #encodeUpdate: UpdateEncoder | undefined;
   #polling = false;
 
   /**
@@ -114,11 +113,7 @@ export class EventHub {
   constructor(
     log: EventLog,
     encode: BatchEncoder,
-    opts: {
-      pollMs?: number;
-      heartbeatMs?: number;
-      encodeUpdate?: (record: EventRecord) => Uint8Array;
-    } = {},
+    opts: { pollMs?: number; heartbeatMs?: number; encodeUpdate?: UpdateEncoder } = {},
   ) {
     this.#log = log;
     this.#encode = encode;
@@ -175,11 +170,8 @@ export class EventHub {
     clearInterval(this.#beat);
     this.#unsubscribe?.();
     this.#unsubscribeUpdates?.();
-    this.#poll =
-      this.#beat =
-      this.#unsubscribe =
-      this.#unsubscribeUpdates =
-        undefined;
+    this.#poll = this.#beat = this.#unsubscribe = undefined;
+    this.#unsubscribeUpdates = undefined;
     this.#pending = [];
     this.#syncing = false;
     this.#epoch++;
