@@ -61,7 +61,7 @@ import { authenticate } from "./lib/http/middleware/authenticate.ts";
 import { countedBody, declaredLengthLimit } from "./lib/http/middleware/body_limit.ts";
 import { DenialThrottle } from "./lib/http/denial_throttle.ts";
 import { answerRedaction } from "./lib/http/redact_answer.ts";
-import { ProcessLog } from "./lib/log.ts";
+import { type LogSink, ProcessLog } from "./lib/log.ts";
 import { ServeBindings } from "./lib/http/client_address.ts";
 import { parseAddressRanges } from "./lib/net/addresses.ts";
 import { rateLimit } from "./lib/http/middleware/rate_limit.ts";
@@ -69,7 +69,7 @@ import { requireScope } from "./lib/http/middleware/require_scope.ts";
 import { streamAuth } from "./lib/http/middleware/stream_auth.ts";
 import { TokenBuckets } from "./lib/http/rate_limiter.ts";
 import { requestPath } from "./lib/http/request_path.ts";
-import { encodeSseEvents } from "./lib/http/sse.ts";
+import { encodeSseEvents, encodeSseUpdate } from "./lib/http/sse.ts";
 import { RouteTable } from "./lib/http/route_table.ts";
 import { OrchestratorStateStore } from "./lib/orchestrator/state.ts";
 import type { Settings } from "./lib/settings.ts";
@@ -87,6 +87,8 @@ export interface AppDeps {
   clock?: Clock;
   /** Heartbeat period of the live stream in ms (default {@link HEARTBEAT_MS}, 15 s). */
   streamHeartbeatMs?: number;
+  /** Where process-log lines go (default: stdout/stderr; tests collect them). */
+  logSink?: LogSink;
 }
 
 /** A built app: its fetch handler and the services behind it. */
@@ -120,7 +122,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   // One redaction step for every outward text: answers, events, log lines, quoted foreign text
   // (docs/access-control.md, "Secrets"). The config adds its secrets as it learns them.
   const redactor = new Redactor(settings.apiKeys.map((k) => k.secret));
-  const log = new ProcessLog(redactor, clock, { level: settings.logLevel });
+  const log = new ProcessLog(redactor, clock, { level: settings.logLevel, sink: deps.logSink });
   // Prometheus metrics of this app (docs/metrics.md).
   const metrics = createRegistry();
   const pipelineMetrics = new PipelineMetrics(metrics);
@@ -226,6 +228,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerOrchestratorControl(ctx, orchestratorState);
   const hub = new EventHub(events, encodeSseEvents, {
     heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
+    encodeUpdate: encodeSseUpdate,
   });
   registerEvents(ctx, hub);
   registerConfig(ctx, config);

@@ -25,6 +25,7 @@ const PIPELINE_KINDS = new Set<string>([
   "forecast_received",
   ...STEP_TABLE.map((row) => row.event),
   "orchestration_error",
+  "orchestration_recovered",
   "schedule_acknowledged",
   "schedule_confirmed",
   "schedule_rejected",

@@ -59,11 +59,12 @@ export class ProcessLog {
 
   /**
    * Writes a stored event as one line `{ts, level, kind, message, delivery_day, caller, id}`:
-   * warnings and errors always, info only with `LOG_LEVEL=info`, so container and Deno Deploy
+   * warnings, errors and `orchestration_recovered` always, other info only with `LOG_LEVEL=info`, so container and Deno Deploy
    * logs show every failure without the console (docs/architecture.md, "Process log").
    */
   event(e: EventRecord): void {
-    if (e.level === "info" && !this.#info) return;
+    // A recovery closes an error line (lib/store/repeated_failures.ts): written at every level.
+    if (e.level === "info" && !this.#info && e.kind !== "orchestration_recovered") return;
     const line = JSON.stringify({
       ts: e.ts,
       level: e.level,

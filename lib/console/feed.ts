@@ -170,14 +170,16 @@ export class EventFeed {
         clearTimeout(watchdog);
         watchdog = setTimeout(() => ac.abort(), idle);
         const fresh: EventRecord[] = [];
+        const updated: EventRecord[] = [];
         for (const m of parser.push(decoder.decode(value, { stream: true }))) {
           if (m.retry !== undefined) this.#retryMs = m.retry;
           if (!m.data) continue;
           try {
-            fresh.push(JSON.parse(m.data) as EventRecord);
+            (m.event === "event_updated" ? updated : fresh).push(JSON.parse(m.data) as EventRecord);
           } catch { /* not a record; ignore */ }
         }
         if (fresh.length) this.#accept(fresh);
+        if (updated.length) this.#replace(updated);
       }
     } catch {
       /* aborted or dropped: the caller reconnects */
@@ -215,6 +217,13 @@ export class EventFeed {
     void (this.#deps.sleep ?? realSleep)(delay, wait.signal).then(() => {
       if (run === this.#run && !wait.signal.aborted) void again();
     });
+  }
+
+  /** Rewritten events (`event: event_updated`, a repeated failure's count) replace those held. */
+  #replace(records: EventRecord[]): void {
+    const byId = new Map(records.map((r) => [r.id, r]));
+    if (!this.events.value.some((e) => byId.has(e.id))) return;
+    this.events.value = this.events.value.map((e) => byId.get(e.id) ?? e);
   }
 
   #accept(records: EventRecord[]): void {

@@ -4,8 +4,10 @@
  *
  * - ESS 2.3 (ENTSO-E Scheduling System implementation guide, DTD style): `AcknowledgementMessage`,
  *   `ConfirmationReport`, `AnomalyReport`;
- * - CIM (IEC 62325-451-1 acknowledgement, IEC 62325-451-2 confirmation):
- *   `Acknowledgement_MarketDocument`, `Confirmation_MarketDocument` (any namespace version).
+ * - CIM (IEC 62325-451-1 acknowledgement, IEC 62325-451-2 confirmation and anomaly report):
+ *   `Acknowledgement_MarketDocument`, `Confirmation_MarketDocument`,
+ *   `AnomalyReport_MarketDocument` (any namespace version; the anomaly report is read in
+ *   `cim_anomaly.ts`).
  *
  * Anything else — not XML, cut off, another document — is refused with
  * {@link UnreadableAnswer} naming the reason; the parser never throws anything else.
@@ -13,11 +15,12 @@
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { deliveryDay, localDayOf } from "../domain/delivery_day.ts";
+import { fromCimAnomalyReport } from "./cim_anomaly.ts";
 
 /** Kind of answer: acknowledgement, confirmation, anomaly report. */
 export type AnswerKind = "ack" | "cnf" | "ano";
 
-/** One time series the TSO found wrong (ESS `TimeSeriesAnomaly`). */
+/** One time series the TSO found wrong (ESS `TimeSeriesAnomaly`, CIM `TimeSeries`). */
 export interface Anomaly {
   time_series_id: string | null;
   time_series_version: number | null;
@@ -25,6 +28,24 @@ export interface Anomaly {
   out_party: string | null;
   reason_code: string | null;
   reason_text: string | null;
+  /** CIM only: the party of the `Anomaly_MarketDocument` (`marketParticipant.mRID`). */
+  party?: string | null;
+  /** CIM only: the answered schedule's `mRID` and `revisionNumber`. */
+  schedule_id?: string | null;
+  schedule_version?: number | null;
+  /** CIM only: `in_Domain.mRID`, `out_Domain.mRID` (control area EICs). */
+  in_area?: string | null;
+  out_area?: string | null;
+  /** CIM only: the periods with the points found wrong (position 1-based, quantity in MW). */
+  periods?: AnomalyPeriod[];
+}
+
+/** A CIM `Period` of an anomaly: its interval (UTC as written), resolution and points. */
+export interface AnomalyPeriod {
+  time_interval: { start: string; end: string } | null;
+  /** ISO-8601 duration, e.g. `PT15M`. */
+  resolution: string | null;
+  points: { position: number | null; quantity: number | null }[];
 }
 
 /** A TSO answer, format-free. */
@@ -54,6 +75,8 @@ export interface TsoAnswer {
   delivery_day: string | null;
   /** ANO: every time series the TSO found wrong; `[]` for other kinds and an empty report. */
   anomalies: Anomaly[];
+  /** CIM ANO only: the control area the report is about (`domain.mRID`). */
+  control_area?: string | null;
 }
 
 /** A file that is not a TSO answer this service reads; `message` says why. */
@@ -71,6 +94,9 @@ const ARRAYS = new Set([
   "TimeSeriesConfirmation",
   "Interval",
   "Point",
+  "Anomaly_MarketDocument",
+  "TimeSeries",
+  "Period",
 ]);
 
 const parser = new XMLParser({
@@ -91,13 +117,15 @@ const ROOTS: Record<string, { kind: AnswerKind; format: "ess" | "cim" }> = {
   AnomalyReport: { kind: "ano", format: "ess" },
   Acknowledgement_MarketDocument: { kind: "ack", format: "cim" },
   Confirmation_MarketDocument: { kind: "cnf", format: "cim" },
+  AnomalyReport_MarketDocument: { kind: "ano", format: "cim" },
 };
 
+/** A node of the parsed XML tree. */
 // deno-lint-ignore no-explicit-any
-type Node = any;
+export type Node = any;
 
 /** Text of a CIM element (`<x codingScheme="A01">text</x>` or `<x>text</x>`). */
-function text(node: Node): string | null {
+export function text(node: Node): string | null {
   if (node === undefined || node === null) return null;
   if (typeof node === "string") return node;
   const t = node["#text"];
@@ -110,11 +138,13 @@ function attr(node: Node): string | null {
   return typeof v === "string" ? v : null;
 }
 
-function int(s: string | null): number | null {
+/** A non-negative integer written in decimal digits, else `null`. */
+export function int(s: string | null): number | null {
   return s !== null && /^\d+$/.test(s) ? Number(s) : null;
 }
 
-function dayOf(interval: { start: string; end: string } | null): string | null {
+/** The Berlin delivery day an interval is exactly, else `null`. */
+export function dayOf(interval: { start: string; end: string } | null): string | null {
   if (!interval) return null;
   const start = Date.parse(interval.start);
   const end = Date.parse(interval.end);
@@ -130,7 +160,8 @@ function essInterval(node: Node): { start: string; end: string } | null {
   return m ? { start: m[1], end: m[2] } : null;
 }
 
-function cimInterval(node: Node): { start: string; end: string } | null {
+/** A CIM `timeInterval` (`<start>`, `<end>`), else `null`. */
+export function cimInterval(node: Node): { start: string; end: string } | null {
   const start = text(node?.start);
   const end = text(node?.end);
   return start && end ? { start, end } : null;
@@ -201,7 +232,8 @@ function fromCim(root: Node, kind: AnswerKind): TsoAnswer {
   };
 }
 
-function required(value: string | null, element: string): string {
+/** `value`, or {@link UnreadableAnswer} naming the missing element. */
+export function required(value: string | null, element: string): string {
   if (!value) throw new UnreadableAnswer(`the answer has no ${element}`);
   return value;
 }
@@ -241,5 +273,16 @@ export function parseAnswer(xml: string): TsoAnswer {
   if (typeof root !== "object" || root === null) {
     throw new UnreadableAnswer(`<${rootName}> is empty`);
   }
-  return known.format === "ess" ? fromEss(root, known.kind) : fromCim(root, known.kind);
+  if (known.format === "ess") return fromEss(root, known.kind);
+  return rootName === "AnomalyReport_MarketDocument"
+    ? fromCimAnomalyReport(root, rootNamespace(body))
+    : fromCim(root, known.kind);
+}
+
+/** The namespace of the root element (default or of its prefix), `null` when none is declared. */
+function rootNamespace(body: string): string | null {
+  const tag = /<(?![?!])[^>]*>/.exec(body)?.[0] ?? "";
+  const prefix = /^<([\w.-]+):/.exec(tag)?.[1];
+  const attr = prefix ? `xmlns:${prefix}` : "xmlns";
+  return new RegExp(`\\s${attr}\\s*=\\s*["']([^"']*)["']`).exec(tag)?.[1] ?? null;
 }

@@ -9,7 +9,9 @@
  *
  * Matching: an ACK or CNF names the answered document's identification and version — the
  * identification encodes the day, the sender and the receiver (`messageIdentification`); an ANO
- * is matched by its day and the answering TSO's control area.
+ * (ESS or CIM) is matched by its day and the answering TSO's control area (a CIM report's
+ * `domain.mRID` must be that area); its reason is that of the time series naming our balancing
+ * group.
  * @module
  */
 import type { Clock } from "../clock.ts";
@@ -24,6 +26,7 @@ import { messageIdentification } from "./document.ts";
 import { tsoOf } from "./parties.ts";
 import type { TsoState } from "./tso_status.ts";
 import { recordAnswer } from "./record_answer.ts";
+import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 
 /** What happened to one inbox file. */
 export interface ImportResult {
@@ -59,13 +62,14 @@ export async function importInbox(
   const results = await importFrom(svc, cfg, localInbox(cfg.schedule_inbox_dir), by);
   if (!cfg.sftp_inbox_dir) return results;
   let remote: InboxSource;
+  const source = `sftp_inbox:${cfg.sftp_inbox_dir}`;
   try {
     remote = await sftpInbox(
       sftpTargetOf(cfg, cfg.sftp_inbox_dir, "sftp_inbox_dir is set", svc.redactor),
     );
   } catch (err) {
     const reason = (err as Error).message;
-    await svc.events.append({
+    await reportFailure(svc, { source, label: `The sFTP inbox ${cfg.sftp_inbox_dir}` }, {
       kind: "orchestration_error",
       level: "error",
       message: `The sFTP inbox ${cfg.sftp_inbox_dir} could not be read: ${reason}`,
@@ -74,6 +78,7 @@ export async function importInbox(
     });
     return [...results, { file: `sftp:${cfg.sftp_inbox_dir}`, outcome: "failed", reason }];
   }
+  await reportRecovery(svc, source, null, by);
   try {
     return [...results, ...await importFrom(svc, cfg, remote, by)];
   } finally {
@@ -117,19 +122,16 @@ async function importOne(
     : answer.accepted === false
     ? "rejected"
     : "acknowledged";
-  const reasonText = answer.kind === "ano"
-    ? answer.anomalies.map((a) => a.reason_text ?? a.reason_code ?? "").filter(Boolean).join(
-      "; ",
-    ) ||
-      answer.reason_text
-    : answer.reason_text;
+  const reason = answer.kind === "ano"
+    ? anomalyReason(answer, cfg.balancing_group)
+    : { ...answer, version: answer.referenced_version };
   const applied = await recordAnswer(svc, {
     day,
     area,
-    version: answer.referenced_version,
+    version: reason.version,
     state,
-    reason_code: answer.reason_code ?? answer.anomalies[0]?.reason_code ?? null,
-    reason_text: reasonText ?? null,
+    reason_code: reason.reason_code ?? null,
+    reason_text: reason.reason_text ?? null,
     who: answer.sender,
     source: name,
     data: { file: name },
@@ -149,13 +151,47 @@ async function importOne(
   };
 }
 
+/**
+ * Reason and version of an anomaly report for our status: from the time series naming our
+ * balancing group (as in or out party, or as the CIM document's party) when any does, else from
+ * every time series; the reason texts joined with `; `. The version is the `revisionNumber` of
+ * our CIM schedule (`null`, the latest, when the report names none of ours, and for ESS).
+ */
+function anomalyReason(
+  a: TsoAnswer,
+  balancingGroup: string | null | undefined,
+): { reason_code: string | null; reason_text: string | null; version: number | null } {
+  const ours = a.anomalies.filter((x) =>
+    !!balancingGroup &&
+    (x.in_party === balancingGroup || x.out_party === balancingGroup ||
+      x.party === balancingGroup)
+  );
+  const chosen = ours.length ? ours : a.anomalies;
+  const texts = [...new Set(chosen.map((x) => x.reason_text ?? x.reason_code ?? ""))]
+    .filter(Boolean);
+  return {
+    reason_code: chosen[0]?.reason_code ?? a.reason_code,
+    reason_text: texts.join("; ") || a.reason_text,
+    // Another party's revision says nothing of ours: without our time series, the latest.
+    version: ours.find((x) => x.schedule_version != null)?.schedule_version ??
+      (a.format === "ess" ? a.referenced_version : null),
+  };
+}
+
 /** The day and control area an answer is about. @throws {Error} saying why none matches */
 function match(a: TsoAnswer, cfg: EffectiveConfig): { day: string; area: string } {
   const overrides = tsoOverrides(cfg.tso_party_eics);
   const areas = cfg.active_control_areas;
   if (a.kind === "ano") {
-    const area = areas.find((x) => tsoOf(x, overrides) === a.sender);
+    const area = areas.find((x) =>
+      tsoOf(x, overrides) === a.sender && (!a.control_area || a.control_area === x)
+    );
     if (!a.delivery_day) throw new Error("the anomaly report names no single delivery day");
+    if (!area && a.control_area) {
+      throw new Error(
+        `${a.control_area} is not an active control area whose TSO is ${a.sender}`,
+      );
+    }
     if (!area) throw new Error(`${a.sender} is not the TSO of an active control area`);
     return { day: a.delivery_day, area };
   }

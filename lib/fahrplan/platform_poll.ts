@@ -4,7 +4,8 @@
  * (`rejected`, `confirmed`, `anomaly`). Every orchestrator tick, whatever its state, asks
  * `GET {market_platform_url}/schedules/{id}` once per pending document and applies what changed
  * exactly as an answer file from the inbox (`./record_answer.ts`). A platform that cannot be asked
- * leaves every status as it is and is one `orchestration_error` event per tick naming the cause.
+ * leaves every status as it is and is one `orchestration_error` event naming the cause, its
+ * repeats counted on it until the platform answers again (lib/store/repeated_failures.ts).
  * A document the platform does not know (404), or whose delivery day ended more than a day ago,
  * is no longer asked about, with a warning that says so.
  * @module
@@ -15,6 +16,7 @@ import { fetchPlatformStatus, PlatformStatusError } from "../adapters/platform_s
 import type { EventLog } from "../store/events.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { recordAnswer } from "./record_answer.ts";
+import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 import {
   dropPending,
   type PendingPlatformDocument,
@@ -52,6 +54,12 @@ export interface PollServices {
 
 /** Each status request waits at most this long (ms); the requests of a tick run together. */
 const REQUEST_TIMEOUT_MS = 5_000;
+
+/** The failure story of the status requests (lib/store/repeated_failures.ts). */
+const POLL_SOURCE = {
+  source: "platform_poll",
+  label: "Asking the market platform about the schedule documents",
+};
 
 /** How long after the end of its delivery day a document is still asked about (ms). */
 const GIVE_UP_AFTER_MS = 86_400_000;
@@ -137,8 +145,12 @@ export async function pollPlatform(
     }
   }));
   const failed = results.filter((r) => r.outcome === "failed");
+  // Any document answered: the platform works (again).
+  if (results.some((r) => r.outcome === "updated" || r.outcome === "unchanged")) {
+    await reportRecovery(svc, POLL_SOURCE.source, null, by);
+  }
   if (failed.length) {
-    await svc.events.append({
+    await reportFailure(svc, POLL_SOURCE, {
       kind: "orchestration_error",
       level: "error",
       message:

@@ -7,7 +7,9 @@
  * A pass looks at every delivery day from tomorrow up to the horizon whose gate closure is still
  * ahead and that has market locations or forecasts, and runs what is missing or stale, in order:
  * forecast → aggregate → publish → submit. A failing step ends that day's pass (the error is an
- * `orchestration_error` event) and is retried on the next tick.
+ * `orchestration_error` event; while it repeats, the repeats are counted on that event and its
+ * end is one `orchestration_recovered` event, lib/store/repeated_failures.ts) and is retried on
+ * the next tick.
  * @module
  */
 import type { ServiceContext, StepServices } from "../context.ts";
@@ -26,6 +28,7 @@ import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
 import { importInbox } from "../fahrplan/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
+import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 
 /**
  * What the orchestrator uses of the app's services: what its steps use ({@link StepServices}),
@@ -92,12 +95,16 @@ export class Orchestrator {
   async tick(holder: string): Promise<TickOutcome> {
     const ctx = this.#ctx;
     await this.#importAnswers();
+    // One story for every replica: the same cause (KV down) fails them all alike.
+    const source = "orchestrator_tick";
     try {
-      return await this.#tickOnce(holder);
+      const outcome = await this.#tickOnce(holder);
+      await reportRecovery(ctx, source, null, "orchestrator");
+      return outcome;
     } catch (err) {
       const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
       try {
-        await ctx.events.append({
+        await reportFailure(ctx, { source, label: "The orchestrator tick" }, {
           kind: "orchestration_error",
           level: "error",
           message,
@@ -126,17 +133,23 @@ export class Orchestrator {
     const cfg = ctx.config.effective();
     cfg.catch(() => {});
     const tasks = [
-      ["importing the TSO answers", async () => importInbox(ctx, await cfg, "orchestrator")],
       [
+        "answers_import",
+        "importing the TSO answers",
+        async () => importInbox(ctx, await cfg, "orchestrator"),
+      ],
+      [
+        "answers_platform",
         "asking the market platform for the TSO answers",
         async () => pollPlatform(ctx, await cfg, "orchestrator"),
       ],
     ] as const;
-    for (const [what, task] of tasks) {
+    for (const [source, what, task] of tasks) {
       try {
         await task();
+        await reportRecovery(ctx, source, null, "orchestrator");
       } catch (err) {
-        await ctx.events.append({
+        await reportFailure(ctx, { source, label: what[0].toUpperCase() + what.slice(1) }, {
           kind: "orchestration_error",
           level: "error",
           message: `${what} failed: ${(err as Error).message}`,

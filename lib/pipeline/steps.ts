@@ -1,8 +1,8 @@
 /**
  * Runs one pipeline step for one delivery day and records its event (docs/pipeline.md, "Events"): used by the
  * manual step routes and by the orchestrator, so both behave and report the same way.
- * A failure becomes an `orchestration_error` event (the platform's error body quoted as text)
- * and is rethrown.
+ * A failure becomes an `orchestration_error` event (the platform's error body quoted as text;
+ * a repeat of the same failure is counted on it, lib/store/repeated_failures.ts) and is rethrown.
  * @module
  */
 import type { StepServices } from "../context.ts";
@@ -13,17 +13,31 @@ import { aggregateDay } from "./aggregate.ts";
 import { generateForecasts } from "./generate.ts";
 import { publishDay } from "./publish.ts";
 import { submitDay, SubmitFailed } from "./submit.ts";
+import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 
 export type { RunnableStep } from "./step_table.ts";
 import { type RunnableStep, stepRow } from "./step_table.ts";
 
 /**
- * Runs `step` for `day` as `by` (a caller name or `orchestrator`).
+ * Runs `step` for `day` as `by` (a caller name or `orchestrator`). A failure that repeats the
+ * last one of the step and day is counted on its first event, and the first success after
+ * failures stores one `orchestration_recovered` event (lib/store/repeated_failures.ts).
  * @returns the step's result object (JSON-serialisable)
  * @throws {DomainError} the step's refusal or failure (named, with its code); other errors as
  *   they are
  */
 export async function runStep(
+  ctx: StepServices,
+  day: string,
+  step: RunnableStep,
+  by: string,
+): Promise<Record<string, unknown>> {
+  const result = await runStepOnce(ctx, day, step, by);
+  await reportRecovery(ctx, `step:${step}`, day, by);
+  return result;
+}
+
+async function runStepOnce(
   ctx: StepServices,
   day: string,
   step: RunnableStep,
@@ -153,7 +167,7 @@ export async function runStep(
         next_attempt_at: await nextAttemptAt(ctx, nowMs),
       });
     }
-    await ctx.events.append({
+    await reportFailure(ctx, { source: `step:${step}`, label: `${step} of ${day}` }, {
       kind: "orchestration_error",
       // A refusal (gate closure, nothing to publish, not configured) is a warning; a failure an error.
       level: err instanceof DomainError && err.outcome !== "failed" ? "warning" : "error",

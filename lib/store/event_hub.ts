@@ -24,6 +24,8 @@ import type { EventLog, EventRecord } from "./events.ts";
  * shared by every reader, so it must be a pure function of the records.
  */
 export type BatchEncoder = (records: readonly EventRecord[]) => Uint8Array;
+/** The bytes of one rewritten event (the stream route's `encodeSseUpdate`). */
+export type UpdateEncoder = (record: EventRecord) => Uint8Array;
 
 /** One reader of the live log. */
 export interface HubSubscription {
@@ -41,6 +43,8 @@ export interface HubReader {
   onEvents(records: readonly EventRecord[], encoded: Uint8Array): void;
   /** Called every `heartbeatMs` while subscribed (the reader sends its keep-alive). */
   onHeartbeat(): void;
+  /** Optional: this process rewrote an event the reader has (`EventLog.update`), encoded. */
+  onUpdate?(record: EventRecord, encoded: Uint8Array): void;
   /** Called once if reading fails (the reader should close). */
   onError(err: unknown): void;
 }
@@ -94,6 +98,8 @@ export class EventHub {
   #poll: ReturnType<typeof setInterval> | undefined;
   #beat: ReturnType<typeof setInterval> | undefined;
   #unsubscribe: (() => void) | undefined;
+  #unsubscribeUpdates: (() => void) | undefined;
+  #encodeUpdate: UpdateEncoder | undefined;
   #polling = false;
 
   /**
@@ -101,15 +107,17 @@ export class EventHub {
    * @param encode builds the bytes of a batch, once for every reader (the stream route's
    *   Server-Sent Events encoder, `encodeSseEvents` of `lib/http/sse.ts`)
    * @param opts `pollMs`: how often to look for other processes' events (default 500 ms);
-   *   `heartbeatMs`: heartbeat period (default 15 s)
+   *   `heartbeatMs`: heartbeat period (default 15 s); `encodeUpdate`: the bytes of a rewritten
+   *   event (`encodeSseUpdate`); without it, rewrites are not passed on
    */
   constructor(
     log: EventLog,
     encode: BatchEncoder,
-    opts: { pollMs?: number; heartbeatMs?: number } = {},
+    opts: { pollMs?: number; heartbeatMs?: number; encodeUpdate?: UpdateEncoder } = {},
   ) {
     this.#log = log;
     this.#encode = encode;
+    this.#encodeUpdate = opts.encodeUpdate;
     this.#pollMs = opts.pollMs ?? 500;
     this.#heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
@@ -145,6 +153,12 @@ export class EventHub {
     this.#target = head;
     // A local commit between the read above and this line shows up as a gap and is filled.
     this.#unsubscribe = this.#log.subscribe((records) => this.#accept(records));
+    const encodeUpdate = this.#encodeUpdate;
+    // Readers that have the record get the rewrite; one still behind reads it from KV.
+    this.#unsubscribeUpdates = encodeUpdate && this.#log.subscribeUpdates((record) => {
+      let bytes: Uint8Array | undefined;
+      for (const r of this.#readers) r.update(record, () => bytes ??= encodeUpdate(record));
+    });
     this.#poll = setInterval(() => this.#pollHead(), this.#pollMs);
     this.#beat = setInterval(() => {
       for (const r of this.#readers) r.heartbeat();
@@ -155,7 +169,9 @@ export class EventHub {
     clearInterval(this.#poll);
     clearInterval(this.#beat);
     this.#unsubscribe?.();
+    this.#unsubscribeUpdates?.();
     this.#poll = this.#beat = this.#unsubscribe = undefined;
+    this.#unsubscribeUpdates = undefined;
     this.#pending = [];
     this.#syncing = false;
     this.#epoch++;
@@ -302,6 +318,16 @@ class Reader {
   catchUp(target: number): void {
     this.#queue = [];
     this.#fill(target);
+  }
+
+  /** A rewritten event: passed on when the reader is live and already has it. */
+  update(record: EventRecord, encoded: () => Uint8Array): void {
+    if (this.closed || this.#queue || record.id > this.#cursor || !this.#reader.onUpdate) return;
+    try {
+      this.#reader.onUpdate(record, encoded());
+    } catch (err) {
+      this.fail(err);
+    }
   }
 
   heartbeat(): void {

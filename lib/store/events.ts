@@ -9,6 +9,7 @@
  */
 import type { Clock } from "../clock.ts";
 import type { EventRecord, NewEvent } from "../wire/events.ts";
+import { retryKv } from "./kv.ts";
 import { retryWithTurn, type TurnGuard } from "./turn.ts";
 import { Redactor } from "./redactor.ts";
 import { KEYS } from "./keys.ts";
@@ -51,6 +52,7 @@ export class EventLog {
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
   #listeners = new Set<(records: EventRecord[]) => void>();
+  #updateListeners = new Set<(record: EventRecord) => void>();
   #redactor: Redactor;
   /** Told of every record this process stored (the process log); not a live listener. */
   #onStored: ((records: EventRecord[]) => void) | undefined;
@@ -230,6 +232,46 @@ export class EventLog {
     // With a filter, the next page starts after the newest record read, not at the beginning.
     if (opts.filter && newest !== undefined) out.scannedTo = newest;
     return out;
+  }
+
+  /**
+   * Rewrites the `message` of a stored event and merges `data` into its data (a repeated
+   * failure's count, `lib/store/repeated_failures.ts`); `id`, `ts`, `kind` and `level` stay. The patch is masked
+   * like an append. Live listeners of this process are told ({@link EventLog.subscribeUpdates});
+   * the process log is not (a repeat writes no line).
+   * @param accept the stored record is rewritten only when this returns true (e.g. only a
+   *   higher count: two replicas' rewrites may arrive out of order)
+   * @returns the stored record, or `null` when no event has that id or `accept` declined
+   * @throws {KvContentionError} when the record stayed contended through every retry
+   */
+  async update(
+    id: number,
+    patch: { message?: string; data?: Record<string, unknown> },
+    accept: (current: EventRecord) => boolean = () => true,
+  ): Promise<EventRecord | null> {
+    const key = KEYS.event(id);
+    const masked = this.#redactor.redact(patch);
+    const record = await retryKv("update event", async () => {
+      const cur = await this.#kv.get<EventRecord>(key);
+      if (!cur.value || !accept(cur.value)) return null;
+      const next: EventRecord = {
+        ...cur.value,
+        ...(masked.message !== undefined ? { message: masked.message } : {}),
+        ...(masked.data ? { data: { ...cur.value.data, ...masked.data } } : {}),
+      };
+      return (await this.#kv.atomic().check(cur).set(key, next).commit()).ok ? next : undefined;
+    });
+    if (record) { for (const l of this.#updateListeners) l(record); }
+    return record;
+  }
+
+  /**
+   * Registers a callback run with each event this process rewrote ({@link EventLog.update});
+   * returns the unsubscribe function.
+   */
+  subscribeUpdates(fn: (record: EventRecord) => void): () => void {
+    this.#updateListeners.add(fn);
+    return () => this.#updateListeners.delete(fn);
   }
 
   /**

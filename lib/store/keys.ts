@@ -101,6 +101,21 @@ export const KEYS = {
   /** The orchestrator's lease of one minute across replicas. Owner: `lib/orchestrator/orchestrator.ts`. */
   orchestratorLease: (minute: number): Deno.KvKey => ["leases", "orchestrator", minute],
 
+  /**
+   * One open story of a repeated orchestration failure (source, delivery day or `-`, a hash of
+   * the normalised message). Owner: `lib/store/repeated_failures.ts`.
+   */
+  failureStory: (source: string, day: string | null, fingerprint: string): Deno.KvKey => [
+    "failure_stories",
+    source,
+    day ?? "-",
+    fingerprint,
+  ],
+  /** The open failure stories of one source and day, for `kv.list`. */
+  failureStoriesOf: (source: string, day: string | null): Deno.KvListSelector => ({
+    prefix: ["failure_stories", source, day ?? "-"],
+  }),
+
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
 } as const;

@@ -4,6 +4,7 @@
  */
 import { type BridgeApp, createApp } from "../../app.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { LogSink } from "../../lib/log.ts";
 import { loadSettings } from "../../lib/settings.ts";
 
 /** A running test server. */
@@ -24,7 +25,7 @@ export interface TestServer {
  */
 export async function startServer(
   env: Record<string, string>,
-  opts: { clock?: Clock; kvPath?: string; heartbeatMs?: number } = {},
+  opts: { clock?: Clock; kvPath?: string; heartbeatMs?: number; logSink?: LogSink } = {},
 ): Promise<TestServer> {
   const dir = opts.kvPath ? undefined : await Deno.makeTempDir({ prefix: "bridge-test-" });
   const kvPath = opts.kvPath ?? `${dir}/bridge.kv`;
@@ -35,6 +36,7 @@ export async function startServer(
     kv,
     clock: opts.clock,
     streamHeartbeatMs: opts.heartbeatMs,
+    logSink: opts.logSink,
   });
   const ac = new AbortController();
   const { promise: listening, resolve } = Promise.withResolvers<number>();

@@ -121,6 +121,22 @@ Deno.test("feed: history, then live after the last id; duplicates dropped", asyn
   }
 });
 
+Deno.test("feed: event_updated replaces the record held (a repeated failure's count); the resume point stays", async () => {
+  const svc = fakeService([1, 2]);
+  const feed = new EventFeed(svc.deps);
+  try {
+    await feed.start();
+    await until(() => feed.state.value === "live");
+    const counted = { ...rec(1), message: "event 1 — again 3 times since 10:02 Berlin" };
+    await svc.send(0, `event: event_updated\ndata: ${JSON.stringify(counted)}\n\n` + sse(3));
+    await until(() => feed.lastId === 3);
+    assert.deepEqual(ids(feed), [1, 2, 3]);
+    assert.equal(feed.events.value[0].message, "event 1 — again 3 times since 10:02 Berlin");
+  } finally {
+    feed.stop();
+  }
+});
+
 Deno.test("feed: a dropped stream resumes with a new token and after_id, no gap, no duplicate", async () => {
   const svc = fakeService([1]);
   const feed = new EventFeed(svc.deps);

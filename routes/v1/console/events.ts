@@ -194,6 +194,7 @@ export function registerEvents(ctx: RouteContext, hub: EventHub): void {
         send(SSE_RETRY);
         const subscription = await hub.subscribe(afterId, {
           onEvents: (_records, encoded) => send(encoded),
+          onUpdate: (_record, encoded) => send(encoded),
           onHeartbeat: () => send(SSE_HEARTBEAT),
           onError() {
             leave();

@@ -1,0 +1,184 @@
+/**
+ * A CIM anomaly report through the inbox (docs/fahrplan.md, "CIM anomaly report"): the built
+ * IEC 62325-451-2 sample, with our day, parties and TSO, turns the day's 50Hertz schedule into
+ * `anomaly` with the reason of the time series naming our balancing group (not the other
+ * party's); a cut-off report, a foreign namespace and a report about another control area go to
+ * rejected/ with a warning event naming the reason.
+ *
+ * Real parts: the app on a temp-file KV over HTTP on 127.0.0.1, the inbox and outbox on disk.
+ */
+import assert from "node:assert/strict";
+import { messageIdentification } from "../../lib/fahrplan/document.ts";
+import type { EventRecord } from "../../lib/wire/events.ts";
+import { call, storedEvents } from "../support/app.ts";
+import { BEFORE_GC, DAY, portfolio, proc, rig, step } from "../support/day_ahead_rig.ts";
+import { fixture, PARTIES } from "../support/fahrplan.ts";
+import { AREAS } from "../support/portfolio.ts";
+
+const HERTZ_TSO = "10XDE-VE-TRANSMK";
+const NS = "urn:iec62325.351:tc57wg16:451-2:anomalydocument:5:2";
+
+/** The built sample with our identifiers: day {@link DAY}, our sender and balancing group. */
+function ourReport(): string {
+  return fixture("built_CIM_ANO_20241106_10XDE-VE-TRANSMK.xml")
+    .replaceAll("2024-11-05T23:00Z", "2026-11-22T23:00Z")
+    .replaceAll("2024-11-06T23:00Z", "2026-11-23T23:00Z")
+    .replace(
+      '<receiver_MarketParticipant.mRID codingScheme="A01">11XSWHETT-V----V<',
+      `<receiver_MarketParticipant.mRID codingScheme="A01">${PARTIES.sender}<`,
+    )
+    .replace(
+      "20241106_TPS_SWHETT-V----VDE-VE-TRA",
+      messageIdentification(DAY, PARTIES.sender, HERTZ_TSO),
+    )
+    .replaceAll("11XSWHETT-V----V", PARTIES.balancingGroup);
+}
+
+type Schedule = {
+  control_area: string;
+  tso_status: string;
+  version: number;
+  reason_code: string | null;
+  reason_text: string | null;
+};
+const schedulesOf = async (url: string) => {
+  const r = await call(`${url}/v1/console/delivery-days`, { headers: proc });
+  const d = (r.body as { delivery_days: { delivery_day: string; schedules: Schedule[] }[] })
+    .delivery_days.find((x) => x.delivery_day === DAY)!;
+  return Object.fromEntries(d.schedules.map((s) => [s.control_area, s]));
+};
+const names = async (dir: string) => {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) if (e.isFile) out.push(e.name);
+  } catch { /* missing */ }
+  return out.sort();
+};
+
+Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off and foreign ones are rejected", async () => {
+  const r = await rig(BEFORE_GC, {
+    SENDER_EIC: PARTIES.sender,
+    BALANCING_GROUP: PARTIES.balancingGroup,
+    COUNTERPARTY_EIC: PARTIES.counterparty,
+    SCHEDULE_CHANNEL: "files",
+    SCHEDULE_FORMAT: "cim",
+  });
+  const inbox = `${r.dir}/inbox`;
+  await call(`${r.s.url}/v1/console/config`, {
+    method: "PUT",
+    headers: proc,
+    body: JSON.stringify({ schedule_inbox_dir: inbox }),
+  });
+  try {
+    await portfolio(r.s);
+    assert.equal((await step(r.s, DAY, "aggregate")).status, 200);
+    assert.equal((await step(r.s, DAY, "submit")).status, 200);
+    assert.equal((await schedulesOf(r.s.url))[AREAS.hertz].tso_status, "sent");
+
+    const report = ourReport();
+    await Deno.mkdir(inbox, { recursive: true });
+    // Another control area named in domain.mRID than the sending TSO's: not ours to apply.
+    await Deno.writeTextFile(
+      `${inbox}/a_other_area_ANO.xml`,
+      report.replace(
+        '<domain.mRID codingScheme="A01">10YDE-VE-------2<',
+        `<domain.mRID codingScheme="A01">${AREAS.amprion}<`,
+      ),
+    );
+    await Deno.writeTextFile(`${inbox}/b_cut_ANO.xml`, report.slice(0, report.indexOf("<Period>")));
+    await Deno.writeTextFile(
+      `${inbox}/c_header_only_ANO.xml`,
+      report.slice(0, report.indexOf("\t<Anomaly_MarketDocument>")) +
+        "</AnomalyReport_MarketDocument>\n",
+    );
+    await Deno.writeTextFile(
+      `${inbox}/d_foreign_ANO.xml`,
+      report.replace(NS, "urn:iec62325.351:tc57wg16:451-6:anomalydocument:1:0"),
+    );
+    await Deno.writeTextFile(`${inbox}/e_cim_ANO.xml`, report);
+    // Amprion's report naming only other parties' schedules (revision 1 is not ours to trust):
+    // every reason, about the latest version.
+    await Deno.writeTextFile(
+      `${inbox}/f_others_ANO.xml`,
+      report.replaceAll(PARTIES.balancingGroup, "11XWEISWELTWS-G")
+        .replaceAll(HERTZ_TSO, "10XDE-RWENET---W")
+        .replaceAll("10YDE-VE-------2", AREAS.amprion),
+    );
+
+    const imp = await call(`${r.s.url}/v1/schedule-responses/import`, {
+      method: "POST",
+      headers: proc,
+    });
+    assert.equal(imp.status, 200, JSON.stringify(imp.body));
+    const files = (imp.body as {
+      files: { file: string; outcome: string; tso_status?: string; reason?: string }[];
+    }).files;
+    assert.deepEqual(files.map((f) => [f.file, f.outcome, f.tso_status ?? null]), [
+      ["a_other_area_ANO.xml", "rejected", null],
+      ["b_cut_ANO.xml", "rejected", null],
+      ["c_header_only_ANO.xml", "rejected", null],
+      ["d_foreign_ANO.xml", "rejected", null],
+      ["e_cim_ANO.xml", "imported", "anomaly"],
+      ["f_others_ANO.xml", "imported", "anomaly"],
+    ]);
+    assert.match(
+      files[0].reason!,
+      /10YDE-RWENET---I is not an active control area whose TSO is 10XDE-VE-TRANSMK/,
+    );
+    assert.match(files[1].reason!, /not well-formed/);
+    assert.match(files[2].reason!, /no Anomaly_MarketDocument/);
+    assert.match(files[3].reason!, /namespace .*451-6.* is not IEC 62325-451-2/);
+
+    const s = await schedulesOf(r.s.url);
+    const hertz = s[AREAS.hertz];
+    assert.deepEqual(
+      [hertz.tso_status, hertz.version, hertz.reason_code, hertz.reason_text],
+      ["anomaly", 1, "A29", "Counterpart time series quantity differences"],
+    );
+    const amprion = s[AREAS.amprion];
+    assert.deepEqual(
+      [amprion.tso_status, amprion.version, amprion.reason_code, amprion.reason_text],
+      [
+        "anomaly",
+        1,
+        "A29",
+        "Counterpart time series quantity differences; Counterpart time series missing",
+      ],
+    );
+    for (const area of [AREAS.tennet, AREAS.transnet]) {
+      assert.equal(s[area].tso_status, "sent", area);
+    }
+    assert.deepEqual(await names(inbox), []);
+    assert.deepEqual(await names(`${inbox}/processed`), ["e_cim_ANO.xml", "f_others_ANO.xml"]);
+    assert.deepEqual(await names(`${inbox}/rejected`), [
+      "a_other_area_ANO.xml",
+      "b_cut_ANO.xml",
+      "c_header_only_ANO.xml",
+      "d_foreign_ANO.xml",
+    ]);
+    const events = (await storedEvents(r.s.kv)) as unknown as EventRecord[];
+    const anomaly = events.filter((e) =>
+      e.kind === "anomaly_reported" && e.data?.control_area === AREAS.hertz
+    );
+    assert.equal(anomaly.length, 1);
+    assert.equal(anomaly[0].level, "warning");
+    assert.equal(anomaly[0].delivery_day, DAY);
+    assert.match(
+      anomaly[0].message,
+      /10XDE-VE-TRANSMK anomaly the schedule of 2026-11-23 for 10YDE-VE-------2 \(version 1\): Counterpart time series quantity differences/,
+    );
+    assert.doesNotMatch(anomaly[0].message, /missing/);
+    const rejected = events.filter((e) => e.kind === "schedule_answer_rejected");
+    assert.deepEqual(rejected.map((e) => e.data?.file), [
+      "a_other_area_ANO.xml",
+      "b_cut_ANO.xml",
+      "c_header_only_ANO.xml",
+      "d_foreign_ANO.xml",
+    ]);
+    for (const e of rejected) {
+      assert.match(e.message, /Not a TSO answer|not an active control area/);
+    }
+  } finally {
+    await r.close();
+  }
+});
