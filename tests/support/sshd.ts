@@ -77,9 +77,8 @@ export async function startSshd(): Promise<TestSshd> {
   let child: Deno.ChildProcess | undefined;
   let pump: LogPump | undefined;
   try {
-    const created = await createTestUser(base, password);
-    user = created.name;
-    const { uid, gid } = created;
+    const { name: username, uid, gid } = await createTestUser(base, password);
+    user = username;
     // The user reads authorized_keys and writes uploads, so it must traverse the dir.
     await Deno.chmod(base, 0o755);
     const dir = `${base}/upload`;
@@ -125,7 +124,10 @@ export async function startSshd(): Promise<TestSshd> {
     const configPath = `${base}/sshd_config`;
     let penalties = true;
     for (let i = 0;; i++) {
-      await Deno.writeTextFile(configPath, sshdConfig({ port: 22, dir: base, user, penalties }));
+      await Deno.writeTextFile(
+        configPath,
+        sshdConfig({ port: 22, dir: base, user: username, penalties }),
+      );
       const t = await run(sshd, ["-t", "-f", configPath], { okCodes: [0, 255] });
       if (t.code === 0) break;
       const privsep = /Missing privilege separation directory: (\/\S+)/.exec(t.stderr)?.[1];
@@ -142,7 +144,10 @@ export async function startSshd(): Promise<TestSshd> {
     let port = 0;
     for (let attempt = 0; attempt < BIND_ATTEMPTS && !child; attempt++) {
       port = freePort();
-      await Deno.writeTextFile(configPath, sshdConfig({ port, dir: base, user, penalties }));
+      await Deno.writeTextFile(
+        configPath,
+        sshdConfig({ port, dir: base, user: username, penalties }),
+      );
       const r = await spawnSshd(sshd, configPath, port);
       if ("exited" in r) {
         lastFailure = r.exited;
@@ -169,7 +174,7 @@ export async function startSshd(): Promise<TestSshd> {
     return {
       host: "127.0.0.1",
       port,
-      username: user,
+      username,
       password,
       privateKeyPem,
       hostKeySha256,
@@ -187,7 +192,7 @@ export async function startSshd(): Promise<TestSshd> {
       close() {
         closing ??= (async () => {
           await stopRunning();
-          await removeTestUser(user!);
+          await removeTestUser(username);
           await Deno.remove(base, { recursive: true });
         })();
         return closing;
