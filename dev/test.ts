@@ -1,12 +1,24 @@
 /**
- * `deno task test`: the whole suite in two `deno test` processes at once. The tests that spend
- * their time waiting on the wall clock — two service processes waiting for a real `Deno.cron`
- * minute — run beside the rest instead of after it; they use their own KV files and ports and
- * almost no CPU while they wait. The main run streams its output as it goes; the waiting run's
- * output follows it. The exit code is non-zero when either run failed, and the last line sums
- * both runs up ("test: N passed, M failed").
+ * `deno task test`: the whole suite, its test files in parallel (README.md, "Tests").
  *
- * Arguments are passed to both runs (e.g. `--filter`).
+ * Three processes at once:
+ * - the main run, `deno test --parallel` over `tests/`: up to `DENO_JOBS` test files at a time
+ *   (default {@link DEFAULT_JOBS}; most files wait on sockets, sshd or Chromium part of the time,
+ *   so more files than cores keep both cores busy). Each file runs in its own isolate of one
+ *   process, so files share the process's environment variables, working directory and the
+ *   machine: a test file must keep its ports, KV files, temp dirs and sshd user to itself and must
+ *   not change `Deno.env` (README.md, "Tests");
+ * - the waiting run: the files that spend their time waiting on the wall clock (two service
+ *   processes waiting for a real `Deno.cron` minute), started first so that their wait overlaps
+ *   everything else;
+ * - the type check of the test files (`deno check tests/`), which `deno test` would otherwise do
+ *   before starting any test on one core; the test runs use `--no-check` instead.
+ *
+ * The main run streams its output as it goes; the waiting run's output and a failed check's
+ * output follow it. The exit code is non-zero when a run or the check failed, and the last line
+ * sums both runs up ("test: N passed, M failed").
+ *
+ * Arguments are passed to both test runs (e.g. `--filter`).
  * @module
  */
 
@@ -14,6 +26,9 @@ import { stripVTControlCharacters } from "node:util";
 
 /** Test files that mostly wait for real time (a `Deno.cron` minute boundary). */
 const WAITING = ["tests/integration/pipeline_cron_test.ts"];
+
+/** Test files run at the same time by the main run unless `DENO_JOBS` says otherwise. */
+const DEFAULT_JOBS = 4;
 
 const PERMISSIONS = [
   "--allow-net",
@@ -24,9 +39,12 @@ const PERMISSIONS = [
   "--allow-sys",
 ];
 
-const run = (paths: string[], extra: string[]) =>
+const jobs = Deno.env.get("DENO_JOBS") || String(DEFAULT_JOBS);
+
+const spawn = (args: string[]) =>
   new Deno.Command(Deno.execPath(), {
-    args: ["test", ...PERMISSIONS, ...Deno.args, ...extra, ...paths],
+    args,
+    env: { DENO_JOBS: jobs },
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
@@ -53,9 +71,10 @@ async function tee(stream: ReadableStream<Uint8Array>, out: { write(b: Uint8Arra
   return text;
 }
 
-const waiting = run(WAITING, []);
-const waitingOutput = waiting.output();
-const main = run(["tests/"], [`--ignore=${WAITING.join(",")}`]);
+const testArgs = ["test", "--no-check", ...PERMISSIONS, ...Deno.args];
+const waitingOutput = spawn([...testArgs, ...WAITING]).output();
+const checkOutput = spawn(["check", "tests/"]).output();
+const main = spawn([...testArgs, "--parallel", `--ignore=${WAITING.join(",")}`, "tests/"]);
 const [mainOut] = await Promise.all([
   tee(main.stdout, Deno.stdout),
   tee(main.stderr, Deno.stderr),
@@ -64,9 +83,15 @@ const mainStatus = await main.status;
 const rest = await waitingOutput;
 await Deno.stdout.write(rest.stdout);
 await Deno.stderr.write(rest.stderr);
+const check = await checkOutput;
+if (!check.success) {
+  await Deno.stderr.write(check.stderr);
+  await Deno.stderr.write(check.stdout);
+  console.log("type check of tests/ failed (see above)");
+}
 
 const a = counts(mainOut);
 const b = counts(new TextDecoder().decode(rest.stdout));
-const ok = mainStatus.success && rest.success;
+const ok = mainStatus.success && rest.success && check.success;
 console.log(`test: ${a.passed + b.passed} passed, ${a.failed + b.failed} failed`);
 Deno.exit(ok ? 0 : 1);

@@ -4,11 +4,15 @@
  * per client address.
  */
 import assert from "node:assert/strict";
+import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, storedEvents } from "../support/app.ts";
 import { EXT, keysEnv, PROC } from "../support/keys.ts";
 
+// Every server here runs on a FakeClock: the buckets refill by it, not by how slow the machine is.
 Deno.test("rate limit: burst + 1 → 429 with Retry-After ≥ 1; another caller unaffected", async () => {
-  const s = await startServer(keysEnv({ RATE_LIMIT_BURST: "5", RATE_LIMIT_PER_MINUTE: "60" }));
+  const s = await startServer(keysEnv({ RATE_LIMIT_BURST: "5", RATE_LIMIT_PER_MINUTE: "60" }), {
+    clock: new FakeClock(),
+  });
   try {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
@@ -33,7 +37,9 @@ Deno.test("rate limit: burst + 1 → 429 with Retry-After ≥ 1; another caller 
 });
 
 Deno.test("rate 0 never limits", async () => {
-  const s = await startServer(keysEnv({ RATE_LIMIT_BURST: "2", RATE_LIMIT_PER_MINUTE: "0" }));
+  const s = await startServer(keysEnv({ RATE_LIMIT_BURST: "2", RATE_LIMIT_PER_MINUTE: "0" }), {
+    clock: new FakeClock(),
+  });
   try {
     for (let i = 0; i < 20; i++) {
       const r = await call(`${s.url}/v1/openapi.json`, { headers: { "x-api-key": EXT } });
@@ -45,7 +51,9 @@ Deno.test("rate 0 never limits", async () => {
 });
 
 Deno.test("failed authentication is limited per client address", async () => {
-  const s = await startServer(keysEnv({ RATE_LIMIT_BURST: "3", RATE_LIMIT_PER_MINUTE: "60" }));
+  const s = await startServer(keysEnv({ RATE_LIMIT_BURST: "3", RATE_LIMIT_PER_MINUTE: "60" }), {
+    clock: new FakeClock(),
+  });
   try {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
@@ -61,7 +69,9 @@ Deno.test("failed authentication is limited per client address", async () => {
 });
 
 Deno.test("failed authentication: limited per address; other addresses and valid keys unaffected", async () => {
-  const s = await startServer(keysEnv({ RATE_LIMIT_BURST: "2", RATE_LIMIT_PER_MINUTE: "60" }));
+  const s = await startServer(keysEnv({ RATE_LIMIT_BURST: "2", RATE_LIMIT_PER_MINUTE: "60" }), {
+    clock: new FakeClock(),
+  });
   try {
     // bridge.fetch with Deno.serve's handler info, as from two different client addresses.
     const from = async (hostname: string, key: string) => {

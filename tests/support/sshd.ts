@@ -2,27 +2,34 @@
  * Test fixture: a real OpenSSH `sshd` (child process, `-D -e -f <config>`) on 127.0.0.1 and a
  * free port, serving sFTP (`internal-sftp`) from its own temp dir with its own ed25519 host key.
  *
- * Login is as the dedicated local user {@link TEST_USER} (`bridge-sftp-test`), by password or by
- * the generated client key. Password login checks the real system password (`UsePAM no` →
- * `/etc/shadow`), so the fixture needs root: on first use it creates that user with `useradd`
- * (system account, no home, shell `/usr/sbin/nologin`) and on every start sets a fresh random
- * password with `chpasswd`. Nothing else of the system is changed, except that sshd's
- * privilege-separation directory (`/run/sshd` on Debian) is created when missing, as the Debian
- * service would at boot. The daemon only lets {@link TEST_USER} in (`AllowUsers`, root login
- * off) and only for sFTP (`ForceCommand internal-sftp`, no TTY, no forwarding).
+ * Login is as a local user of this fixture's own (`bridge-sftp-<pid>-<random>`, see
+ * `sshd_system.ts`), by password or by the generated client key. Password login checks the real
+ * system password (`UsePAM no` → `/etc/shadow`), so the fixture needs root: each start creates
+ * its user with `useradd` (system account, home = the temp dir, shell nologin) and a fresh random
+ * password (`chpasswd`); {@link TestSshd.close} deletes it (`userdel`). Nothing else of the system
+ * is changed, except that sshd's privilege-separation directory (`/run/sshd` on Debian) is created
+ * when missing, as the Debian service would at boot. The daemon only lets its own user in
+ * (`AllowUsers`, root login off) and only for sFTP (`ForceCommand internal-sftp`, no TTY, no
+ * forwarding).
+ *
+ * Any number of these fixtures can run at once, in one test process or several: each has its
+ * own user, home, port, keys and temp dir.
  *
  * Environment: `SSHD_PATH` (absolute path of sshd, default `/usr/sbin/sshd`).
- * Debian packages: `openssh-server` (sshd) and `openssh-client` (ssh-keygen).
- *
- * Two test processes starting this fixture at the same moment on one machine would reset each
- * other's password; the test files using it run their tests one after the other.
+ * Debian packages: `openssh-server` (sshd), `openssh-client` (ssh-keygen), `passwd`, `procps`.
  * @module
  */
 import { freePort } from "./net.ts";
 import { type LogPump, spawnSshd, sshdConfig } from "./sshd_process.ts";
-import { ensureTestUser, run, sshdPath, sshdUnavailableReason, TEST_USER } from "./sshd_system.ts";
+import {
+  createTestUser,
+  removeTestUser,
+  run,
+  sshdPath,
+  sshdUnavailableReason,
+} from "./sshd_system.ts";
 
-export { sshdPath, sshdUnavailableReason, TEST_USER } from "./sshd_system.ts";
+export { sshdPath, sshdUnavailableReason, TEST_USER_PREFIX } from "./sshd_system.ts";
 
 const BIND_ATTEMPTS = 5;
 
@@ -30,15 +37,15 @@ const BIND_ATTEMPTS = 5;
 export interface TestSshd {
   host: "127.0.0.1";
   port: number;
-  /** {@link TEST_USER}. */
+  /** This fixture's own local user, `bridge-sftp-<pid>-<8 hex>`; deleted by `close`. */
   username: string;
-  /** Fresh random password of {@link TEST_USER}, valid until the next start. */
+  /** Fresh random password of {@link TestSshd.username}. */
   password: string;
   /** Unencrypted OpenSSH-format ed25519 private key (accepted by ssh2) authorised for login. */
   privateKeyPem: string;
   /** The host key's fingerprint, `SHA256:<43 base64 characters>` as `ssh-keygen -lf` prints it. */
   hostKeySha256: string;
-  /** Absolute, empty upload directory writable by {@link TEST_USER}. */
+  /** Absolute, empty upload directory writable by {@link TestSshd.username}. */
   dir: string;
   /** sshd's log so far (its stderr): `Accepted password for …`, `Failed password for …`. */
   log(): string;
@@ -46,7 +53,7 @@ export interface TestSshd {
   stop(): Promise<void>;
   /** Starts sshd again on the same port with the same keys, after {@link TestSshd.stop}. */
   restart(): Promise<void>;
-  /** Stops sshd, awaits its exit status and removes the temp dir; safe to call twice. */
+  /** Stops sshd, awaits its exit status, deletes the user and the temp dir; safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -64,12 +71,14 @@ export async function startSshd(): Promise<TestSshd> {
   if (unavailable) throw new Error(unavailable);
   const sshd = sshdPath();
   const password = `pw-${randomToken(18)}`;
-  const { uid, gid } = await ensureTestUser(password);
 
   const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "bridge-sshd-" }));
+  let user: string | undefined;
   let child: Deno.ChildProcess | undefined;
   let pump: LogPump | undefined;
   try {
+    const { name: username, uid, gid } = await createTestUser(base, password);
+    user = username;
     // The user reads authorized_keys and writes uploads, so it must traverse the dir.
     await Deno.chmod(base, 0o755);
     const dir = `${base}/upload`;
@@ -115,7 +124,10 @@ export async function startSshd(): Promise<TestSshd> {
     const configPath = `${base}/sshd_config`;
     let penalties = true;
     for (let i = 0;; i++) {
-      await Deno.writeTextFile(configPath, sshdConfig({ port: 22, dir: base, penalties }));
+      await Deno.writeTextFile(
+        configPath,
+        sshdConfig({ port: 22, dir: base, user: username, penalties }),
+      );
       const t = await run(sshd, ["-t", "-f", configPath], { okCodes: [0, 255] });
       if (t.code === 0) break;
       const privsep = /Missing privilege separation directory: (\/\S+)/.exec(t.stderr)?.[1];
@@ -132,7 +144,10 @@ export async function startSshd(): Promise<TestSshd> {
     let port = 0;
     for (let attempt = 0; attempt < BIND_ATTEMPTS && !child; attempt++) {
       port = freePort();
-      await Deno.writeTextFile(configPath, sshdConfig({ port, dir: base, penalties }));
+      await Deno.writeTextFile(
+        configPath,
+        sshdConfig({ port, dir: base, user: username, penalties }),
+      );
       const r = await spawnSshd(sshd, configPath, port);
       if ("exited" in r) {
         lastFailure = r.exited;
@@ -159,7 +174,7 @@ export async function startSshd(): Promise<TestSshd> {
     return {
       host: "127.0.0.1",
       port,
-      username: TEST_USER,
+      username,
       password,
       privateKeyPem,
       hostKeySha256,
@@ -177,6 +192,7 @@ export async function startSshd(): Promise<TestSshd> {
       close() {
         closing ??= (async () => {
           await stopRunning();
+          await removeTestUser(username);
           await Deno.remove(base, { recursive: true });
         })();
         return closing;
@@ -190,6 +206,7 @@ export async function startSshd(): Promise<TestSshd> {
       await child.status;
     }
     await pump?.finish(1000);
+    if (user) await removeTestUser(user).catch(() => {});
     await Deno.remove(base, { recursive: true }).catch(() => {});
     throw err;
   }

@@ -3,16 +3,15 @@
  * port until it listens.
  * @module
  */
-import { TEST_USER } from "./sshd_system.ts";
-
 const START_TIMEOUT_MS = 10_000;
 
 /**
  * The sshd_config of the fixture: 127.0.0.1:`port`, host key and `authorized_keys` in `dir`,
- * only {@link TEST_USER} and only sFTP; `penalties` turns `PerSourcePenalties` off (OpenSSH ≥ 9.8).
+ * only the fixture's own `user` and only sFTP; `penalties` turns `PerSourcePenalties` off
+ * (OpenSSH ≥ 9.8).
  */
 export function sshdConfig(
-  o: { port: number; dir: string; penalties: boolean },
+  o: { port: number; dir: string; user: string; penalties: boolean },
 ): string {
   return [
     `ListenAddress 127.0.0.1:${o.port}`,
@@ -28,7 +27,7 @@ export function sshdConfig(
     "StrictModes no",
     // Only the test user, and only sFTP: this daemon must not open the machine up.
     "PermitRootLogin no",
-    `AllowUsers ${TEST_USER}`,
+    `AllowUsers ${o.user}`,
     "Subsystem sftp internal-sftp",
     "ForceCommand internal-sftp",
     "PermitTTY no",
