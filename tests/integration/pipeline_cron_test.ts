@@ -88,14 +88,27 @@ Deno.test("two service processes on one KV file, both running Deno.cron → exac
     const lease = await kv.get<{ holder: string }>(["leases", "orchestrator", minute]);
     assert.match(String(lease.value?.holder), /^replica-/, "one replica took this minute's lease");
 
-    const inMinute: Record<string, unknown>[] = [];
-    for await (const e of kv.list<Record<string, unknown>>({ prefix: ["events"] })) {
-      const ts = Date.parse(String(e.value.ts));
-      if (ts >= boundary && ts < boundary + 60_000) inMinute.push(e.value);
+    // The pass's errors of this minute; under a loaded machine (the suite runs files in
+    // parallel) the pass may need longer than 8 s to meet the refusing port, so wait for them
+    // until 40 s into the minute.
+    const errorsInMinute = async () => {
+      const found: Record<string, unknown>[] = [];
+      for await (const e of kv.list<Record<string, unknown>>({ prefix: ["events"] })) {
+        const ts = Date.parse(String(e.value.ts));
+        const inMinute = ts >= boundary && ts < boundary + 60_000;
+        if (
+          inMinute && e.value.kind === "orchestration_error" && e.value.caller === "orchestrator"
+        ) {
+          found.push(e.value);
+        }
+      }
+      return found;
+    };
+    let errors = await errorsInMinute();
+    while (errors.length === 0 && Date.now() < boundary + 40_000) {
+      await new Promise((r) => setTimeout(r, 500));
+      errors = await errorsInMinute();
     }
-    const errors = inMinute.filter((e) =>
-      e.kind === "orchestration_error" && e.caller === "orchestrator"
-    );
     assert.ok(errors.length >= 1, "the pass ran (and met the refusing sFTP port)");
     const perDay = new Map<string, number>();
     for (const e of errors) {
