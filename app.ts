@@ -104,6 +104,11 @@ export interface BridgeApp {
   /** The app's orchestrator: `Deno.cron` calls its `tick` (main.ts). */
   orchestrator: Orchestrator;
   /**
+   * Ends every open live stream with a last `stream_end` message and refuses new ones the same
+   * way (main.ts calls it on SIGTERM before the server's shutdown, which waits for open answers).
+   */
+  endStreams(): void;
+  /**
    * Stops the KV watches of the caches and waits for pending event writes and a running build of
    * the registered-MaLo-ID index; the KV store stays
    * open (the caller owns it and closes it afterwards).
@@ -214,12 +219,10 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerStatus(ctx, orchestratorState, passes);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx, orchestratorState);
-  registerEvents(
-    ctx,
-    new EventHub(events, encodeSseEvents, {
-      heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
-    }),
-  );
+  const hub = new EventHub(events, encodeSseEvents, {
+    heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
+  });
+  registerEvents(ctx, hub);
   registerConfig(ctx, config);
   registerDeliveryDayOverview(ctx);
   registerMarketLocations(ctx);
@@ -247,6 +250,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     hono,
     ctx,
     orchestrator,
+    endStreams: () => hub.shutdown(),
     close: async () => {
       clearInterval(denialTimer);
       await writeDenialSummaries(true);
