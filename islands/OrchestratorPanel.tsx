@@ -11,8 +11,9 @@ import { ConfirmButton } from "../components/ConfirmButton.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { formatBytes } from "../lib/console/format.ts";
+import { connectionLostText, nextPassText } from "../lib/console/connection.ts";
 import { passHealth } from "../lib/console/pass_health.ts";
-import { api, apiKey, feed, isRefusal, now } from "../lib/console/session.ts";
+import { api, apiKey, connectionLostSince, feed, isRefusal, now } from "../lib/console/session.ts";
 import type { OrchestratorState, StatusBody } from "../lib/console/types.ts";
 
 /** One line on the security posture, in words. */
@@ -98,8 +99,17 @@ export function OrchestratorPanel() {
   const st = status.value;
   const o = st?.orchestrator;
   const state = o?.state ?? "unknown";
+  const lostSince = apiKey.value ? connectionLostSince.value : null;
   const health = o ? passHealth(o, now.value) : undefined;
-  const tone = health && health.tone !== "stopped" ? health.tone : state;
+  // Lost: grey whatever the last answer said; the note keeps what was last known.
+  const tone = lostSince !== null
+    ? "lost"
+    : health && health.tone !== "stopped"
+    ? health.tone
+    : state;
+  const next = o?.next_pass_at
+    ? nextPassText(o.next_pass_at, now.value, lostSince !== null)
+    : undefined;
   return (
     <div class="orch">
       <div class="orch-row">
@@ -108,18 +118,22 @@ export function OrchestratorPanel() {
           role="status"
           aria-live="polite"
           data-state={state}
-          data-health={health?.tone ?? "unknown"}
+          data-health={lostSince !== null ? "lost" : health?.tone ?? "unknown"}
         >
           <span class="dot" aria-hidden="true" />
-          {state === "running"
+          {lostSince !== null
+            ? `Service: ${connectionLostText(lostSince)}`
+            : state === "running"
             ? "Orchestrator running"
             : state === "stopped"
             ? "Orchestrator stopped"
             : "Orchestrator: unknown"}
-          {health?.text && (health.tone === "amber" || health.tone === "red") &&
+          {lostSince === null && health?.text &&
+            (health.tone === "amber" || health.tone === "red") &&
             ` · ${health.text}`}
         </span>
         <span class="pill-note">
+          {lostSince !== null && o && `last known: orchestrator ${state} · `}
           {state === "running"
             ? "scheduled runs happen"
             : state === "stopped"
@@ -145,10 +159,16 @@ export function OrchestratorPanel() {
               } run, ${o.last_pass.steps_failed} failed`}
             </>
           )}
-          {o?.next_pass_at && (
+          {o?.next_pass_at && next && (
             <>
-              {" · next "}
-              <LocalTime iso={o.next_pass_at} />
+              {" · "}
+              <time
+                dateTime={o.next_pass_at}
+                class={next.overdue ? "overdue" : undefined}
+                data-overdue={next.overdue ? "true" : undefined}
+              >
+                {next.text}
+              </time>
             </>
           )}
         </span>

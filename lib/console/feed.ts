@@ -5,7 +5,8 @@
  * Every (re)connection gets a fresh stream token and resumes with `after_id` = the last id this
  * feed holds, and records at or below that id are dropped, so a token expiry, a network drop or
  * a service restart leaves no gap and no duplicate. A stream that stays silent for longer than
- * three heartbeats counts as dead and is replaced.
+ * three heartbeats counts as dead and is replaced. A `stream_end` message (the service stops)
+ * ends the stream at once; {@link EventFeed.lostSince} says since when it is being retried.
  *
  * @example
  * const feed = new EventFeed({ request: (m, p) => apiRequest(key, m, p) });
@@ -42,9 +43,22 @@ export interface FeedDeps {
    * tests pass a `FakeClock`'s sleep).
    */
   sleep?: Sleep;
+  /** The clock of {@link EventFeed.lostSince}, ms since the epoch (default `Date.now`). */
+  now?: () => number;
 }
 
 const REFUSALS = new Set([401, 403, 503]);
+/** Kind of the service's last message before it stops (`lib/http/sse.ts`). */
+const STREAM_END = "stream_end";
+
+/** The sentence of a `stream_end` message's data (`{message}`), or a default. */
+function streamEndText(data: string): string {
+  try {
+    const m = (JSON.parse(data) as { message?: unknown }).message;
+    if (typeof m === "string" && m) return m;
+  } catch { /* fall through */ }
+  return "The service ended the live stream.";
+}
 
 /** History plus live events, without gap or duplicate. */
 export class EventFeed {
@@ -54,6 +68,11 @@ export class EventFeed {
   readonly state = signal<FeedState>("idle");
   /** Why the feed is not live, in words (null when fine). */
   readonly problem = signal<string | null>(null);
+  /**
+   * Since when (ms since the epoch) the stream is down and being retried; `null` while live,
+   * before the first connection and after a stop or refusal.
+   */
+  readonly lostSince = signal<number | null>(null);
   /** Highest event id held (the resume point). */
   lastId = 0;
   /** Number of stream connections opened (for diagnostics and tests). */
@@ -98,7 +117,10 @@ export class EventFeed {
     this.#wait?.abort();
     this.#wait = undefined;
     this.#attempt = 0;
-    this.state.value = "idle";
+    batch(() => {
+      this.state.value = "idle";
+      this.lostSince.value = null;
+    });
   }
 
   async #loadHistory(run: number): Promise<void> {
@@ -151,13 +173,20 @@ export class EventFeed {
     batch(() => {
       this.state.value = "live";
       this.problem.value = null;
+      this.lostSince.value = null;
     });
     this.#attempt = 0;
-    await this.#read(res.body, ac, run);
-    if (run === this.#run) this.#retry(run, "The live stream ended; reconnecting.");
+    const end = await this.#read(res.body, ac, run);
+    if (run === this.#run) this.#retry(run, end ?? "The live stream ended; reconnecting.");
   }
 
-  async #read(body: ReadableStream<Uint8Array>, ac: AbortController, run: number) {
+  /** Reads until the stream ends; returns the sentence of a `stream_end` message, if one came. */
+  async #read(
+    body: ReadableStream<Uint8Array>,
+    ac: AbortController,
+    run: number,
+  ): Promise<string | undefined> {
+    let end: string | undefined;
     const reader = body.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
@@ -173,6 +202,10 @@ export class EventFeed {
         for (const m of parser.push(decoder.decode(value, { stream: true }))) {
           if (m.retry !== undefined) this.#retryMs = m.retry;
           if (!m.data) continue;
+          if (m.event === STREAM_END) {
+            end = streamEndText(m.data);
+            continue;
+          }
           try {
             fresh.push(JSON.parse(m.data) as EventRecord);
           } catch { /* not a record; ignore */ }
@@ -185,6 +218,7 @@ export class EventFeed {
       clearTimeout(watchdog);
       reader.cancel().catch(() => {});
     }
+    return end;
   }
 
   #failed(err: unknown, run: number, again: () => Promise<void>): void {
@@ -192,6 +226,7 @@ export class EventFeed {
       batch(() => {
         this.state.value = "refused";
         this.problem.value = err.detail;
+        this.lostSince.value = null;
       });
       return;
     }
@@ -208,6 +243,7 @@ export class EventFeed {
     batch(() => {
       this.state.value = "reconnecting";
       this.problem.value = why;
+      this.lostSince.value ??= (this.#deps.now ?? Date.now)();
     });
     this.#wait?.abort();
     const wait = new AbortController();

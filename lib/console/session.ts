@@ -36,6 +36,9 @@ export const apiPaths = signal<ReadonlySet<string> | null>(null);
 
 const REFUSALS = new Set([401, 403, 503]);
 
+/** Since when (ms) the API could not be reached (status 0); cleared by the next answer. */
+export const apiUnreachableSince = signal<number | null>(null);
+
 /** True for a refusal the key gate already explains (401, 403, 503); islands stay quiet. */
 export function isRefusal(err: unknown): boolean {
   return err instanceof ApiError && REFUSALS.has(err.status);
@@ -51,8 +54,13 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   try {
     const out = await apiRequest<T>(key, method, path, body);
     if (authProblem.peek() && key === apiKey.peek()) authProblem.value = null;
+    apiUnreachableSince.value = null;
     return out;
   } catch (err) {
+    if (err instanceof ApiError) {
+      if (err.status === 0) apiUnreachableSince.value ??= Date.now();
+      else apiUnreachableSince.value = null; // it answered, if with a refusal
+    }
     if (err instanceof ApiError && REFUSALS.has(err.status) && key === apiKey.peek()) {
       authProblem.value = { status: err.status, detail: err.detail };
     }
@@ -62,6 +70,15 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 
 /** The live event feed of this page. */
 export const feed = new EventFeed({ request: (method, path) => api(method, path) });
+
+/**
+ * Since when (ms) the console has lost the service — the live stream is being retried or the
+ * API did not answer — or `null` while connected: the pill turns grey and says so.
+ */
+export const connectionLostSince = computed(() => {
+  const times = [feed.lostSince.value, apiUnreachableSince.value].filter((t) => t !== null);
+  return times.length ? Math.min(...times) : null;
+});
 
 function storage(): Storage | undefined {
   try {
@@ -114,6 +131,7 @@ export function startSession(): () => void {
         feed.stop();
         feed.events.value = [];
         apiPaths.value = null;
+        apiUnreachableSince.value = null;
       }
     });
   });
