@@ -181,7 +181,9 @@ async function reject(
   await svc.events.append({
     kind: "schedule_answer_rejected",
     level: "warning",
-    message: `The file ${name} in ${source.where} was not imported: ${reason}; moved to rejected/`,
+    message: `The file ${name} in ${source.where} was not imported: ${
+      reason.replace(/[.\s]+$/, "")
+    }; moved to rejected/.`,
     caller: by,
     data: { file: name, reason },
   });
