@@ -34,6 +34,8 @@ import { registerConfig } from "./routes/v1/console/config.ts";
 import { registerEvents } from "./routes/v1/console/events.ts";
 import { registerOrchestratorControl } from "./routes/v1/console/orchestrator.ts";
 import { registerStatus } from "./routes/v1/console/status.ts";
+import { registerPasses } from "./routes/v1/console/passes.ts";
+import { PassHistory } from "./lib/orchestrator/pass_history.ts";
 import { registerStreamToken } from "./routes/v1/console/stream_token.ts";
 import { registerOpenApi } from "./routes/v1/openapi.ts";
 import { RuntimeConfig } from "./lib/config/runtime_config.ts";
@@ -200,7 +202,8 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   };
   // One orchestrator per app: its scheduled ticks and manual passes share one guard.
   const passes = new PassLog(kv);
-  const orchestrator = new Orchestrator(services, passes);
+  const history = new PassHistory(kv, clock);
+  const orchestrator = new Orchestrator(services, passes, { onPass: (p) => history.record(p) });
   const ctx: RouteContext = { ...services, routes, orchestrator };
 
   hono.onError(onError);
@@ -219,6 +222,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerStatus(ctx, orchestratorState, passes);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx, orchestratorState);
+  registerPasses(ctx, history);
   const hub = new EventHub(events, encodeSseEvents, {
     heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
   });

@@ -24,7 +24,7 @@ import type { EventHub } from "../../../lib/store/event_hub.ts";
  * plain decimal integer — no sign, exponent, hex or blank —, `value_error.too_small` /
  * `value_error.too_big` with the bound in `ctx` when out of range).
  */
-function wholeNumber(min: number, max: number, def?: number, description?: string) {
+export function wholeNumber(min: number, max: number, def?: number, description?: string) {
   const range = `between ${min} and ${max}`;
   return z.string().optional().transform((v, ctx): number => {
     if (v === undefined) return def as number;
