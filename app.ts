@@ -57,6 +57,7 @@ import { authenticate } from "./lib/http/middleware/authenticate.ts";
 import { countedBody, declaredLengthLimit } from "./lib/http/middleware/body_limit.ts";
 import { DenialThrottle } from "./lib/http/denial_throttle.ts";
 import { answerRedaction } from "./lib/http/redact_answer.ts";
+import { compressAnswers } from "./lib/http/middleware/compress.ts";
 import { ProcessLog } from "./lib/log.ts";
 import { rateLimit } from "./lib/http/middleware/rate_limit.ts";
 import { requireScope } from "./lib/http/middleware/require_scope.ts";
@@ -207,6 +208,8 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const ctx: RouteContext = { ...services, routes, orchestrator };
 
   hono.onError(onError);
+  // Outermost: compresses the final (redacted) answer when the client accepts it.
+  hono.use("*", compressAnswers());
   hono.notFound((c) => {
     const allowed = routes.methodsFor(c.req.path);
     if (allowed.length === 0) return problem(404, `No route for ${c.req.method} ${c.req.path}.`);
