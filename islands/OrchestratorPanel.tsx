@@ -1,7 +1,9 @@
 /**
  * Island: the status pill (orchestrator `running`/`stopped`), start/stop with a confirmation
  * that states the consequence (docs/pipeline.md, "Orchestrator"), the service version and its security posture
- * (docs/architecture.md, "Console API"). Refreshes every 30 s and on every start/stop event.
+ * (docs/architecture.md, "Console API"). Refreshes every 30 s, on every live start/stop event
+ * and at once when another island asks (`refreshStatus()`, e.g. after a manual pass). The answer
+ * is shared (`status` of the session): its `manual_actions` decide the other islands' buttons.
  * @module
  */
 import { useSignal, useSignalEffect } from "@preact/signals";
@@ -13,7 +15,16 @@ import { ApiError } from "../lib/console/api.ts";
 import { formatBytes } from "../lib/console/format.ts";
 import { connectionLostText, nextPassText } from "../lib/console/connection.ts";
 import { passHealth } from "../lib/console/pass_health.ts";
-import { api, apiKey, connectionLostSince, feed, isRefusal, now } from "../lib/console/session.ts";
+import {
+  api,
+  apiKey,
+  connectionLostSince,
+  feed,
+  isRefusal,
+  now,
+  status,
+  statusRefresh,
+} from "../lib/console/session.ts";
 import type { OrchestratorState, StatusBody } from "../lib/console/types.ts";
 
 /** One line on the security posture, in words. */
@@ -49,7 +60,6 @@ export function Posture({ status }: { status: StatusBody }) {
 
 /** The orchestrator panel. */
 export function OrchestratorPanel() {
-  const status = useSignal<StatusBody | null>(null);
   const error = useSignal<string | null>(null);
   const busy = useSignal(false);
 
@@ -64,6 +74,7 @@ export function OrchestratorPanel() {
   };
 
   useSignalEffect(() => {
+    void statusRefresh.value; // read again when asked
     error.value = null;
     if (!apiKey.value) {
       status.value = null;
@@ -74,8 +85,10 @@ export function OrchestratorPanel() {
     return () => clearInterval(timer);
   });
   useEffect(() =>
-    feed.subscribe((batch) => {
-      if (batch.some((e) => e.kind.startsWith("orchestrator_"))) void load();
+    feed.subscribe((batch, source) => {
+      if (source === "live" && batch.some((e) => e.kind.startsWith("orchestrator_"))) {
+        void load();
+      }
     }), []);
 
   const toggle = async (verb: "start" | "stop") => {

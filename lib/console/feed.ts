@@ -21,6 +21,9 @@ import { ApiError } from "./api.ts";
 import { SseParser } from "./sse.ts";
 import type { EventRecord, EventsPage } from "./types.ts";
 
+/** Where a batch of events came from: the history page loaded at start, or the live stream. */
+export type BatchSource = "history" | "live";
+
 /** Where the feed is. `refused`: the key was refused (the session shows why); no retries. */
 export type FeedState = "idle" | "loading" | "connecting" | "live" | "reconnecting" | "refused";
 
@@ -78,7 +81,7 @@ export class EventFeed {
   /** Number of stream connections opened (for diagnostics and tests). */
   connections = 0;
   #deps: FeedDeps;
-  #listeners = new Set<(records: EventRecord[]) => void>();
+  #listeners = new Set<(records: EventRecord[], source: BatchSource) => void>();
   #run = 0;
   #abort: AbortController | undefined;
   /** Cancels the pending reconnect wait. */
@@ -90,8 +93,12 @@ export class EventFeed {
     this.#deps = deps;
   }
 
-  /** Calls `fn` with every batch of new events; returns the unsubscribe function. */
-  subscribe(fn: (records: EventRecord[]) => void): () => void {
+  /**
+   * Calls `fn` with every batch of new events and where it came from: `history` (the page loaded
+   * at start: islands that load their own data at start need not reload for it) or `live`.
+   * Returns the unsubscribe function.
+   */
+  subscribe(fn: (records: EventRecord[], source: BatchSource) => void): () => void {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
   }
@@ -133,7 +140,7 @@ export class EventFeed {
       return;
     }
     if (run !== this.#run) return;
-    this.#accept(page.events);
+    this.#accept(page.events, "history");
     this.lastId = Math.max(this.lastId, page.next_after_id);
     void this.#connect(run); // runs for the life of the stream
   }
@@ -210,7 +217,7 @@ export class EventFeed {
             fresh.push(JSON.parse(m.data) as EventRecord);
           } catch { /* not a record; ignore */ }
         }
-        if (fresh.length) this.#accept(fresh);
+        if (fresh.length) this.#accept(fresh, "live");
       }
     } catch {
       /* aborted or dropped: the caller reconnects */
@@ -253,7 +260,7 @@ export class EventFeed {
     });
   }
 
-  #accept(records: EventRecord[]): void {
+  #accept(records: EventRecord[], source: BatchSource): void {
     const fresh: EventRecord[] = [];
     for (const r of [...records].sort((a, b) => a.id - b.id)) {
       if (r.id > this.lastId) {
@@ -265,6 +272,6 @@ export class EventFeed {
     const max = this.#deps.maxKept ?? 2000;
     const all = this.events.value.concat(fresh);
     this.events.value = all.length > max ? all.slice(all.length - max) : all;
-    for (const fn of this.#listeners) fn(fresh);
+    for (const fn of this.#listeners) fn(fresh, source);
   }
 }

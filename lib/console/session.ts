@@ -1,7 +1,8 @@
 /**
  * State the console's islands share in the browser (docs/architecture.md, "Console"): the process key (kept in
  * `localStorage`), the last credential problem (401/403/503 with the service's sentence), a
- * ticking clock, the API's path list and the one live {@link EventFeed}.
+ * ticking clock, the last status answer (with the manual actions the service offers) and the one
+ * live {@link EventFeed}.
  *
  * All islands live in one bundle, so these module-level signals are shared between them. On the
  * server nothing here starts: islands render their "no key yet" state.
@@ -15,6 +16,7 @@
 import { computed, effect, signal, untracked } from "@preact/signals";
 import { ApiError, apiRequest } from "./api.ts";
 import { EventFeed } from "./feed.ts";
+import type { StatusBody } from "./types.ts";
 
 /** `localStorage` entry holding the process key. */
 export const STORAGE_KEY = "scheduling-bridge.process-key";
@@ -31,8 +33,18 @@ export const apiKey = signal<string | null>(null);
 export const authProblem = signal<AuthProblem | null>(null);
 /** Milliseconds since the epoch, updated every second in the browser. */
 export const now = signal<number>(Date.now());
-/** Paths of the OpenAPI document (`null` until loaded): which manual steps exist. */
-export const apiPaths = signal<ReadonlySet<string> | null>(null);
+/**
+ * The last `GET /v1/console/status` answer (`null`: none yet or refused). The orchestrator panel
+ * loads it; its `manual_actions` decide which buttons the other islands offer.
+ */
+export const status = signal<StatusBody | null>(null);
+/** Bumped to have the status (and what depends on it, e.g. the pass list) read again now. */
+export const statusRefresh = signal(0);
+
+/** Reads the status again at once (after a manual pass, a start or a stop). */
+export function refreshStatus(): void {
+  statusRefresh.value++;
+}
 
 const REFUSALS = new Set([401, 403, 503]);
 
@@ -105,18 +117,9 @@ export function forgetKey(): void {
   apiKey.value = null;
 }
 
-async function loadPaths(): Promise<void> {
-  try {
-    const doc = await api<{ paths?: Record<string, unknown> }>("GET", "/v1/openapi.json");
-    apiPaths.value = new Set(Object.keys(doc.paths ?? {}));
-  } catch {
-    apiPaths.value = new Set();
-  }
-}
-
 /**
- * Starts the browser side: reads the stored key, ticks {@link now}, and (re)starts the feed and
- * the path list whenever the key changes. Returns a function that stops it all.
+ * Starts the browser side: reads the stored key, ticks {@link now}, and (re)starts the feed
+ * whenever the key changes. Returns a function that stops it all.
  */
 export function startSession(): () => void {
   apiKey.value = storage()?.getItem(STORAGE_KEY) || null;
@@ -126,11 +129,10 @@ export function startSession(): () => void {
     untracked(() => {
       if (key) {
         void feed.start();
-        void loadPaths();
       } else {
         feed.stop();
         feed.events.value = [];
-        apiPaths.value = null;
+        status.value = null;
         apiUnreachableSince.value = null;
       }
     });
