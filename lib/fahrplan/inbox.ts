@@ -28,7 +28,9 @@ import { recordAnswer } from "./record_answer.ts";
 /** What happened to one inbox file. */
 export interface ImportResult {
   file: string;
-  /** `failed`: the sFTP inbox could not be read (`file` is `sftp:<dir>`). */
+  /**
+   * `failed`: an inbox could not be read (`file` is the local directory, or `sftp:<dir>`).
+   */
   outcome: "imported" | "rejected" | "skipped" | "failed";
   delivery_day?: string;
   control_area?: string;
@@ -56,7 +58,21 @@ export async function importInbox(
   cfg: EffectiveConfig,
   by: string,
 ): Promise<ImportResult[]> {
-  const results = await importFrom(svc, cfg, localInbox(cfg.schedule_inbox_dir), by);
+  let results: ImportResult[];
+  try {
+    results = await importFrom(svc, cfg, localInbox(cfg.schedule_inbox_dir), by);
+  } catch (err) {
+    // E.g. the service may not write there (a sentence from lib/adapters/local_dir.ts).
+    const reason = (err as Error).message;
+    await svc.events.append({
+      kind: "orchestration_error",
+      level: "error",
+      message: `The inbox ${cfg.schedule_inbox_dir} could not be read: ${reason}.`,
+      caller: by,
+      data: { inbox: cfg.schedule_inbox_dir },
+    });
+    results = [{ file: cfg.schedule_inbox_dir, outcome: "failed", reason }];
+  }
   if (!cfg.sftp_inbox_dir) return results;
   let remote: InboxSource;
   try {

@@ -107,3 +107,32 @@ Deno.test("publish into a directory the service may not write: the step fails in
     await r.close();
   }
 });
+
+Deno.test("import from an inbox the service may not write: answered per inbox in words, not a 500", async () => {
+  // /sys/kernel exists and lists files, but nothing in it may be renamed (EPERM, also for root).
+  const s = await startServer({
+    PROCESS_API_KEYS: `ops:${PROC}`,
+    RATE_LIMIT_PER_MINUTE: "0",
+    SCHEDULE_INBOX_DIR: "/sys/kernel",
+  });
+  try {
+    const r = await call(`${s.url}/v1/schedule-responses/import`, {
+      method: "POST",
+      headers: proc,
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual((r.body as { files: unknown[] }).files, [{
+      file: "/sys/kernel",
+      outcome: "failed",
+      reason:
+        "the service may not write to /sys/kernel: check the directory and the permissions of the service's user",
+    }]);
+    const ev = (await storedEvents(s.kv)).find((e) => e.kind === "orchestration_error");
+    assert.equal(
+      ev?.message,
+      "The inbox /sys/kernel could not be read: the service may not write to /sys/kernel: check the directory and the permissions of the service's user.",
+    );
+  } finally {
+    await s.close();
+  }
+});
