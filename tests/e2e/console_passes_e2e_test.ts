@@ -94,3 +94,36 @@ Deno.test({
     await s.close();
   }
 });
+
+Deno.test({
+  name: "console e2e: an outbox the service may not write is refused in words at its field",
+  ignore: skipBrowserTests("console outbox e2e"),
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  await ensureBundle();
+  const s = await startServer({ PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" });
+  const b = await launchBrowser();
+  const page = b.page;
+  try {
+    await page.goto(`${s.url}/console`);
+    await page.waitForSelector("html[data-ready=true]");
+    await page.fill("#process-key", PROC);
+    await page.press("#process-key", "Enter");
+    const row = page.locator('.field[data-field="outbox_dir"]');
+    await row.locator("input").fill("/sys/bridge-outbox-e2e");
+    await page.getByRole("button", { name: "Save 1 change" }).click();
+    const error = row.locator(".field-error");
+    await error.waitFor();
+    assert.equal(
+      (await error.innerText()).trim(),
+      "the service may not write to /sys/bridge-outbox-e2e: check the directory and the permissions of the service's user",
+    );
+    assert.equal(await row.locator("input").getAttribute("aria-invalid"), "true");
+    assert.equal(await page.getByText("Saved", { exact: true }).count(), 0, "nothing was saved");
+    await shot(page, "outbox-refused");
+  } finally {
+    await b.close();
+    await s.close();
+  }
+});

@@ -29,7 +29,7 @@ Deno.test("connection texts: lost since HH:MM Berlin; next pass overdue at once 
   assert.equal(nextPassText(next, T + 29_000, true).overdue, false, "still ahead");
 });
 
-Deno.test("feed: stream_end → reconnecting with the service's sentence and lostSince; live again clears it", async () => {
+Deno.test("feed: history and live batches told apart; stream_end → reconnecting with the service's sentence and lostSince; live again clears it", async () => {
   const enc = new TextEncoder();
   let now = T;
   let reachable = true;
@@ -39,7 +39,8 @@ Deno.test("feed: stream_end → reconnecting with the service's sentence and los
   const feed = new EventFeed({
     request: <R,>(method: string, path: string): Promise<R> => {
       if (path.startsWith("/v1/console/events?")) {
-        return Promise.resolve({ events: [], next_after_id: 0 } as R);
+        const e = { id: 5, ts: new Date(T).toISOString(), kind: "x", level: "info", message: "m" };
+        return Promise.resolve({ events: [e], next_after_id: 5 } as R);
       }
       if (method === "POST" && reachable) return Promise.resolve({ token: "t" } as R);
       return Promise.reject(new ApiError(0, "The service cannot be reached."));
@@ -61,10 +62,28 @@ Deno.test("feed: stream_end → reconnecting with the service's sentence and los
       await new Promise((r) => setTimeout(r, 5));
     }
   };
+  const sources: string[] = [];
+  feed.subscribe((batch, source) => sources.push(`${source}:${batch.map((e) => e.id)}`));
   try {
     await feed.start();
     await until(() => feed.state.value === "live");
     assert.equal(feed.lostSince.value, null);
+    // History and live batches are told apart (islands reload only for live ones).
+    await streams[0].write(
+      enc.encode(
+        `id: 7\nevent: config_changed\ndata: ${
+          JSON.stringify({
+            id: 7,
+            ts: new Date(T).toISOString(),
+            kind: "config_changed",
+            level: "info",
+            message: "m",
+          })
+        }\n\n`,
+      ),
+    );
+    await until(() => sources.length === 2);
+    assert.deepEqual(sources, ["history:5", "live:7"]);
     reachable = false;
     await streams[0].write(SSE_END);
     await streams[0].close();
@@ -72,7 +91,7 @@ Deno.test("feed: stream_end → reconnecting with the service's sentence and los
     assert.equal(feed.state.value, "reconnecting");
     assert.match(feed.problem.value ?? "", /The service is stopping/);
     assert.equal(feed.lostSince.value, T);
-    assert.equal(feed.events.value.length, 0, "stream_end is no event record");
+    assert.deepEqual(feed.events.value.map((e) => e.id), [5, 7], "stream_end is no event record");
     now = T + 60_000;
     held[0]();
     await until(() => held.length === 2);
