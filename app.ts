@@ -34,6 +34,8 @@ import { registerConfig } from "./routes/v1/console/config.ts";
 import { registerEvents } from "./routes/v1/console/events.ts";
 import { registerOrchestratorControl } from "./routes/v1/console/orchestrator.ts";
 import { registerStatus } from "./routes/v1/console/status.ts";
+import { registerPasses } from "./routes/v1/console/passes.ts";
+import { PassHistory } from "./lib/orchestrator/pass_history.ts";
 import { registerStreamToken } from "./routes/v1/console/stream_token.ts";
 import { registerOpenApi } from "./routes/v1/openapi.ts";
 import { registerMetrics } from "./routes/metrics.ts";
@@ -61,6 +63,7 @@ import { authenticate } from "./lib/http/middleware/authenticate.ts";
 import { countedBody, declaredLengthLimit } from "./lib/http/middleware/body_limit.ts";
 import { DenialThrottle } from "./lib/http/denial_throttle.ts";
 import { answerRedaction } from "./lib/http/redact_answer.ts";
+import { compressAnswers } from "./lib/http/middleware/compress.ts";
 import { type LogSink, ProcessLog } from "./lib/log.ts";
 import { ServeBindings } from "./lib/http/client_address.ts";
 import { parseAddressRanges } from "./lib/net/addresses.ts";
@@ -101,6 +104,11 @@ export interface BridgeApp {
   orchestrator: Orchestrator;
   /** The app's metrics (docs/metrics.md): `GET /metrics` and the metrics listener render it. */
   metrics: Registry;
+  /**
+   * Ends every open live stream with a last `stream_end` message and refuses new ones the same
+   * way (main.ts calls it on SIGTERM before the server's shutdown, which waits for open answers).
+   */
+  endStreams(): void;
   /**
    * Stops the KV watches of the caches and waits for pending event writes and a running build of
    * the registered-MaLo-ID index; the KV store stays
@@ -207,10 +215,13 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   };
   // One orchestrator per app: its scheduled ticks and manual passes share one guard.
   const passes = new PassLog(kv, { onRecord: (pass) => pipelineMetrics.onPass(pass) });
-  const orchestrator = new Orchestrator(services, passes);
+  const history = new PassHistory(kv, clock);
+  const orchestrator = new Orchestrator(services, passes, { onPass: (p) => history.record(p) });
   const ctx: RouteContext = { ...services, routes, orchestrator };
 
   hono.onError(onError);
+  // Outermost: compresses the final (redacted) answer when the client accepts it.
+  hono.use("*", compressAnswers());
   hono.notFound((c) => {
     const allowed = routes.methodsFor(c.req.path);
     if (allowed.length === 0) return problem(404, `No route for ${c.req.method} ${c.req.path}.`);
@@ -226,6 +237,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerStatus(ctx, orchestratorState, passes);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx, orchestratorState);
+  registerPasses(ctx, history);
   const hub = new EventHub(events, encodeSseEvents, {
     heartbeatMs: deps.streamHeartbeatMs ?? HEARTBEAT_MS,
     encodeUpdate: encodeSseUpdate,
@@ -269,6 +281,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     ctx,
     orchestrator,
     metrics,
+    endStreams: () => hub.shutdown(),
     close: async () => {
       clearInterval(denialTimer);
       await writeDenialSummaries(true);

@@ -10,6 +10,7 @@ import { DeliveryDays } from "./islands/DeliveryDays.tsx";
 import { EventStream } from "./islands/EventStream.tsx";
 import { KeyGate } from "./islands/KeyGate.tsx";
 import { OrchestratorPanel } from "./islands/OrchestratorPanel.tsx";
+import { PassHistory } from "./islands/PassHistory.tsx";
 
 /** Island components by marker name. */
 export const ISLANDS = {
@@ -18,6 +19,7 @@ export const ISLANDS = {
   EventStream,
   ConfigEditor,
   DeliveryDays,
+  PassHistory,
 } as const;
 
 /** Name of an island. */

@@ -9,6 +9,9 @@ import { openKv } from "./lib/store/kv.ts";
 import { serveMetrics } from "./lib/http/metrics_listener.ts";
 import { VERSION } from "./lib/version.ts";
 
+/** How long a stop waits for open answers after the streams ended, in ms (then it exits). */
+const SHUTDOWN_GRACE_MS = 4_000;
+
 /** The app this process serves; the cron below ticks it. */
 let current: BridgeApp | undefined;
 const replica = `replica-${crypto.randomUUID().slice(0, 8)}`;
@@ -59,12 +62,24 @@ export async function start(env: Record<string, string | undefined>): Promise<De
         ),
       ),
   });
+  let stopping = false;
   const stop = async (signal: Deno.Signal) => {
+    if (stopping) return;
+    stopping = true;
     console.log(lifecycleLine("shutdown", `scheduling bridge stopping on ${signal}`));
+    // Open live streams would keep `shutdown` waiting for ever: end them first (a last
+    // `stream_end` message), then stop listening and let the other answers finish. Whatever
+    // still hangs after SHUTDOWN_GRACE_MS is cut, so a restart never waits on a console.
+    const cut = setTimeout(() => {
+      console.log(lifecycleLine("shutdown", "answers still open after the grace period: exiting"));
+      Deno.exit(0);
+    }, SHUTDOWN_GRACE_MS);
+    bridge.endStreams();
     await metricsServer?.shutdown();
     await server.shutdown();
     await bridge.close();
     kv.close();
+    clearTimeout(cut);
     Deno.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -56,8 +56,10 @@ export function ConfigEditor({ fields }: ConfigEditorProps) {
     void load();
   });
   useEffect(() =>
-    feed.subscribe((batch) => {
-      if (!busy.peek() && batch.some((e) => e.kind === "config_changed")) void load();
+    feed.subscribe((batch, source) => {
+      // The history loaded at start is what `load` already read.
+      if (source !== "live" || busy.peek()) return;
+      if (batch.some((e) => e.kind === "config_changed")) void load();
     }), []);
 
   const send = async (

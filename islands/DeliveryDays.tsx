@@ -2,8 +2,9 @@
  * Island: the delivery-day overview (docs/pipeline.md, "Day state and staleness"). One row per day with the
  * forecast, aggregated, published and submitted steps (time, caller, stale marker with its
  * reason), a countdown to gate closure, the open-position chart of the selected day, and the
- * manual pipeline steps — offered only when the service's OpenAPI document lists their routes.
- * Reloads every 60 s and shortly after every pipeline event.
+ * manual pipeline steps and "Import answers" — offered only when the status answer lists them
+ * (`manual_actions`). Reloads every 60 s and shortly after every live pipeline event; a manual
+ * pass also reads the status again at once.
  * @module
  */
 import { untracked, useSignal, useSignalEffect } from "@preact/signals";
@@ -13,7 +14,15 @@ import { DayRow, type StepAction } from "../components/DayRow.tsx";
 import { PositionChart } from "../components/PositionChart.tsx";
 import { ScheduleList } from "../components/ScheduleList.tsx";
 import { ApiError, errorFrom } from "../lib/console/api.ts";
-import { api, apiKey, apiPaths, authProblem, feed, isRefusal } from "../lib/console/session.ts";
+import {
+  api,
+  apiKey,
+  authProblem,
+  feed,
+  isRefusal,
+  refreshStatus,
+  status,
+} from "../lib/console/session.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
 
@@ -31,6 +40,9 @@ const PIPELINE_KINDS = new Set<string>([
   "schedule_rejected",
   "anomaly_reported",
 ]);
+
+/** The route that imports the TSO's answers waiting in the inbox. */
+const IMPORT_PATH = "/v1/schedule-responses/import";
 
 /** The manual steps, in pipeline order: path suffix, label, and whether it asks first. */
 export const STEP_ACTIONS: StepAction[] = STEP_TABLE.map((row) => ({
@@ -59,6 +71,35 @@ export function passSummary(label: string, report: PassReportBody): { ok: boolea
     return `${d.delivery_day}: ${[ran, failed].filter(Boolean).join("; ")}`;
   });
   return { ok: report.days.every((d) => !d.failed), text: `${label}: ${parts.join(" · ")}` };
+}
+
+/** What `POST /v1/schedule-responses/import` answers: one entry per inbox file. */
+export interface ImportBody {
+  files: {
+    file: string;
+    outcome: "imported" | "rejected" | "skipped" | "failed";
+    delivery_day?: string;
+    control_area?: string;
+    tso_status?: string;
+    reason?: string;
+  }[];
+}
+
+/**
+ * The import's answer per file, in words: "a_ACK.xml: acknowledged (2026-11-25, 10YDE-…) ·
+ * junk.xml: rejected: not a TSO answer", or that the inbox was empty.
+ */
+export function importSummary(body: ImportBody): { ok: boolean; text: string } {
+  if (!body.files.length) return { ok: true, text: "Import answers: the inbox is empty." };
+  const parts = body.files.map((f) =>
+    f.outcome === "imported"
+      ? `${f.file}: ${f.tso_status ?? "imported"} (${f.delivery_day}, ${f.control_area})`
+      : `${f.file}: ${f.outcome}${f.reason ? `: ${f.reason}` : ""}`
+  );
+  return {
+    ok: body.files.every((f) => f.outcome === "imported" || f.outcome === "skipped"),
+    text: `Import answers: ${parts.join(" · ")}`,
+  };
 }
 
 /** The day to chart when none is chosen: the first whose gate closure is ahead, else the last. */
@@ -124,8 +165,9 @@ export function DeliveryDays() {
   });
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const off = feed.subscribe((batch) => {
-      if (!batch.some((e) => PIPELINE_KINDS.has(e.kind))) return;
+    const off = feed.subscribe((batch, source) => {
+      // The history loaded at start is what `load` already read.
+      if (source !== "live" || !batch.some((e) => PIPELINE_KINDS.has(e.kind))) return;
       clearTimeout(timer);
       timer = setTimeout(load, 800);
     });
@@ -135,9 +177,10 @@ export function DeliveryDays() {
     };
   }, []);
 
-  const paths = apiPaths.value;
-  const actions = STEP_ACTIONS.filter((a) => paths?.has(`/v1/delivery-days/{day}/${a.step}`));
-  const canOrchestrate = paths?.has("/v1/orchestrate") ?? false;
+  const offered = new Set<string>(status.value?.manual_actions ?? []);
+  const actions = STEP_ACTIONS.filter((a) => offered.has(a.step));
+  const canOrchestrate = offered.has("orchestrate");
+  const canImport = offered.has("import_answers");
 
   const run = async (label: string, path: string) => {
     busy.value = label;
@@ -146,6 +189,8 @@ export function DeliveryDays() {
       const answer = await api<unknown>("POST", path);
       note.value = path === "/v1/orchestrate"
         ? passSummary(label, answer as PassReportBody)
+        : path === IMPORT_PATH
+        ? importSummary(answer as ImportBody)
         : { ok: true, text: `${label}: done.` };
     } catch (err) {
       const why = err instanceof ApiError
@@ -154,6 +199,8 @@ export function DeliveryDays() {
       note.value = { ok: false, text: `${label}: refused ${why}` };
     } finally {
       busy.value = null;
+      // The status bar shows the pass at once (last pass, failures), not at its next poll.
+      if (path === "/v1/orchestrate") refreshStatus();
       await load();
     }
   };
@@ -201,6 +248,16 @@ export function DeliveryDays() {
             confirmLabel="Yes, run it now"
             onConfirm={() => run("Orchestrate", "/v1/orchestrate")}
           />
+        )}
+        {canImport && (
+          <button
+            type="button"
+            class="btn"
+            disabled={!!busy.value}
+            onClick={() => run("Import answers", IMPORT_PATH)}
+          >
+            Import answers
+          </button>
         )}
         {busy.value && <span class="muted" role="status">{busy.value}: running…</span>}
         {note.value && (

@@ -8,6 +8,7 @@
 import { useComputed, useSignal } from "@preact/signals";
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { EventRow } from "../components/EventRow.tsx";
+import { connectionLostText } from "../lib/console/connection.ts";
 import { api, apiKey, feed } from "../lib/console/session.ts";
 import type { EventRecord, EventsPage, Level } from "../lib/console/types.ts";
 
@@ -110,7 +111,9 @@ export function EventStream({ kinds }: EventStreamProps) {
       <div class="toolbar" role="toolbar" aria-label="Event filters">
         <span class={`conn conn-${state}`} role="status" title={feed.problem.value ?? ""}>
           <span class="dot" aria-hidden="true" />
-          {CONNECTION[state] ?? state}
+          {state === "reconnecting" && feed.lostSince.value !== null
+            ? connectionLostText(feed.lostSince.value)
+            : CONNECTION[state] ?? state}
         </span>
         <label>
           Kind{" "}

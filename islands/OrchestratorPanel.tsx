@@ -1,7 +1,9 @@
 /**
  * Island: the status pill (orchestrator `running`/`stopped`), start/stop with a confirmation
  * that states the consequence (docs/pipeline.md, "Orchestrator"), the service version and its security posture
- * (docs/architecture.md, "Console API"). Refreshes every 30 s and on every start/stop event.
+ * (docs/architecture.md, "Console API"). Refreshes every 30 s, on every live start/stop event
+ * and at once when another island asks (`refreshStatus()`, e.g. after a manual pass). The answer
+ * is shared (`status` of the session): its `manual_actions` decide the other islands' buttons.
  * @module
  */
 import { useSignal, useSignalEffect } from "@preact/signals";
@@ -11,8 +13,18 @@ import { ConfirmButton } from "../components/ConfirmButton.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { formatBytes } from "../lib/console/format.ts";
+import { connectionLostText, nextPassText } from "../lib/console/connection.ts";
 import { passHealth } from "../lib/console/pass_health.ts";
-import { api, apiKey, feed, isRefusal, now } from "../lib/console/session.ts";
+import {
+  api,
+  apiKey,
+  connectionLostSince,
+  feed,
+  isRefusal,
+  now,
+  status,
+  statusRefresh,
+} from "../lib/console/session.ts";
 import type { OrchestratorState, StatusBody } from "../lib/console/types.ts";
 
 /** One line on the security posture, in words. */
@@ -48,7 +60,6 @@ export function Posture({ status }: { status: StatusBody }) {
 
 /** The orchestrator panel. */
 export function OrchestratorPanel() {
-  const status = useSignal<StatusBody | null>(null);
   const error = useSignal<string | null>(null);
   const busy = useSignal(false);
 
@@ -63,6 +74,7 @@ export function OrchestratorPanel() {
   };
 
   useSignalEffect(() => {
+    void statusRefresh.value; // read again when asked
     error.value = null;
     if (!apiKey.value) {
       status.value = null;
@@ -73,8 +85,10 @@ export function OrchestratorPanel() {
     return () => clearInterval(timer);
   });
   useEffect(() =>
-    feed.subscribe((batch) => {
-      if (batch.some((e) => e.kind.startsWith("orchestrator_"))) void load();
+    feed.subscribe((batch, source) => {
+      if (source === "live" && batch.some((e) => e.kind.startsWith("orchestrator_"))) {
+        void load();
+      }
     }), []);
 
   const toggle = async (verb: "start" | "stop") => {
@@ -98,8 +112,17 @@ export function OrchestratorPanel() {
   const st = status.value;
   const o = st?.orchestrator;
   const state = o?.state ?? "unknown";
+  const lostSince = apiKey.value ? connectionLostSince.value : null;
   const health = o ? passHealth(o, now.value) : undefined;
-  const tone = health && health.tone !== "stopped" ? health.tone : state;
+  // Lost: grey whatever the last answer said; the note keeps what was last known.
+  const tone = lostSince !== null
+    ? "lost"
+    : health && health.tone !== "stopped"
+    ? health.tone
+    : state;
+  const next = o?.next_pass_at
+    ? nextPassText(o.next_pass_at, now.value, lostSince !== null)
+    : undefined;
   return (
     <div class="orch">
       <div class="orch-row">
@@ -108,18 +131,22 @@ export function OrchestratorPanel() {
           role="status"
           aria-live="polite"
           data-state={state}
-          data-health={health?.tone ?? "unknown"}
+          data-health={lostSince !== null ? "lost" : health?.tone ?? "unknown"}
         >
           <span class="dot" aria-hidden="true" />
-          {state === "running"
+          {lostSince !== null
+            ? `Service: ${connectionLostText(lostSince)}`
+            : state === "running"
             ? "Orchestrator running"
             : state === "stopped"
             ? "Orchestrator stopped"
             : "Orchestrator: unknown"}
-          {health?.text && (health.tone === "amber" || health.tone === "red") &&
+          {lostSince === null && health?.text &&
+            (health.tone === "amber" || health.tone === "red") &&
             ` · ${health.text}`}
         </span>
         <span class="pill-note">
+          {lostSince !== null && o && `last known: orchestrator ${state} · `}
           {state === "running"
             ? "scheduled runs happen"
             : state === "stopped"
@@ -145,10 +172,16 @@ export function OrchestratorPanel() {
               } run, ${o.last_pass.steps_failed} failed`}
             </>
           )}
-          {o?.next_pass_at && (
+          {o?.next_pass_at && next && (
             <>
-              {" · next "}
-              <LocalTime iso={o.next_pass_at} />
+              {" · "}
+              <time
+                dateTime={o.next_pass_at}
+                class={next.overdue ? "overdue" : undefined}
+                data-overdue={next.overdue ? "true" : undefined}
+              >
+                {next.text}
+              </time>
             </>
           )}
         </span>

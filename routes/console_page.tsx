@@ -1,6 +1,7 @@
 /**
- * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with five islands
- * (key gate, orchestrator with status pill, delivery days, event stream, config editor), one
+ * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with six islands
+ * (key gate, orchestrator with status pill, delivery days, event stream, config editor, pass
+ * history), one
  * stylesheet, one module script and the islands' props as a JSON data block. No inline script,
  * no `style` attribute: the page works under {@link CONSOLE_CSP}. It holds no service data;
  * the islands fetch everything with the operator's key.
@@ -54,6 +55,7 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
             <a href="#days">Delivery days</a>
             <a href="#events">Events</a>
             <a href="#config">Configuration</a>
+            <a href="#passes">Passes</a>
           </nav>
           <Island collector={c} name="KeyGate" component={ISLANDS.KeyGate} props={{}} />
         </header>
@@ -99,6 +101,10 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
               />
             </section>
           </div>
+          <section id="passes" class="panel" aria-labelledby="passes-h">
+            <h2 id="passes-h">Passes</h2>
+            <Island collector={c} name="PassHistory" component={ISLANDS.PassHistory} props={{}} />
+          </section>
         </main>
         <IslandData collector={c} />
       </body>

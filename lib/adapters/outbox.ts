@@ -4,16 +4,19 @@
  * @module
  */
 
+import { inDir } from "./local_dir.ts";
+
 /**
  * Writes `content` to `<dir>/<fileName>` atomically (write temp, fsync, rename).
  * @returns the final path
- * @throws whatever the file system throws (permissions, disk full)
+ * @throws {import("./local_dir.ts").LocalDirError} with a sentence for no permission, a file
+ *   in the way, a read-only or full disk; whatever else the file system throws
  */
-export async function writeToOutbox(
-  dir: string,
-  fileName: string,
-  content: string,
-): Promise<string> {
+export function writeToOutbox(dir: string, fileName: string, content: string): Promise<string> {
+  return inDir(dir, () => write(dir, fileName, content));
+}
+
+async function write(dir: string, fileName: string, content: string): Promise<string> {
   await Deno.mkdir(dir, { recursive: true });
   const finalPath = `${dir.replace(/\/+$/, "")}/${fileName}`;
   const tempPath = `${dir.replace(/\/+$/, "")}/.${fileName}.${crypto.randomUUID()}.part`;

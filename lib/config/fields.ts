@@ -48,6 +48,8 @@ export interface FieldDef {
   fromEnv?: (raw: string) => unknown;
   /** One line for the console and the OpenAPI document. */
   description: string;
+  /** A local directory the service writes to: checked when set (`lib/adapters/local_dir.ts`). */
+  localDir?: boolean;
 }
 
 const list = (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean);
@@ -179,6 +181,7 @@ export const CONFIG_FIELDS = {
     env: "SCHEDULE_INBOX_DIR",
     schema: z.string().min(1).max(512).regex(/^[^\0]+$/),
     default: "./data/inbox",
+    localDir: true,
     description:
       "where the TSO's answers (ACK, CNF, ANO) arrive; imported files move to processed/ or rejected/ inside it",
   },
@@ -234,6 +237,7 @@ export const CONFIG_FIELDS = {
     env: "OUTBOX_DIR",
     schema: z.string().min(1).max(512),
     default: "./data/outbox",
+    localDir: true,
     description: "local outbox directory",
   },
   min_forecast_coverage: {

@@ -13,6 +13,7 @@ import { type InputIssue, InvalidInput } from "../domain/errors.ts";
 import { clipInput, zodIssuesToItems } from "../domain/issues.ts";
 import { retryKv } from "../store/kv.ts";
 import { CachedEntry } from "./cached_entry.ts";
+import { checkWritableDir } from "../adapters/local_dir.ts";
 import type { Redactor } from "../store/redactor.ts";
 import {
   CONFIG_FIELDS,
@@ -218,6 +219,8 @@ export class RuntimeConfig {
     ];
     if (items.length || !parsed.success) throw new InvalidInput(items, "ERR_CONFIG_INVALID");
     const changes = parsed.data as Overlay;
+    const dirs = await localDirIssues(changes);
+    if (dirs.length) throw new InvalidInput(dirs, "ERR_CONFIG_INVALID");
     return await retryKv("update config", async () => {
       const cur = await this.#overlay();
       const next = { ...(cur.value ?? {}) };
@@ -279,6 +282,28 @@ export class RuntimeConfig {
       return fields;
     });
   }
+}
+
+/**
+ * A local directory set by a change must be usable now (exists or can be created, writable by
+ * the service), not at the next publish: one 422 item per field that is not, in words.
+ */
+async function localDirIssues(changes: Overlay): Promise<InputIssue[]> {
+  const out: InputIssue[] = [];
+  for (const [name, value] of Object.entries(changes) as [FieldName, unknown][]) {
+    if (!(CONFIG_FIELDS[name] as FieldDef).localDir || typeof value !== "string") continue;
+    const problem = await checkWritableDir(value);
+    if (problem) {
+      out.push({
+        loc: ["body", name],
+        msg: problem,
+        type: "value_error.directory",
+        input: value,
+        ctx: {},
+      });
+    }
+  }
+  return out;
 }
 
 /**

@@ -5,7 +5,8 @@
  * Every (re)connection gets a fresh stream token and resumes with `after_id` = the last id this
  * feed holds, and records at or below that id are dropped, so a token expiry, a network drop or
  * a service restart leaves no gap and no duplicate. A stream that stays silent for longer than
- * three heartbeats counts as dead and is replaced.
+ * three heartbeats counts as dead and is replaced. A `stream_end` message (the service stops)
+ * ends the stream at once; {@link EventFeed.lostSince} says since when it is being retried.
  *
  * @example
  * const feed = new EventFeed({ request: (m, p) => apiRequest(key, m, p) });
@@ -19,6 +20,9 @@ import { backoffMs } from "../retry.ts";
 import { ApiError } from "./api.ts";
 import { SseParser } from "./sse.ts";
 import type { EventRecord, EventsPage } from "./types.ts";
+
+/** Where a batch of events came from: the history page loaded at start, or the live stream. */
+export type BatchSource = "history" | "live";
 
 /** Where the feed is. `refused`: the key was refused (the session shows why); no retries. */
 export type FeedState = "idle" | "loading" | "connecting" | "live" | "reconnecting" | "refused";
@@ -42,9 +46,22 @@ export interface FeedDeps {
    * tests pass a `FakeClock`'s sleep).
    */
   sleep?: Sleep;
+  /** The clock of {@link EventFeed.lostSince}, ms since the epoch (default `Date.now`). */
+  now?: () => number;
 }
 
 const REFUSALS = new Set([401, 403, 503]);
+/** Kind of the service's last message before it stops (`lib/http/sse.ts`). */
+const STREAM_END = "stream_end";
+
+/** The sentence of a `stream_end` message's data (`{message}`), or a default. */
+function streamEndText(data: string): string {
+  try {
+    const m = (JSON.parse(data) as { message?: unknown }).message;
+    if (typeof m === "string" && m) return m;
+  } catch { /* fall through */ }
+  return "The service ended the live stream.";
+}
 
 /** History plus live events, without gap or duplicate. */
 export class EventFeed {
@@ -54,12 +71,17 @@ export class EventFeed {
   readonly state = signal<FeedState>("idle");
   /** Why the feed is not live, in words (null when fine). */
   readonly problem = signal<string | null>(null);
+  /**
+   * Since when (ms since the epoch) the stream is down and being retried; `null` while live,
+   * before the first connection and after a stop or refusal.
+   */
+  readonly lostSince = signal<number | null>(null);
   /** Highest event id held (the resume point). */
   lastId = 0;
   /** Number of stream connections opened (for diagnostics and tests). */
   connections = 0;
   #deps: FeedDeps;
-  #listeners = new Set<(records: EventRecord[]) => void>();
+  #listeners = new Set<(records: EventRecord[], source: BatchSource) => void>();
   #run = 0;
   #abort: AbortController | undefined;
   /** Cancels the pending reconnect wait. */
@@ -71,8 +93,12 @@ export class EventFeed {
     this.#deps = deps;
   }
 
-  /** Calls `fn` with every batch of new events; returns the unsubscribe function. */
-  subscribe(fn: (records: EventRecord[]) => void): () => void {
+  /**
+   * Calls `fn` with every batch of new events and where it came from: `history` (the page loaded
+   * at start: islands that load their own data at start need not reload for it) or `live`.
+   * Returns the unsubscribe function.
+   */
+  subscribe(fn: (records: EventRecord[], source: BatchSource) => void): () => void {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
   }
@@ -98,7 +124,10 @@ export class EventFeed {
     this.#wait?.abort();
     this.#wait = undefined;
     this.#attempt = 0;
-    this.state.value = "idle";
+    batch(() => {
+      this.state.value = "idle";
+      this.lostSince.value = null;
+    });
   }
 
   async #loadHistory(run: number): Promise<void> {
@@ -111,7 +140,7 @@ export class EventFeed {
       return;
     }
     if (run !== this.#run) return;
-    this.#accept(page.events);
+    this.#accept(page.events, "history");
     this.lastId = Math.max(this.lastId, page.next_after_id);
     void this.#connect(run); // runs for the life of the stream
   }
@@ -151,13 +180,20 @@ export class EventFeed {
     batch(() => {
       this.state.value = "live";
       this.problem.value = null;
+      this.lostSince.value = null;
     });
     this.#attempt = 0;
-    await this.#read(res.body, ac, run);
-    if (run === this.#run) this.#retry(run, "The live stream ended; reconnecting.");
+    const end = await this.#read(res.body, ac, run);
+    if (run === this.#run) this.#retry(run, end ?? "The live stream ended; reconnecting.");
   }
 
-  async #read(body: ReadableStream<Uint8Array>, ac: AbortController, run: number) {
+  /** Reads until the stream ends; returns the sentence of a `stream_end` message, if one came. */
+  async #read(
+    body: ReadableStream<Uint8Array>,
+    ac: AbortController,
+    run: number,
+  ): Promise<string | undefined> {
+    let end: string | undefined;
     const reader = body.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
@@ -174,11 +210,15 @@ export class EventFeed {
         for (const m of parser.push(decoder.decode(value, { stream: true }))) {
           if (m.retry !== undefined) this.#retryMs = m.retry;
           if (!m.data) continue;
+          if (m.event === STREAM_END) {
+            end = streamEndText(m.data);
+            continue;
+          }
           try {
             (m.event === "event_updated" ? updated : fresh).push(JSON.parse(m.data) as EventRecord);
           } catch { /* not a record; ignore */ }
         }
-        if (fresh.length) this.#accept(fresh);
+        if (fresh.length) this.#accept(fresh, "live");
         if (updated.length) this.#replace(updated);
       }
     } catch {
@@ -187,6 +227,7 @@ export class EventFeed {
       clearTimeout(watchdog);
       reader.cancel().catch(() => {});
     }
+    return end;
   }
 
   #failed(err: unknown, run: number, again: () => Promise<void>): void {
@@ -194,6 +235,7 @@ export class EventFeed {
       batch(() => {
         this.state.value = "refused";
         this.problem.value = err.detail;
+        this.lostSince.value = null;
       });
       return;
     }
@@ -210,6 +252,7 @@ export class EventFeed {
     batch(() => {
       this.state.value = "reconnecting";
       this.problem.value = why;
+      this.lostSince.value ??= (this.#deps.now ?? Date.now)();
     });
     this.#wait?.abort();
     const wait = new AbortController();
@@ -226,7 +269,7 @@ export class EventFeed {
     this.events.value = this.events.value.map((e) => byId.get(e.id) ?? e);
   }
 
-  #accept(records: EventRecord[]): void {
+  #accept(records: EventRecord[], source: BatchSource): void {
     const fresh: EventRecord[] = [];
     for (const r of [...records].sort((a, b) => a.id - b.id)) {
       if (r.id > this.lastId) {
@@ -238,6 +281,6 @@ export class EventFeed {
     const max = this.#deps.maxKept ?? 2000;
     const all = this.events.value.concat(fresh);
     this.events.value = all.length > max ? all.slice(all.length - max) : all;
-    for (const fn of this.#listeners) fn(fresh);
+    for (const fn of this.#listeners) fn(fresh, source);
   }
 }

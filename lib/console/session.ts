@@ -1,7 +1,8 @@
 /**
  * State the console's islands share in the browser (docs/architecture.md, "Console"): the process key (kept in
  * `localStorage`), the last credential problem (401/403/503 with the service's sentence), a
- * ticking clock, the API's path list and the one live {@link EventFeed}.
+ * ticking clock, the last status answer (with the manual actions the service offers) and the one
+ * live {@link EventFeed}.
  *
  * All islands live in one bundle, so these module-level signals are shared between them. On the
  * server nothing here starts: islands render their "no key yet" state.
@@ -15,6 +16,7 @@
 import { computed, effect, signal, untracked } from "@preact/signals";
 import { ApiError, apiRequest } from "./api.ts";
 import { EventFeed } from "./feed.ts";
+import type { StatusBody } from "./types.ts";
 
 /** `localStorage` entry holding the process key. */
 export const STORAGE_KEY = "scheduling-bridge.process-key";
@@ -31,10 +33,23 @@ export const apiKey = signal<string | null>(null);
 export const authProblem = signal<AuthProblem | null>(null);
 /** Milliseconds since the epoch, updated every second in the browser. */
 export const now = signal<number>(Date.now());
-/** Paths of the OpenAPI document (`null` until loaded): which manual steps exist. */
-export const apiPaths = signal<ReadonlySet<string> | null>(null);
+/**
+ * The last `GET /v1/console/status` answer (`null`: none yet or refused). The orchestrator panel
+ * loads it; its `manual_actions` decide which buttons the other islands offer.
+ */
+export const status = signal<StatusBody | null>(null);
+/** Bumped to have the status (and what depends on it, e.g. the pass list) read again now. */
+export const statusRefresh = signal(0);
+
+/** Reads the status again at once (after a manual pass, a start or a stop). */
+export function refreshStatus(): void {
+  statusRefresh.value++;
+}
 
 const REFUSALS = new Set([401, 403, 503]);
+
+/** Since when (ms) the API could not be reached (status 0); cleared by the next answer. */
+export const apiUnreachableSince = signal<number | null>(null);
 
 /** True for a refusal the key gate already explains (401, 403, 503); islands stay quiet. */
 export function isRefusal(err: unknown): boolean {
@@ -51,8 +66,13 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   try {
     const out = await apiRequest<T>(key, method, path, body);
     if (authProblem.peek() && key === apiKey.peek()) authProblem.value = null;
+    apiUnreachableSince.value = null;
     return out;
   } catch (err) {
+    if (err instanceof ApiError) {
+      if (err.status === 0) apiUnreachableSince.value ??= Date.now();
+      else apiUnreachableSince.value = null; // it answered, if with a refusal
+    }
     if (err instanceof ApiError && REFUSALS.has(err.status) && key === apiKey.peek()) {
       authProblem.value = { status: err.status, detail: err.detail };
     }
@@ -62,6 +82,15 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 
 /** The live event feed of this page. */
 export const feed = new EventFeed({ request: (method, path) => api(method, path) });
+
+/**
+ * Since when (ms) the console has lost the service — the live stream is being retried or the
+ * API did not answer — or `null` while connected: the pill turns grey and says so.
+ */
+export const connectionLostSince = computed(() => {
+  const times = [feed.lostSince.value, apiUnreachableSince.value].filter((t) => t !== null);
+  return times.length ? Math.min(...times) : null;
+});
 
 function storage(): Storage | undefined {
   try {
@@ -88,18 +117,9 @@ export function forgetKey(): void {
   apiKey.value = null;
 }
 
-async function loadPaths(): Promise<void> {
-  try {
-    const doc = await api<{ paths?: Record<string, unknown> }>("GET", "/v1/openapi.json");
-    apiPaths.value = new Set(Object.keys(doc.paths ?? {}));
-  } catch {
-    apiPaths.value = new Set();
-  }
-}
-
 /**
- * Starts the browser side: reads the stored key, ticks {@link now}, and (re)starts the feed and
- * the path list whenever the key changes. Returns a function that stops it all.
+ * Starts the browser side: reads the stored key, ticks {@link now}, and (re)starts the feed
+ * whenever the key changes. Returns a function that stops it all.
  */
 export function startSession(): () => void {
   apiKey.value = storage()?.getItem(STORAGE_KEY) || null;
@@ -109,11 +129,11 @@ export function startSession(): () => void {
     untracked(() => {
       if (key) {
         void feed.start();
-        void loadPaths();
       } else {
         feed.stop();
         feed.events.value = [];
-        apiPaths.value = null;
+        status.value = null;
+        apiUnreachableSince.value = null;
       }
     });
   });

@@ -31,7 +31,9 @@ import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 /** What happened to one inbox file. */
 export interface ImportResult {
   file: string;
-  /** `failed`: the sFTP inbox could not be read (`file` is `sftp:<dir>`). */
+  /**
+   * `failed`: an inbox could not be read (`file` is the local directory, or `sftp:<dir>`).
+   */
   outcome: "imported" | "rejected" | "skipped" | "failed";
   delivery_day?: string;
   control_area?: string;
@@ -59,7 +61,21 @@ export async function importInbox(
   cfg: EffectiveConfig,
   by: string,
 ): Promise<ImportResult[]> {
-  const results = await importFrom(svc, cfg, localInbox(cfg.schedule_inbox_dir), by);
+  let results: ImportResult[];
+  try {
+    results = await importFrom(svc, cfg, localInbox(cfg.schedule_inbox_dir), by);
+  } catch (err) {
+    // E.g. the service may not write there (a sentence from lib/adapters/local_dir.ts).
+    const reason = (err as Error).message;
+    await svc.events.append({
+      kind: "orchestration_error",
+      level: "error",
+      message: `The inbox ${cfg.schedule_inbox_dir} could not be read: ${reason}.`,
+      caller: by,
+      data: { inbox: cfg.schedule_inbox_dir },
+    });
+    results = [{ file: cfg.schedule_inbox_dir, outcome: "failed", reason }];
+  }
   if (!cfg.sftp_inbox_dir) return results;
   let remote: InboxSource;
   const source = `sftp_inbox:${cfg.sftp_inbox_dir}`;
@@ -217,7 +233,9 @@ async function reject(
   await svc.events.append({
     kind: "schedule_answer_rejected",
     level: "warning",
-    message: `The file ${name} in ${source.where} was not imported: ${reason}; moved to rejected/`,
+    message: `The file ${name} in ${source.where} was not imported: ${
+      reason.replace(/[.\s]+$/, "")
+    }; moved to rejected/.`,
     caller: by,
     data: { file: name, reason },
   });

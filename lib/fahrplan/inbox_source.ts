@@ -9,6 +9,7 @@
  */
 import { Buffer } from "node:buffer";
 import type SftpClient from "ssh2-sftp-client";
+import { dirProblem, inDir, LocalDirError } from "../adapters/local_dir.ts";
 import { connectSftp, type SftpTarget } from "../adapters/sftp.ts";
 
 /** One claimed answer file. */
@@ -47,7 +48,8 @@ export function localInbox(dir: string): InboxSource {
         }
       } catch (err) {
         if (err instanceof Deno.errors.NotFound) return [];
-        throw err;
+        const problem = dirProblem(err, base);
+        throw problem ? new LocalDirError(base, problem, { cause: err }) : err;
       }
       return names.sort();
     },
@@ -55,16 +57,20 @@ export function localInbox(dir: string): InboxSource {
       const path = `${base}/${claimedName(name)}`;
       try {
         await Deno.rename(`${base}/${name}`, path);
-      } catch {
+      } catch (err) {
+        // No permission is said in words; any other failure: another reader took the file.
+        const problem = dirProblem(err, base);
+        if (problem) throw new LocalDirError(base, problem, { cause: err });
         return null;
       }
       return {
         name,
         text: () => Deno.readTextFile(path),
-        async moveTo(folder) {
-          await Deno.mkdir(`${base}/${folder}`, { recursive: true });
-          await Deno.rename(path, `${base}/${folder}/${name}`);
-        },
+        moveTo: (folder) =>
+          inDir(base, async () => {
+            await Deno.mkdir(`${base}/${folder}`, { recursive: true });
+            await Deno.rename(path, `${base}/${folder}/${name}`);
+          }),
       };
     },
     close: () => Promise.resolve(),

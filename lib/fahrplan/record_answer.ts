@@ -4,7 +4,8 @@
  * inbox and for a state the market platform reports. The status changes through
  * {@link applyAnswer} (an answer about an older version never overwrites a newer one's status);
  * when it changed, one event: `schedule_acknowledged`, `schedule_confirmed` (info),
- * `schedule_rejected`, `anomaly_reported` (warning).
+ * `schedule_rejected`, `anomaly_reported` (error: the schedule does not stand as sent, the
+ * operator must act), each a sentence (docs/console.md, "Errors in words").
  * @module
  */
 import type { Clock } from "../clock.ts";
@@ -15,13 +16,27 @@ import { applyAnswer, type TsoState } from "./tso_status.ts";
 /** What an answer does to a status: the event kind and level of each state. */
 export const STATUS_OF: Record<
   Exclude<TsoState, "sent">,
-  { event: EventKind; level: "info" | "warning" }
+  { event: EventKind; level: "info" | "error"; verb: string }
 > = {
-  acknowledged: { event: "schedule_acknowledged", level: "info" },
-  rejected: { event: "schedule_rejected", level: "warning" },
-  confirmed: { event: "schedule_confirmed", level: "info" },
-  anomaly: { event: "anomaly_reported", level: "warning" },
+  acknowledged: { event: "schedule_acknowledged", level: "info", verb: "acknowledged" },
+  rejected: { event: "schedule_rejected", level: "error", verb: "rejected" },
+  confirmed: { event: "schedule_confirmed", level: "info", verb: "confirmed" },
+  anomaly: { event: "anomaly_reported", level: "error", verb: "reported an anomaly in" },
 };
+
+/**
+ * The event's sentence: "The TSO 10XDE-VE-TRANSMK reported an anomaly in the schedule of
+ * 2026-11-25 for 10YDE-VE-------2 (version 2): counterparty time series differs. From
+ * d_ANO.xml."
+ */
+export function answerSentence(a: AnswerChange): string {
+  const who = /^the /i.test(a.who) ? a.who[0].toUpperCase() + a.who.slice(1) : `The TSO ${a.who}`;
+  const version = a.version ? ` (version ${a.version})` : "";
+  const reason = a.reason_text ? `: ${a.reason_text.trim().replace(/[.\s]+$/, "")}` : "";
+  return `${who} ${
+    STATUS_OF[a.state].verb
+  } the schedule of ${a.day} for ${a.area}${version}${reason}. From ${a.source}.`;
+}
 
 /** One answer about one document. */
 export interface AnswerChange {
@@ -62,9 +77,7 @@ export async function recordAnswer(
   await svc.events.append({
     kind: s.event,
     level: s.level,
-    message: `${a.who} ${a.state} the schedule of ${a.day} for ${a.area}${
-      a.version ? ` (version ${a.version})` : ""
-    }${a.reason_text ? `: ${a.reason_text}` : ""} — ${a.source}`,
+    message: answerSentence(a),
     caller: by,
     delivery_day: a.day,
     data: { ...a.data, control_area: a.area, tso_status: a.state, reason_code: a.reason_code },

@@ -4,7 +4,8 @@
  * (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation).
  * The stream opens with {@link SSE_RETRY}; each event record is one message of `id:` (event id),
  * `event:` (kind) and `data:` (the JSON record); {@link SSE_HEARTBEAT} is a comment line that
- * keeps proxies from closing an idle stream.
+ * keeps proxies from closing an idle stream; {@link SSE_END} is the last message when the service
+ * stops.
  *
  * The event hub (`lib/store/event_hub.ts`) knows none of this: the route hands it
  * {@link encodeSseEvents}, which it calls once per batch for all readers.
@@ -16,6 +17,19 @@ const encoder = new TextEncoder();
 
 /** First bytes of every stream: the client waits 3 s before it reconnects. */
 export const SSE_RETRY: Uint8Array = encoder.encode("retry: 3000\n\n");
+
+/** Kind of the last message of a stream the service ends because it stops (no `id:`). */
+export const SSE_END_EVENT = "stream_end";
+
+/**
+ * The last message of every stream when the service stops (SIGTERM): `event: stream_end`, a
+ * JSON `data:` with a sentence and no `id:`, so the client's resume point stays where it was.
+ */
+export const SSE_END: Uint8Array = encoder.encode(
+  `event: ${SSE_END_EVENT}\ndata: ${
+    JSON.stringify({ message: "The service is stopping; reconnect when it is back." })
+  }\n\n`,
+);
 
 /** A comment the client ignores, sent every heartbeat period. */
 export const SSE_HEARTBEAT: Uint8Array = encoder.encode(": heartbeat\n\n");

@@ -29,6 +29,7 @@ import { type PassLog, passOutcome } from "./passes.ts";
 import { importInbox } from "../fahrplan/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
+import type { FinishedPass } from "./pass_history.ts";
 
 /**
  * What the orchestrator uses of the app's services: what its steps use ({@link StepServices}),
@@ -73,14 +74,22 @@ export class Orchestrator {
   #passes: PassLog | undefined;
   /** The pass under way in this app, with who started it and when. */
   #running: { by: string; since: string } | undefined;
+  #onPass: ((pass: FinishedPass) => Promise<unknown>) | undefined;
 
   /**
    * @param ctx the app's services (those of {@link OrchestratorServices})
    * @param passes where every finished pass is recorded (its health shows in the status)
+   * @param opts `onPass`: told every finished pass with its days (the pass history,
+   *   `lib/orchestrator/pass_history.ts`); a failure there is logged, never the pass's
    */
-  constructor(ctx: OrchestratorServices, passes?: PassLog) {
+  constructor(
+    ctx: OrchestratorServices,
+    passes?: PassLog,
+    opts: { onPass?: (pass: FinishedPass) => Promise<unknown> } = {},
+  ) {
     this.#ctx = ctx;
     this.#passes = passes;
+    this.#onPass = opts.onPass;
   }
 
   /**
@@ -160,7 +169,8 @@ export class Orchestrator {
   }
 
   /**
-   * One pass now, also while stopped (the operator's override of `POST /v1/orchestrate`).
+   * One pass now, also while stopped (the operator's override of `POST /v1/orchestrate`); like a
+   * tick it first imports the TSO's answers (inbox, market platform).
    * @param by the caller's name
    * @throws {PassRunning} while a pass (scheduled or manual) is under way in this app
    */
@@ -170,7 +180,10 @@ export class Orchestrator {
         `An orchestrator pass started by ${this.#running.by} at ${this.#running.since} is still running; try again when it has finished.`,
       );
     }
-    return await this.#guarded(by, () => runPass(this.#ctx, by));
+    return await this.#guarded(by, async () => {
+      await this.#importAnswers();
+      return await runPass(this.#ctx, by);
+    });
   }
 
   /**
@@ -186,10 +199,12 @@ export class Orchestrator {
     this.#running = claimed ?? { by, since: startedAt };
     try {
       const report = await fn();
-      await this.#record(by, startedAt, passOutcome(report));
+      await this.#record(by, startedAt, passOutcome(report), { days: report.days });
       return report;
     } catch (err) {
-      await this.#record(by, startedAt, { outcome: "failed", steps_run: 0, steps_failed: 0 });
+      await this.#record(by, startedAt, { outcome: "failed", steps_run: 0, steps_failed: 0 }, {
+        error: (err as Error).message,
+      });
       throw err;
     } finally {
       this.#running = undefined;
@@ -201,14 +216,20 @@ export class Orchestrator {
     by: string,
     startedAt: string,
     result: Pick<LastPass, "outcome" | "steps_run" | "steps_failed">,
+    detail: Pick<FinishedPass, "days" | "error"> = {},
   ): Promise<void> {
-    if (!this.#passes) return;
     const pass: LastPass = {
       started_at: startedAt,
       finished_at: new Date(this.#ctx.clock.now()).toISOString(),
       by,
       ...result,
     };
+    try {
+      await this.#onPass?.({ ...pass, ...detail });
+    } catch (err) {
+      this.#ctx.log.error("orchestration_error", "the pass could not be added to the history", err);
+    }
+    if (!this.#passes) return;
     try {
       await this.#passes.record(pass);
     } catch (err) {

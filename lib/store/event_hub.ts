@@ -14,7 +14,7 @@
  * (resume from `Last-Event-ID` / `after_id`) first reads the stored events after its cursor from
  * KV while live batches wait in its own queue; then it drains that queue and goes live. A reader
  * keeps its own cursor and drops ids it already has, so no event is skipped or delivered twice.
- * Timers and the log listener run only while someone listens.
+ * Timers and the log listener run only while someone listens; `shutdown` ends every reader.
  * @module
  */
 import type { EventLog, EventRecord } from "./events.ts";
@@ -47,12 +47,20 @@ export interface HubReader {
   onUpdate?(record: EventRecord, encoded: Uint8Array): void;
   /** Called once if reading fails (the reader should close). */
   onError(err: unknown): void;
+  /** Called once on {@link EventHub.shutdown} (else `onError`): send a last message, close. */
+  onEnd?(): void;
 }
 
 const CATCH_UP_PAGE = 500;
-
 /** Heartbeat period of the live stream, in ms: short enough that proxies keep it open. */
 export const HEARTBEAT_MS = 15_000;
+
+/** Ends `reader` on shutdown: its `onEnd`, else its `onError`; a throw is swallowed. */
+function endReader(reader: HubReader): void {
+  try {
+    reader.onEnd ? reader.onEnd() : reader.onError(new Error("event hub shut down"));
+  } catch { /* the reader is gone either way */ }
+}
 
 /** A run of records with consecutive ids, encoded at most once. */
 class Batch {
@@ -101,6 +109,8 @@ export class EventHub {
   #unsubscribeUpdates: (() => void) | undefined;
   #encodeUpdate: UpdateEncoder | undefined;
   #polling = false;
+  /** Set by {@link EventHub.shutdown}: no reader is taken any more. */
+  #shutDown = false;
 
   /**
    * @param log the log to deliver
@@ -129,6 +139,10 @@ export class EventHub {
    */
   async subscribe(afterId: number, reader: HubReader): Promise<HubSubscription> {
     while (!this.#unsubscribe) {
+      if (this.#shutDown) {
+        endReader(reader);
+        return { close: () => {} };
+      }
       this.#starting ??= this.#start().finally(() => this.#starting = undefined);
       await this.#starting;
     }
@@ -146,9 +160,18 @@ export class EventHub {
     return this.#readers.size;
   }
 
+  /** Ends every live reader and later ones ({@link HubReader.onEnd}); the process stops. */
+  shutdown(): void {
+    this.#shutDown = true;
+    const readers = [...this.#readers];
+    this.#readers.clear();
+    this.#stop();
+    for (const r of readers) r.end();
+  }
+
   async #start(): Promise<void> {
     const head = await this.#log.head();
-    if (this.#unsubscribe) return;
+    if (this.#unsubscribe || this.#shutDown) return;
     this.#lastId = head;
     this.#target = head;
     // A local commit between the read above and this line shows up as a gap and is filled.
@@ -339,6 +362,13 @@ class Reader {
     }
   }
 
+  /** The hub shuts down (it already let this reader go): tells the reader to end, once. */
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    endReader(this.#reader);
+  }
+
   /** Delivery failed: leaves the hub, then tells the reader (once). */
   fail(err: unknown): void {
     if (this.closed) return;
@@ -388,8 +418,8 @@ class Reader {
     this.#cursor = records[records.length - 1].id;
     try {
       this.#reader.onEvents(records, encoded);
-    } catch (err) {
-      this.fail(err); // one broken reader never keeps a batch from the others
+    } catch (err) { // one broken reader never keeps a batch from the others
+      this.fail(err);
     }
   }
 }

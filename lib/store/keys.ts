@@ -98,6 +98,17 @@ export const KEYS = {
   orchestrator: ["orchestrator"] as Deno.KvKey,
   /** The last finished pass and the failed passes in a row. Owner: `lib/orchestrator/passes.ts`. */
   orchestratorPasses: ["orchestrator_passes"] as Deno.KvKey,
+  /** One recorded pass, by sequence number. Owner: `lib/orchestrator/pass_history.ts`. */
+  passHistoryEntry: (seq: number): Deno.KvKey => ["pass_history", seq],
+  /** Every recorded pass, for `kv.list` (oldest first). */
+  passHistory: { prefix: ["pass_history"] } as Deno.KvListSelector,
+  /** Recorded passes before `seq` (exclusive), for a reverse `kv.list`. */
+  passHistoryBefore: (seq: number): Deno.KvListSelector => ({
+    start: ["pass_history", 0],
+    end: ["pass_history", seq],
+  }),
+  /** Sequence number of the newest recorded pass. Owner: as above. */
+  passHistorySeq: ["meta", "pass_history_seq"] as Deno.KvKey,
   /** The orchestrator's lease of one minute across replicas. Owner: `lib/orchestrator/orchestrator.ts`. */
   orchestratorLease: (minute: number): Deno.KvKey => ["leases", "orchestrator", minute],
 

@@ -7,6 +7,22 @@
 import { z } from "zod";
 import { OrchestratorStatusSchema } from "./orchestrator.ts";
 
+/**
+ * A manual action the console may offer, when this service has its route: one pass now
+ * (`POST /v1/orchestrate`), a day's step (`POST /v1/delivery-days/{day}/<step>`), importing the
+ * TSO's answers (`POST /v1/schedule-responses/import`).
+ */
+export const ManualAction = z.enum([
+  "orchestrate",
+  "forecast",
+  "aggregate",
+  "publish",
+  "submit",
+  "import_answers",
+]);
+/** One of {@link ManualAction}. */
+export type ManualAction = z.infer<typeof ManualAction>;
+
 /** Response body of the status endpoint. */
 export const StatusBodySchema = z.object({
   version: z.string(),
@@ -37,6 +53,8 @@ export const StatusBodySchema = z.object({
     publish_target: z.enum(["sftp", "outbox"]),
     outbox_dir: z.string().nullable(),
   }),
+  /** The manual actions this service offers (the console's buttons; no OpenAPI read needed). */
+  manual_actions: z.array(ManualAction),
 });
 /** The status body. */
 export type StatusBody = z.infer<typeof StatusBodySchema>;

@@ -159,16 +159,6 @@ Deno.test({
         ? json(r, 404, { detail: `No open position for ${day} yet.` })
         : json(r, 200, positionFixture(day));
     });
-    await page.route("**/v1/openapi.json", (r) =>
-      json(r, 200, {
-        openapi: "3.1.0",
-        paths: Object.fromEntries(
-          ["forecast", "aggregate", "publish", "submit"].map((
-            x,
-          ) => [`/v1/delivery-days/{day}/${x}`, {}])
-            .concat([["/v1/orchestrate", {}]]),
-        ),
-      }));
     await page.route(/\/v1\/(delivery-days\/[^/]+\/(aggregate|submit)|orchestrate)$/, (r) => {
       posted.push(new URL(r.request().url()).pathname);
       const url = r.request().url();

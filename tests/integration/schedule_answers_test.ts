@@ -173,12 +173,18 @@ Deno.test("TSO answers: ACK, rejection, CNF and ANO applied per area; garbage re
     for (
       const k of [
         "schedule_acknowledged:info",
-        "schedule_rejected:warning",
+        "schedule_rejected:error",
         "schedule_confirmed:info",
-        "anomaly_reported:warning",
+        "anomaly_reported:error",
         "schedule_answer_rejected:warning",
       ]
     ) assert.ok(kinds.includes(k), k);
+    // Event texts are sentences: who did what to which schedule, why, and from which file.
+    const anomaly = (await storedEvents(r.s.kv)).find((e) => e.kind === "anomaly_reported");
+    assert.equal(
+      anomaly?.message,
+      `The TSO ${TSO.transnet} reported an anomaly in the schedule of ${DAY} for ${AREAS.transnet}: counterparty time series differs. From d_ANO.xml.`,
+    );
     // Nothing is imported twice.
     const again = await call(`${r.s.url}/v1/schedule-responses/import`, {
       method: "POST",

@@ -187,7 +187,7 @@ Deno.test("platform channel with ESS: missing counterparty refused in words, a r
     assert.equal(status.get(AREAS.amprion)?.tso_status, "rejected");
     const events = await storedEvents(p.s.kv);
     const rejected = events.find((e) => e.kind === "schedule_rejected");
-    assert.equal(rejected?.level, "warning");
+    assert.equal(rejected?.level, "error"); // the schedule does not stand: the operator must act
     assert.match(
       String(rejected?.message),
       /rejected the schedule of 2026-11-23 .*sender not registered/,

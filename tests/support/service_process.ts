@@ -16,6 +16,10 @@ export interface ServiceProcess {
   output(): { stdout: string; stderr: string };
   /** Resident set size of the process in bytes (`VmRSS` of `/proc/<pid>/status`). */
   rssBytes(): Promise<number>;
+  /** Resolves with the process's status when it exits. */
+  exited: Promise<Deno.CommandStatus>;
+  /** Sends `signal` to the process (without waiting). */
+  kill(signal: Deno.Signal): void;
   /** Sends SIGTERM, waits for the exit, removes the temp dir (not a given `kvPath`). */
   close(): Promise<void>;
 }
@@ -75,6 +79,8 @@ export async function spawnService(
     kvPath,
     pid: child.pid,
     output: () => ({ stdout, stderr }),
+    exited: child.status,
+    kill: (signal) => child.kill(signal),
     async rssBytes() {
       // Read through `cat`: Deno asks for --allow-all to read another process's /proc entry.
       const out = await new Deno.Command("cat", { args: [`/proc/${child.pid}/status`] }).output();

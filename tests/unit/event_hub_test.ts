@@ -84,3 +84,27 @@ Deno.test("openKv: creates the folder of a file path; two logs on one file share
     }
   });
 });
+
+Deno.test("event hub: shutdown ends every reader once, stops the timers, and ends later readers at once", async () => {
+  await withKv(async (kv) => {
+    const log = new EventLog(kv, new FakeClock());
+    const hub = new EventHub(log, encodeSseEvents, { pollMs: 20, heartbeatMs: 30 });
+    const ended: string[] = [];
+    const reader = (name: string, withEnd = true) => ({
+      onEvents: () => {},
+      onHeartbeat: () => {},
+      onError: () => ended.push(`${name}:error`),
+      ...(withEnd ? { onEnd: () => ended.push(`${name}:end`) } : {}),
+    });
+    await hub.subscribe(0, reader("a"));
+    await hub.subscribe(0, reader("b", false));
+    hub.shutdown();
+    hub.shutdown();
+    assert.deepEqual(ended, ["a:end", "b:error"]);
+    assert.equal(hub.size, 0);
+    await hub.subscribe(0, reader("late"));
+    assert.deepEqual(ended, ["a:end", "b:error", "late:end"]);
+    assert.equal(hub.size, 0);
+    // The sanitizer fails this test if the hub's poll or heartbeat interval still ran.
+  });
+});

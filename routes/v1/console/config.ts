@@ -2,7 +2,8 @@
  * Runtime config routes (docs/architecture.md, "Runtime configuration"), process scope:
  * `GET` the effective config with sources (secrets masked), `PUT` a partial update (validated;
  * 422 as in docs/architecture.md, "Errors"), `DELETE` the whole overlay (every field back to its environment value).
- * A `config_changed` event names the changed fields, never a value.
+ * A `config_changed` event says each change as old → new; a secret only as set, replaced or
+ * removed, never its value (`lib/config/change_text.ts`).
  * @module
  */
 import { answer } from "../../../lib/http/respond.ts";
@@ -10,6 +11,7 @@ import { ConfigBodySchema as ConfigBody } from "../../../lib/wire/config.ts";
 import { ConfigChanges, type RuntimeConfig } from "../../../lib/config/runtime_config.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { readJson } from "../../../lib/http/validation.ts";
+import { changeSentence } from "../../../lib/config/change_text.ts";
 
 /** Registers the config routes. */
 export function registerConfig(ctx: RouteContext, config: RuntimeConfig): void {
@@ -38,7 +40,7 @@ export function registerConfig(ctx: RouteContext, config: RuntimeConfig): void {
     if (changed.length) {
       await ctx.events.append({
         kind: "config_changed",
-        message: `${caller} changed ${changed.join(", ")}`,
+        message: changeSentence(caller, changes),
         caller,
         // Effective values before and after; a secret shows as "********", never its value.
         data: { fields: changed, changes },

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { EVENT_KINDS, EventLevel, EventsPageSchema } from "../../../lib/wire/events.ts";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import { ValidationFailed } from "../../../lib/http/errors.ts";
-import { SSE_HEARTBEAT, SSE_RETRY } from "../../../lib/http/sse.ts";
+import { SSE_END, SSE_HEARTBEAT, SSE_RETRY } from "../../../lib/http/sse.ts";
 import { parseOr422, zodIssuesToItems } from "../../../lib/http/validation.ts";
 import type { EventHub } from "../../../lib/store/event_hub.ts";
 
@@ -24,7 +24,7 @@ import type { EventHub } from "../../../lib/store/event_hub.ts";
  * plain decimal integer — no sign, exponent, hex or blank —, `value_error.too_small` /
  * `value_error.too_big` with the bound in `ctx` when out of range).
  */
-function wholeNumber(min: number, max: number, def?: number, description?: string) {
+export function wholeNumber(min: number, max: number, def?: number, description?: string) {
   const range = `between ${min} and ${max}`;
   return z.string().optional().transform((v, ctx): number => {
     if (v === undefined) return def as number;
@@ -143,7 +143,8 @@ export function registerEvents(ctx: RouteContext, hub: EventHub): void {
     responses: {
       200: {
         description: "Server-Sent Events: `retry: 3000`, then `id:` = event id, `event:` = kind, " +
-          "`data:` = the JSON event record, and a `: heartbeat` comment every 15 s",
+          "`data:` = the JSON event record, a `: heartbeat` comment every 15 s, and " +
+          "`event: stream_end` (no id) as the last message when the service stops",
         contentType: "text/event-stream",
         schema: z.string(),
       },
@@ -197,6 +198,14 @@ export function registerEvents(ctx: RouteContext, hub: EventHub): void {
           onUpdate: (_record, encoded) => send(encoded),
           onHeartbeat: () => send(SSE_HEARTBEAT),
           onError() {
+            leave();
+            try {
+              controller.close();
+            } catch { /* already closed */ }
+          },
+          // The service stops: a last message, then a clean close (the client reconnects).
+          onEnd() {
+            send(SSE_END);
             leave();
             try {
               controller.close();

@@ -8,9 +8,20 @@
  * @module
  */
 import {
+  ManualAction,
   type StatusBody as StatusBodyType,
   StatusBodySchema as StatusBody,
 } from "../../../lib/wire/status.ts";
+
+/** A concrete path of each manual action's route (any day will do). */
+const ACTION_PATHS: Record<ManualAction, string> = {
+  orchestrate: "/v1/orchestrate",
+  forecast: "/v1/delivery-days/2000-01-01/forecast",
+  aggregate: "/v1/delivery-days/2000-01-01/aggregate",
+  publish: "/v1/delivery-days/2000-01-01/publish",
+  submit: "/v1/delivery-days/2000-01-01/submit",
+  import_answers: "/v1/schedule-responses/import",
+};
 import type { RouteContext } from "../../../lib/http/route_context.ts";
 import type { EffectiveConfig } from "../../../lib/config/fields.ts";
 import { json } from "../../../lib/http/respond.ts";
@@ -53,6 +64,12 @@ export function registerStatus(
     max_request_bytes: s.maxRequestBytes,
     trusted_proxies: s.trustedProxies,
   };
+  // Read at the first answer, when every route is registered.
+  let actions: ManualAction[] | undefined;
+  const manualActions = (): ManualAction[] =>
+    actions ??= ManualAction.options.filter((a) =>
+      ctx.routes.methodsFor(ACTION_PATHS[a]).includes("POST")
+    );
   const kvKind = /^https?:/.test(s.kvPath)
     ? "kv_connect"
     : s.kvPath === ""
@@ -109,6 +126,7 @@ export function registerStatus(
         publish_target: target,
         outbox_dir: target === "outbox" ? cfg.outbox_dir : null,
       },
+      manual_actions: manualActions(),
     });
     last = { state, cfg, health, minute, text };
     return text;
