@@ -65,7 +65,7 @@ export function StepCell({ step, failure, timeZone, versionOf = "input" }: StepC
         >
           {versionOf} v{step.version}
         </span>{" "}
-        · {step.by}
+        <span class="step-who">· {step.by}</span>
       </span>
       {step.stale && (
         <span class="step-line">

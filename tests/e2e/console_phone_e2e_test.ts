@@ -164,6 +164,11 @@ Deno.test({
             await page.locator(".chart-svg").first().waitFor();
             await page.locator(".ev .ev-msg").first().waitFor();
             await shot(page, `20-console-${width}-${scheme}`);
+            await page.evaluate(() => globalThis.scrollTo(0, 0));
+            await page.screenshot({ path: `${SHOTS}20-top-${width}-${scheme}.png` });
+            await page.locator(".table-wrap").screenshot({
+              path: `${SHOTS}20-day-table-${width}-${scheme}.png`,
+            });
             const box = page.locator(".chart-box");
             await box.screenshot({ path: `${SHOTS}20-day-chart-${width}-${scheme}.png` });
             assert.deepEqual(gate.out, [], `key gate wider than ${gate.vw} px`);
