@@ -176,6 +176,8 @@ Deno.test({
             // Chart labels at least 11 px as rendered.
             const sizes = await chartLabelSizes(page);
             assert.ok(sizes.length > 5, JSON.stringify(sizes));
+            const smallest = Math.min(...sizes.map((l) => l.px));
+            console.log(`${width} px ${scheme}: smallest chart label ${smallest.toFixed(2)} px`);
             const small = sizes.filter((l) => l.px < 11 - 0.01);
             assert.deepEqual(small, [], `chart labels under 11 px at ${width} px`);
 
@@ -216,9 +218,28 @@ Deno.test({
               /1 of 3 market locations without forecast/,
             );
 
-            // Tap targets.
+            // Tap targets, also with a submit confirmation open.
             const tiny = await smallTargets(page);
             assert.deepEqual(tiny, [], `targets under 24 × 24 px at ${width} px`);
+            await page.getByRole("button", { name: `Submit ${first}` }).click();
+            await page.getByRole("button", { name: `Yes, submit ${first}` }).waitFor();
+            assert.deepEqual(await smallTargets(page), [], `confirmation targets at ${width} px`);
+            await page.getByRole("button", { name: "Cancel" }).first().click();
+
+            // The ESS and the CIM document of one schedule download under distinct names.
+            if (width === 1440) {
+              const names: string[] = [];
+              for (const format of ["ESS", "CIM"]) {
+                const [dl] = await Promise.all([
+                  page.waitForEvent("download"),
+                  page.getByRole("button", { name: `${format} document ${AREAS.amprion}` })
+                    .click(),
+                ]);
+                names.push(dl.suggestedFilename());
+              }
+              assert.match(names[0], /_10XDE-RWENET---W_\d{3}_ESS\.xml$/, names[0]);
+              assert.equal(names[1], names[0].replace(/_ESS\.xml$/, "_CIM.xml"));
+            }
 
             if (width === 390) {
               const o = await overflowing(page);
