@@ -11,6 +11,19 @@ import { ConfirmButton } from "./ConfirmButton.tsx";
 import { Countdown } from "./Countdown.tsx";
 import { LocalTime } from "./LocalTime.tsx";
 import { StepCell } from "./StepCell.tsx";
+import { tsoName } from "../lib/fahrplan/tso_names.ts";
+
+/**
+ * The missing-forecast warning in words: "1 of 3 market locations without forecast" (the total
+ * derived from the share of the day's market locations the warning carries).
+ */
+export function missingForecastText(w: { market_locations: number; share: number }): string {
+  const total = w.share > 0 ? Math.round(w.market_locations / w.share) : 0;
+  const of = total >= w.market_locations ? ` of ${total}` : "";
+  return `${w.market_locations}${of} market location${
+    total === 1 || (!of && w.market_locations === 1) ? "" : "s"
+  } without forecast`;
+}
 
 /** A manual pipeline step (`POST /v1/delivery-days/{day}/<step>`). */
 export interface StepAction {
@@ -60,9 +73,11 @@ export function DayRow(p: DayRowProps) {
           <Badge
             key={w.code}
             tone="warn"
-            title={`${(w.share * 100).toFixed(1)} % of the day's market locations have no forecast`}
+            title={`${
+              (w.share * 100).toFixed(1)
+            } % of the day's market locations have no forecast: their energy is missing from the open position`}
           >
-            {w.market_locations} without forecast
+            {missingForecastText(w)}
           </Badge>
         ))}
         {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
@@ -74,7 +89,9 @@ export function DayRow(p: DayRowProps) {
               ? "ok"
               : "info"}
             title={d.schedules.map((x) =>
-              `${x.control_area}: ${x.tso_status}${x.reason_text ? ` (${x.reason_text})` : ""}`
+              `${x.control_area}${
+                tsoName(x.control_area) ? ` ${tsoName(x.control_area)}` : ""
+              }: ${x.tso_status}${x.reason_text ? ` (${x.reason_text})` : ""}`
             ).join(" · ")}
           >
             {d.schedules.filter((x) => x.tso_status === "confirmed").length} of {d.schedules.length}
@@ -88,7 +105,7 @@ export function DayRow(p: DayRowProps) {
       </td>
       <td data-label="Input">
         <span class="step-line">
-          <span class="step-ver">v{d.input_version}</span>
+          <span class="step-ver" title="input version of the day">input v{d.input_version}</span>
           {li && (
             <>
               {" "}
@@ -107,13 +124,28 @@ export function DayRow(p: DayRowProps) {
         <StepCell step={d.steps.forecast} failure={d.failures?.forecast} timeZone={tz} />
       </td>
       <td data-label="Aggregated">
-        <StepCell step={d.steps.aggregated} failure={d.failures?.aggregated} timeZone={tz} />
+        <StepCell
+          step={d.steps.aggregated}
+          failure={d.failures?.aggregated}
+          timeZone={tz}
+          versionOf="aggregate"
+        />
       </td>
       <td data-label="Published">
-        <StepCell step={d.steps.published} failure={d.failures?.published} timeZone={tz} />
+        <StepCell
+          step={d.steps.published}
+          failure={d.failures?.published}
+          timeZone={tz}
+          versionOf="aggregate"
+        />
       </td>
       <td data-label="Submitted">
-        <StepCell step={d.steps.submitted} failure={d.failures?.submitted} timeZone={tz} />
+        <StepCell
+          step={d.steps.submitted}
+          failure={d.failures?.submitted}
+          timeZone={tz}
+          versionOf="aggregate"
+        />
       </td>
       {p.actions.length > 0 && (
         <td class="actions" data-label="Manual steps">

@@ -2,16 +2,26 @@
  * The open position of one delivery day as an SVG step chart: one line per control area, one
  * step per quarter-hour, MW on the y axis (consumption positive), local time on the x axis.
  * Colours come from CSS classes (`s0`…`s5`), so the chart follows the light/dark theme and
- * needs no `style` attribute. Hovering a quarter-hour shows every area's value.
+ * needs no `style` attribute.
+ *
+ * The chart is drawn at the width of its box (measured with a `ResizeObserver`), so its labels
+ * keep their CSS size (11 px) on a phone instead of being shrunk with the drawing. A tap or
+ * click on the chart, or the arrow keys on the focused chart (← → a quarter-hour, Page Up/Down
+ * an hour, Home/End), show that quarter-hour's values in a visible readout
+ * ({@link ChartReadout}); hovering still shows them as a title.
  * @module
  */
+import { useEffect, useRef, useState } from "preact/hooks";
 import { areaTotals } from "../lib/pipeline/totals.ts";
 import { formatMw, formatMwh } from "../lib/console/format.ts";
 import type { OpenPosition } from "../lib/console/types.ts";
+import { tsoName } from "../lib/fahrplan/tso_names.ts";
+import { ChartReadout } from "./ChartReadout.tsx";
 
-const W = 960;
-const H = 240;
-const M = { top: 10, right: 12, bottom: 24, left: 52 };
+/** Width drawn before the box is measured (and on the server). */
+const DEFAULT_WIDTH = 960;
+/** Margins in px: the top one holds the axis title above the highest value label. */
+const M = { top: 28, right: 12, bottom: 26, left: 56 };
 
 /** Round tick values covering [lo, hi] (about `count` of them). */
 export function ticks(lo: number, hi: number, count = 5): number[] {
@@ -26,8 +36,64 @@ export function ticks(lo: number, hi: number, count = 5): number[] {
   return out;
 }
 
-/** The chart; `title` names it for assistive technology. */
-export function PositionChart({ position }: { position: OpenPosition }) {
+/**
+ * Hours between time labels for a plot `plotWidth` px wide: every 3 h when a label gets at
+ * least 44 px (an 11 px "00:00" is about 30 px), else every 6 h.
+ */
+export function labelEveryHours(plotWidth: number): 3 | 6 {
+  return plotWidth / 8 >= 44 ? 3 : 6;
+}
+
+/** Index of the quarter-hour under `px` (px from the drawing's left edge), clamped. */
+export function quarterHourAt(px: number, width: number, n: number): number {
+  const iw = width - M.left - M.right;
+  const i = Math.floor(((px - M.left) / iw) * n);
+  return Math.min(n - 1, Math.max(0, i));
+}
+
+/** The next index after a key press on the chart, or `null` for a key the chart ignores. */
+export function stepFor(key: string, at: number | null, n: number): number | null {
+  const cur = at ?? -1;
+  const moves: Record<string, number> = {
+    ArrowRight: cur < 0 ? 0 : cur + 1,
+    ArrowLeft: cur < 0 ? n - 1 : cur - 1,
+    PageDown: cur + 4,
+    PageUp: cur < 0 ? 0 : cur - 4,
+    Home: 0,
+    End: n - 1,
+  };
+  const next = moves[key];
+  return next === undefined ? null : Math.min(n - 1, Math.max(0, next));
+}
+
+/** Props of {@link PositionChart}. */
+export interface PositionChartProps {
+  position: OpenPosition;
+  /** Fixed drawing width in px (tests); without it, the width of the chart's box. */
+  width?: number;
+}
+
+/** The chart; its `<title>` names it for assistive technology. */
+export function PositionChart({ position, width }: PositionChartProps) {
+  const plot = useRef<HTMLDivElement>(null);
+  const [measured, setMeasured] = useState(DEFAULT_WIDTH);
+  const [at, setAt] = useState<number | null>(null);
+  useEffect(() => {
+    const el = plot.current;
+    if (width || !el || typeof ResizeObserver === "undefined") return;
+    const measure = () => {
+      const w = Math.round(el.clientWidth);
+      if (w > 0) setMeasured(w);
+    };
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [width]);
+  useEffect(() => setAt(null), [position.delivery_day]);
+
+  const W = width ?? measured;
+  const H = W < 600 ? 220 : 240;
   const qh = position.quarter_hours;
   const areas = Object.keys(position.areas).sort();
   const n = Math.max(qh.length, 1);
@@ -35,7 +101,7 @@ export function PositionChart({ position }: { position: OpenPosition }) {
   const lo0 = Math.min(0, ...all);
   const hi0 = Math.max(0, ...all);
   const pad = (hi0 - lo0) * 0.05 || 1;
-  const ys = ticks(lo0 - (lo0 < 0 ? pad : 0), hi0 + pad);
+  const ys = ticks(lo0 - (lo0 < 0 ? pad : 0), hi0 + pad, H < 240 ? 4 : 5);
   const lo = Math.min(lo0, ys[0]);
   const hi = Math.max(hi0, ys[ys.length - 1]);
   const iw = W - M.left - M.right;
@@ -45,60 +111,118 @@ export function PositionChart({ position }: { position: OpenPosition }) {
   const f = (v: number) => v.toFixed(1);
   const line = (values: number[]) =>
     values.map((v, i) => `${f(x(i))},${f(y(v))} ${f(x(i + 1))},${f(y(v))}`).join(" ");
-  const labels = qh.flatMap((q, i) =>
-    /^(00|03|06|09|12|15|18|21):00$/.test(q.local) ? [{ i, text: q.local }] : []
-  );
+  const every = labelEveryHours(iw);
+  const labels = qh.flatMap((q, i) => {
+    const m = /^(\d{2}):00$/.exec(q.local);
+    return m && Number(m[1]) % every === 0 ? [{ i, text: q.local }] : [];
+  });
   const titleId = `chart-${position.delivery_day}`;
+  const readoutId = `readout-${position.delivery_day}`;
+  const valueAt = (a: string, i: number) => position.areas[a][i] ?? NaN;
+
+  const pick = (e: { clientX: number; currentTarget: EventTarget | null }) => {
+    const svg = (e.currentTarget as HTMLElement | null)?.querySelector("svg");
+    if (!svg || !qh.length) return;
+    const r = svg.getBoundingClientRect();
+    setAt(quarterHourAt((e.clientX - r.left) * (W / (r.width || W)), W, n));
+  };
+  const readout = at === null || !qh[at] ? null : {
+    from: qh[at].local,
+    to: qh[at + 1]?.local ?? qh[0]?.local ?? "",
+    values: areas.map((a, k) => ({ area: a, mw: valueAt(a, at), series: k })),
+  };
   return (
     <figure class="chart">
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        role="img"
-        aria-labelledby={titleId}
-        class="chart-svg"
+      <div
+        ref={plot}
+        class="chart-plot"
+        tabIndex={0}
+        role="group"
+        aria-label={`Open position ${position.delivery_day}: tap, or use the arrow keys, to read a quarter-hour`}
+        aria-describedby={readoutId}
+        onClick={pick}
+        onPointerMove={(e) => {
+          if (e.pointerType === "mouse") pick(e);
+        }}
+        onKeyDown={(e) => {
+          const next = stepFor(e.key, at, qh.length);
+          if (next === null || !qh.length) return;
+          e.preventDefault();
+          setAt(next);
+        }}
       >
-        <title id={titleId}>
-          Open position {position.delivery_day} (version{" "}
-          {position.version}), MW per quarter-hour and control area
-        </title>
-        {ys.map((v) => (
-          <g key={`y${v}`} class={v === 0 ? "grid zero" : "grid"}>
-            <line x1={M.left} x2={W - M.right} y1={y(v)} y2={y(v)} />
-            <text x={M.left - 6} y={y(v) + 4} text-anchor="end">{formatMw(v)}</text>
-          </g>
-        ))}
-        {labels.map(({ i, text }) => (
-          <g key={`x${i}`} class="grid xgrid">
-            <line x1={x(i)} x2={x(i)} y1={M.top} y2={H - M.bottom} />
-            <text x={x(i)} y={H - 6} text-anchor="middle">{text}</text>
-          </g>
-        ))}
-        <text class="axis-label" x={4} y={M.top + 2} text-anchor="start">
-          MW (consumption +, generation −)
-        </text>
-        {areas.map((a, k) => (
-          <polyline key={a} class={`series s${k % 6}`} points={line(position.areas[a])} />
-        ))}
-        {qh.map((q, i) => (
-          <rect key={q.start} class="hit" x={x(i)} y={M.top} width={iw / n} height={ih}>
-            <title>
-              {`${q.local} · ` +
-                areas.map((a) =>
-                  `${a}: ${formatMw(position.areas[a][i] ?? NaN)} MW`
-                ).join(" · ")}
-            </title>
-          </rect>
-        ))}
-      </svg>
+        <svg
+          viewBox={`0 0 ${W} ${H}`}
+          width={W}
+          height={H}
+          role="img"
+          aria-labelledby={titleId}
+          class="chart-svg"
+        >
+          <title id={titleId}>
+            Open position {position.delivery_day} (aggregate version{" "}
+            {position.version}), MW per quarter-hour and control area
+          </title>
+          <text class="axis-label" x={4} y={13} text-anchor="start">
+            MW (consumption +, generation −)
+          </text>
+          {ys.map((v) => (
+            <g key={`y${v}`} class={v === 0 ? "grid zero" : "grid"}>
+              <line x1={M.left} x2={W - M.right} y1={y(v)} y2={y(v)} />
+              <text x={M.left - 6} y={y(v) + 4} text-anchor="end">{formatMw(v)}</text>
+            </g>
+          ))}
+          {labels.map(({ i, text }) => (
+            <g key={`x${i}`} class="grid xgrid">
+              <line x1={x(i)} x2={x(i)} y1={M.top} y2={H - M.bottom} />
+              <text x={x(i)} y={H - 8} text-anchor="middle">{text}</text>
+            </g>
+          ))}
+          {areas.map((a, k) => (
+            <polyline key={a} class={`series s${k % 6}`} points={line(position.areas[a])} />
+          ))}
+          {at !== null && qh[at] && (
+            <g class="cursor" aria-hidden="true">
+              <rect x={x(at)} y={M.top} width={Math.max(iw / n, 2)} height={ih} />
+              {areas.map((a, k) =>
+                Number.isFinite(valueAt(a, at))
+                  ? (
+                    <circle
+                      key={a}
+                      class={`mark s${k % 6}`}
+                      cx={x(at + 0.5)}
+                      cy={y(valueAt(a, at))}
+                      r={4}
+                    />
+                  )
+                  : null
+              )}
+            </g>
+          )}
+          {qh.map((q, i) => (
+            <rect key={q.start} class="hit" x={x(i)} y={M.top} width={iw / n} height={ih}>
+              <title>
+                {`${q.local} · ` +
+                  areas.map((a) =>
+                    `${a}: ${formatMw(valueAt(a, i))} MW`
+                  ).join(" · ")}
+              </title>
+            </rect>
+          ))}
+        </svg>
+      </div>
+      <ChartReadout at={readout} id={readoutId} />
       <figcaption>
         <ul class="legend">
           {areas.map((a, k) => {
             const v = position.areas[a];
             const t = areaTotals(v);
+            const name = tsoName(a);
             return (
               <li key={a}>
                 <span class={`swatch s${k % 6}`} aria-hidden="true" />
-                <span class="mono">{a}</span>{" "}
+                <span class="mono">{a}</span>
+                {name && <span class="tso-name">{name}</span>}{" "}
                 <span class="totals">
                   purchase {formatMwh(t.purchase_mwh)} MWh · sale {formatMwh(t.sale_mwh)} MWh · peak
                   {" "}

@@ -1,10 +1,12 @@
 /**
- * The schedules of one delivery day (docs/fahrplan.md): per
- * control area the TSO, the message version, what the TSO made of it — with the reason in words —
- * and buttons that download the ESS or CIM document. A summary says how many are confirmed.
+ * The schedules of one delivery day (docs/fahrplan.md): per control area the TSO (its name
+ * beside the EICs), the schedule's message version ("schedule v1", not the aggregate version),
+ * what the TSO made of it — with the reason in words — and buttons that download the ESS or CIM
+ * document. A summary says how many are confirmed.
  * @module
  */
 import type { DayOverview } from "../lib/console/types.ts";
+import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { Badge, type Tone } from "./Badge.tsx";
 
 const TONE: Record<string, Tone> = {
@@ -14,6 +16,36 @@ const TONE: Record<string, Tone> = {
   rejected: "error",
   anomaly: "error",
 };
+
+/**
+ * The file name a downloaded document is saved under: the service's name (BDEW convention,
+ * from `Content-Disposition`) with the format before the extension, so the ESS and the CIM
+ * document of one schedule do not overwrite each other ("…_001_ESS.xml", "…_001_CIM.xml").
+ * @param disposition the answer's `Content-Disposition` header (`null`: none)
+ */
+export function downloadName(
+  disposition: string | null,
+  day: string,
+  area: string,
+  format: "ess" | "cim",
+): string {
+  const given = /filename="([^"]+)"/.exec(disposition ?? "")?.[1] ?? `${day}_${area}.xml`;
+  const tag = format.toUpperCase();
+  const dot = given.lastIndexOf(".");
+  const [stem, ext] = dot > 0 ? [given.slice(0, dot), given.slice(dot)] : [given, ".xml"];
+  return stem.toUpperCase().endsWith(`_${tag}`) ? `${stem}${ext}` : `${stem}_${tag}${ext}`;
+}
+
+/** An EIC with its TSO's name beside it when it is one of the four German TSOs'. */
+function Eic({ eic }: { eic: string }) {
+  const name = tsoName(eic);
+  return (
+    <>
+      <span class="mono">{eic}</span>
+      {name && <span class="tso-name">{name}</span>}
+    </>
+  );
+}
 
 /** Props of {@link ScheduleList}. */
 export interface ScheduleListProps {
@@ -27,34 +59,49 @@ export function ScheduleList({ day, onDownload }: ScheduleListProps) {
   const list = day.schedules ?? [];
   if (!list.length) return null;
   const confirmed = list.filter((s) => s.tso_status === "confirmed").length;
+  const aggregate = day.steps.submitted?.version;
   return (
     <div class="schedules">
       <h3>
         Schedules {day.delivery_day}{" "}
-        <span class="muted">· {confirmed} of {list.length} confirmed</span>
+        <span class="muted">
+          · {confirmed} of {list.length} confirmed
+          {aggregate !== undefined && ` · last submitted: aggregate v${aggregate}`}
+        </span>
       </h3>
       <ul>
         {list.map((s) => (
           <li key={s.control_area} data-area={s.control_area}>
-            <span class="mono">{s.control_area}</span> → <span class="mono">{s.receiver}</span>{" "}
-            v{s.version} <Badge tone={TONE[s.tso_status] ?? "neutral"}>{s.tso_status}</Badge>
+            <span class="schedule-parties">
+              <span class="muted">area</span> <Eic eic={s.control_area} /> →{" "}
+              <span class="muted">TSO</span> <Eic eic={s.receiver} />
+            </span>{" "}
+            <span
+              class="step-ver"
+              title="message version of the schedule document sent to the TSO (counts every resend); not the aggregate version"
+            >
+              schedule v{s.version}
+            </span>{" "}
+            <Badge tone={TONE[s.tso_status] ?? "neutral"}>{s.tso_status}</Badge>
             {s.reason_text && <span class="reason">{s.reason_text}</span>}{" "}
-            <button
-              type="button"
-              class="btn btn-small"
-              aria-label={`ESS document ${s.control_area}`}
-              onClick={() => onDownload(s.control_area, "ess")}
-            >
-              ESS
-            </button>{" "}
-            <button
-              type="button"
-              class="btn btn-small"
-              aria-label={`CIM document ${s.control_area}`}
-              onClick={() => onDownload(s.control_area, "cim")}
-            >
-              CIM
-            </button>
+            <span class="schedule-downloads">
+              <button
+                type="button"
+                class="btn btn-small"
+                aria-label={`ESS document ${s.control_area}`}
+                onClick={() => onDownload(s.control_area, "ess")}
+              >
+                ESS
+              </button>{" "}
+              <button
+                type="button"
+                class="btn btn-small"
+                aria-label={`CIM document ${s.control_area}`}
+                onClick={() => onDownload(s.control_area, "cim")}
+              >
+                CIM
+              </button>
+            </span>
           </li>
         ))}
       </ul>

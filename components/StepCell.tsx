@@ -15,6 +15,11 @@ export interface StepCellProps {
   failure?: StepFailure | null;
   /** Time zone (default: the browser's); for tests. */
   timeZone?: string;
+  /**
+   * What the step's version counts, shown before it ("aggregate v2"), so it is not mistaken for
+   * a schedule document's message version ("schedule v1"); default "input".
+   */
+  versionOf?: "input" | "aggregate";
 }
 
 /**
@@ -31,7 +36,7 @@ export function failureText(f: StepFailure): string {
 }
 
 /** The content of one step cell: a failure first, then the step (`—` when it has not run). */
-export function StepCell({ step, failure, timeZone }: StepCellProps) {
+export function StepCell({ step, failure, timeZone, versionOf = "input" }: StepCellProps) {
   const failed = failure
     ? (
       <span class="step-line step-failure" role="alert">
@@ -49,12 +54,19 @@ export function StepCell({ step, failure, timeZone }: StepCellProps) {
       {failed}
       <span class="step-line">
         <span class="step-mark" aria-hidden="true">{step.stale ? "!" : "✓"}</span>
-        <span class="step-ver" title={`consumed input version ${step.version}`}>
-          v{step.version}
-        </span>{" "}
         <LocalTime iso={step.at} timeZone={timeZone} />
       </span>
-      <span class="step-line step-by">{step.by}</span>
+      <span class="step-line step-by">
+        <span
+          class="step-ver"
+          title={versionOf === "aggregate"
+            ? `the aggregate of input version ${step.version} (not a schedule's message version)`
+            : `consumed input version ${step.version}`}
+        >
+          {versionOf} v{step.version}
+        </span>{" "}
+        <span class="step-who">· {step.by}</span>
+      </span>
       {step.stale && (
         <span class="step-line">
           <Badge tone="warn">stale</Badge>{" "}

@@ -8,11 +8,11 @@
  * @module
  */
 import { untracked, useSignal, useSignalEffect } from "@preact/signals";
-import { useEffect } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import { ConfirmButton } from "../components/ConfirmButton.tsx";
 import { DayRow, type StepAction } from "../components/DayRow.tsx";
 import { PositionChart } from "../components/PositionChart.tsx";
-import { ScheduleList } from "../components/ScheduleList.tsx";
+import { downloadName, ScheduleList } from "../components/ScheduleList.tsx";
 import { ApiError, errorFrom } from "../lib/console/api.ts";
 import {
   api,
@@ -108,6 +108,18 @@ export function defaultDay(days: DayOverview[]): string | null {
     null;
 }
 
+/**
+ * Scrolls `box` (the chart of the selected day, still loading) into view unless its top and
+ * the 320 px below it already are; smoothly unless the reader prefers reduced motion.
+ */
+export function revealChart(box: HTMLElement | null): void {
+  if (!box) return;
+  const r = box.getBoundingClientRect();
+  if (r.top >= 0 && r.top + 320 <= globalThis.innerHeight) return;
+  const still = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+  box.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
+}
+
 /** The overview. */
 export function DeliveryDays() {
   const days = useSignal<DayOverview[] | null>(null);
@@ -117,6 +129,7 @@ export function DeliveryDays() {
   const position = useSignal<OpenPosition | "missing" | null>(null);
   const busy = useSignal<string | null>(null);
   const note = useSignal<{ ok: boolean; text: string } | null>(null);
+  const chartBox = useRef<HTMLDivElement>(null);
 
   const loadPosition = async (day: string | null) => {
     if (!day) return void (position.value = null);
@@ -208,6 +221,8 @@ export function DeliveryDays() {
     selected.value = day;
     position.value = null;
     void loadPosition(day);
+    // On a phone the chart is far below the tapped row: bring it into view.
+    requestAnimationFrame(() => revealChart(chartBox.current));
   };
 
   /** Fetches the ESS or CIM document of `area` for the selected day and saves it as a file. */
@@ -219,8 +234,7 @@ export function DeliveryDays() {
         headers: { accept: "application/xml", "x-api-key": apiKey.peek() ?? "" },
       });
       if (!res.ok) throw await errorFrom(res);
-      const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ??
-        `${day}_${area}.xml`;
+      const name = downloadName(res.headers.get("content-disposition"), day, area, format);
       const url = URL.createObjectURL(await res.blob());
       const link = document.createElement("a");
       link.href = url;
@@ -312,10 +326,12 @@ export function DeliveryDays() {
         </div>
       )}
       {selected.value && list && list.length > 0 && (
-        <div class="chart-box">
+        <div class="chart-box" ref={chartBox}>
           <h3>
             Open position {selected.value}
-            {pos && pos !== "missing" && <span class="muted">· version {pos.version} · MW</span>}
+            {pos && pos !== "missing" && (
+              <span class="muted">· aggregate version {pos.version} · MW</span>
+            )}
           </h3>
           {pos === "missing" && <p class="placeholder">Not aggregated yet for this day.</p>}
           {pos && pos !== "missing" && <PositionChart position={pos} />}

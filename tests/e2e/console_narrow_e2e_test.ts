@@ -126,7 +126,10 @@ Deno.test({
               await failing.locator(".failure-text").first().innerText(),
               /^publish failed \d{2}:\d{2} Berlin: .*sFTP connection to 127\.0\.0\.1:\d+ failed.* · \d+ attempts?/,
             );
-            assert.match(await failing.locator("th").innerText(), /1 without forecast/);
+            assert.match(
+              await failing.locator("th").innerText(),
+              /1 of 3 market locations without forecast/,
+            );
             assert.doesNotMatch(
               await page.locator(`tr[data-day="${healthy}"] th`).innerText(),
               /without forecast|failing/,

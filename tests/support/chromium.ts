@@ -76,7 +76,7 @@ function nodeCompatibleExistsSync(): void {
 
 /** Launches Chromium on a fresh temp profile. @throws when Chromium is missing */
 export async function launchBrowser(
-  opts: { viewport?: { width: number; height: number } } = {},
+  opts: { viewport?: { width: number; height: number }; hasTouch?: boolean } = {},
 ): Promise<Browser> {
   const missing = chromiumMissing();
   if (missing) throw new Error(`browser tests required (REQUIRE_E2E=1) but ${missing}`);
@@ -88,6 +88,7 @@ export async function launchBrowser(
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: opts.viewport ?? { width: 1440, height: 1000 },
+    hasTouch: opts.hasTouch ?? false,
   });
   const page = context.pages()[0] ?? await context.newPage();
   return {

@@ -345,7 +345,11 @@ Deno.test("ScheduleList: per area TSO, version, status with the reason in words;
     <ScheduleList day={{ ...day, schedules }} onDownload={noop} />,
   );
   assert.match(html, /1 of 2 confirmed/);
-  assert.match(html, /10YDE-EON------1<\/span> → <span class="mono">10XDE-EON-NETZ-C<\/span> v2/);
+  assert.match(
+    html,
+    /10YDE-EON------1<\/span><span class="tso-name">TenneT TSO<\/span> → <span class="muted">TSO<\/span> <span class="mono">10XDE-EON-NETZ-C<\/span>/,
+  );
+  assert.match(html, />schedule v2<\/span>/);
   assert.match(html, /anomaly/);
   assert.match(html, /&lt;b>Counterparty&lt;\/b> schedule differs/);
   assert.match(html, /aria-label="CIM document 10YDE-RWENET---I"/);
