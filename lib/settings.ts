@@ -139,6 +139,8 @@ export const envSchema = z.object({
     .transform((v) => v === undefined || v === "" || v === "true" || v === "1" || v === "yes"),
   MARKET_PLATFORM_CA_FILE: optionalText,
   MARKET_PLATFORM_BACKOFF_MS: int(500, 1, 60_000),
+  RETENTION_DAYS: int(400, 0, 100_000),
+  ARCHIVE_DIR: optionalText.transform((v) => v ?? "./data/archive"),
   LOG_LEVEL: z.enum(["warning", "info"], {
     error: "expected warning (warnings and errors on stderr) or info (also info on stdout)",
   }).optional().transform((v) => v ?? "warning"),
@@ -185,6 +187,13 @@ export interface Settings {
    * info events to stdout (docs/architecture.md, "Process log").
    */
   logLevel: "warning" | "info";
+  /**
+   * `RETENTION_DAYS` (default 400; 0 = keep everything): delivery days that ended, and events
+   * older than, this many days are archived and leave the store (docs/retention.md).
+   */
+  retentionDays: number;
+  /** `ARCHIVE_DIR` (default `./data/archive`): local archive folder unless `sftp_archive_dir` is set. */
+  archiveDir: string;
 }
 
 /** A bad environment; `message` lists each offending variable, never a secret value. */
@@ -300,6 +309,8 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     platformCaFile: e.MARKET_PLATFORM_CA_FILE,
     platformBackoffMs: e.MARKET_PLATFORM_BACKOFF_MS,
     logLevel: e.LOG_LEVEL,
+    retentionDays: e.RETENTION_DAYS,
+    archiveDir: e.ARCHIVE_DIR,
   };
 }
 

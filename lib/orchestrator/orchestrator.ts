@@ -26,6 +26,7 @@ import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
 import { importInbox } from "../fahrplan/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
+import type { Pruner, PruneReport } from "../retention/pruner.ts";
 
 /**
  * What the orchestrator uses of the app's services: what its steps use ({@link StepServices}),
@@ -70,14 +71,23 @@ export class Orchestrator {
   #passes: PassLog | undefined;
   /** The pass under way in this app, with who started it and when. */
   #running: { by: string; since: string } | undefined;
+  #pruner: Pruner | undefined;
+  #lastPrune: PruneReport | undefined;
 
   /**
    * @param ctx the app's services (those of {@link OrchestratorServices})
    * @param passes where every finished pass is recorded (its health shows in the status)
+   * @param pruner retention, run at the end of every tick (docs/retention.md)
    */
-  constructor(ctx: OrchestratorServices, passes?: PassLog) {
+  constructor(ctx: OrchestratorServices, passes?: PassLog, pruner?: Pruner) {
     this.#ctx = ctx;
     this.#passes = passes;
+    this.#pruner = pruner;
+  }
+
+  /** What retention did in this app's last tick (`undefined` before the first). */
+  get lastPrune(): PruneReport | undefined {
+    return this.#lastPrune;
   }
 
   /**
@@ -90,28 +100,60 @@ export class Orchestrator {
    * @param holder a name for this replica (stored in the lease)
    */
   async tick(holder: string): Promise<TickOutcome> {
-    const ctx = this.#ctx;
     await this.#importAnswers();
     try {
       return await this.#tickOnce(holder);
     } catch (err) {
-      const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
-      try {
-        await ctx.events.append({
-          kind: "orchestration_error",
-          level: "error",
-          message,
-          caller: "orchestrator",
-          data: { replica: holder },
-        });
-      } catch (appendErr) {
-        ctx.log.error(
-          "orchestration_error",
-          `${message} — and the event could not be stored`,
-          appendErr,
-        );
-      }
+      await this.#tickFailed(holder, err);
       return { ran: false, reason: "failed", error: (err as Error).message };
+    } finally {
+      await this.#prune(holder);
+    }
+  }
+
+  /**
+   * Retention's bounded share of the tick, whatever the orchestrator's state (it touches only
+   * days long past). Never throws: a failure is an `orchestration_error` event.
+   */
+  async #prune(holder: string): Promise<void> {
+    if (!this.#pruner) return;
+    const report = await this.#pruner.run(holder).catch((err): PruneReport => ({
+      ran: false,
+      days_pruned: [],
+      events_archived: 0,
+      steps: 0,
+      error: (err as Error).message,
+    }));
+    this.#lastPrune = report;
+    if (report.error) {
+      await this.#ctx.events.append({
+        kind: "orchestration_error",
+        level: "error",
+        message: `retention (archive and pruning) failed: ${report.error}`,
+        caller: "orchestrator",
+        data: { replica: holder },
+      }).catch((e) => this.#ctx.log.error("orchestration_error", "retention failed", e));
+    }
+  }
+
+  /** Records a failed tick as an event (or a process-log line should that fail too). */
+  async #tickFailed(holder: string, err: unknown): Promise<void> {
+    const ctx = this.#ctx;
+    const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
+    try {
+      await ctx.events.append({
+        kind: "orchestration_error",
+        level: "error",
+        message,
+        caller: "orchestrator",
+        data: { replica: holder },
+      });
+    } catch (appendErr) {
+      ctx.log.error(
+        "orchestration_error",
+        `${message} — and the event could not be stored`,
+        appendErr,
+      );
     }
   }
 

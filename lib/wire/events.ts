@@ -25,6 +25,7 @@ export const EVENT_KINDS = [
   "schedule_rejected",
   "anomaly_reported",
   "schedule_answer_rejected",
+  "day_archived",
 ] as const;
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = typeof EVENT_KINDS[number];
