@@ -17,8 +17,8 @@ import type { Aggregate } from "../pipeline/aggregate.ts";
 import type { DayState } from "../pipeline/day_state.ts";
 import { openPositionCsv, openPositionFileName } from "../pipeline/open_position_csv.ts";
 import { scheduleFor } from "../pipeline/submit_files.ts";
-import { DAY_SCOPED_PREFIXES } from "../store/keys.ts";
-import { dayFolder, dayRange } from "./plan.ts";
+import { DAY_SCOPED_PREFIXES, dayScopedRange, KEYS } from "../store/keys.ts";
+import { dayFolder } from "./plan.ts";
 import { type ArchiveTarget, sha256Hex } from "./target.ts";
 import { jsonLine, toCsv } from "./text.ts";
 
@@ -154,7 +154,7 @@ async function records(
   for (const prefix of DAY_SCOPED_PREFIXES) {
     if (prefix === "forecasts") continue;
     const entries: Deno.KvEntry<unknown>[] = [];
-    for await (const e of kv.list(dayRange(prefix, s.day))) entries.push(e);
+    for await (const e of kv.list(dayScopedRange(prefix, s.day))) entries.push(e);
     counts[prefix] = entries.length;
     byPrefix.set(prefix, entries);
     for (const e of entries) lines.push(jsonLine({ key: e.key, value: e.value }));
@@ -248,7 +248,7 @@ async function forecastPart(
   target: ArchiveTarget,
   s: DayPruning,
 ): Promise<DayPruning> {
-  const prefix = ["forecasts", s.day];
+  const prefix = KEYS.forecastPrefixOfDay(s.day);
   const selector: Deno.KvListSelector = s.after === undefined
     ? { prefix }
     : { prefix, start: [...prefix, s.after + "\0"] };

@@ -51,11 +51,6 @@ export async function nextExpiredDay(
   return oldest !== null && dayExpired(oldest, nowMs, retentionDays) ? oldest : null;
 }
 
-/** The range of every key of `day` under `prefix`: `[prefix, day]` itself and below it. */
-export function dayRange(prefix: string, day: string): Deno.KvListSelector {
-  return { start: [prefix, day], end: [prefix, day + "\0"] };
-}
-
 /** `YYYY/MM/DD` of a delivery day: its folder in the archive. */
 export function dayFolder(day: string): string {
   return day.replaceAll("-", "/");

@@ -14,11 +14,11 @@
  */
 import type { ServiceContext } from "../context.ts";
 import type { Settings } from "../settings.ts";
-import { DAY_SCOPED_PREFIXES, KEYS } from "../store/keys.ts";
+import { DAY_SCOPED_PREFIXES, dayScopedRange, KEYS } from "../store/keys.ts";
 import { archiveStep, type DayPruning, startPruning } from "./day_archive.ts";
 import { archiveEventStep } from "./event_archive.ts";
 import { readFacts, type RetentionFacts, writeFacts } from "./facts.ts";
-import { dayRange, eventCutoffMs, nextExpiredDay } from "./plan.ts";
+import { eventCutoffMs, nextExpiredDay } from "./plan.ts";
 import { archiveTargetOf } from "./target_of.ts";
 import type { ArchiveTarget } from "./target.ts";
 
@@ -122,7 +122,8 @@ export class Pruner {
     const cfg = await this.#svc.config.effective();
     let eventsDone = false;
     let day: string | null = null;
-    while (performance.now() - t0 < budget) {
+    // At least one step per run, then more while the budget lasts.
+    for (let first = true; first || performance.now() - t0 < budget; first = false) {
       // The same day until it is gone, then the next one planned.
       day ??= await nextExpiredDay(kv, clock.now(), days);
       if (day) {
@@ -179,7 +180,7 @@ export class Pruner {
     for (const prefix of DAY_SCOPED_PREFIXES) {
       if (prefix === "days") continue;
       const room = DELETES_PER_ATOMIC - keys.length;
-      for await (const e of kv.list(dayRange(prefix, day), { limit: room })) keys.push(e.key);
+      for await (const e of kv.list(dayScopedRange(prefix, day), { limit: room })) keys.push(e.key);
       if (keys.length >= DELETES_PER_ATOMIC) break;
     }
     const last = keys.length < DELETES_PER_ATOMIC;

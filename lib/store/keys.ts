@@ -127,3 +127,8 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "tso_status",
   "platform_pending",
 ];
+
+/** Every key of one delivery day under `prefix`: `[prefix, day]` itself and every key below it. */
+export function dayScopedRange(prefix: string, day: string): Deno.KvListSelector {
+  return { start: [prefix, day], end: [prefix, day + "\0"] };
+}

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { addDays } from "../../lib/domain/delivery_day.ts";
 import { dayExpired } from "../../lib/retention/plan.ts";
-import { DAY_SCOPED_PREFIXES } from "../../lib/store/keys.ts";
+import { DAY_SCOPED_PREFIXES, dayScopedRange } from "../../lib/store/keys.ts";
 import { call, startServer, storedEvents } from "../support/app.ts";
 import { PROC } from "../support/keys.ts";
 import {
@@ -78,7 +78,7 @@ Deno.test("three years with RETENTION_DAYS=30: entries level off, archive comple
       if (!dayExpired(day, now, RETENTION)) continue;
       pruned++;
       for (const p of DAY_SCOPED_PREFIXES) {
-        for await (const e of s.kv.list({ start: [p, day], end: [p, day + "\0"] })) {
+        for await (const e of s.kv.list(dayScopedRange(p, day))) {
           assert.fail(`${day}: ${JSON.stringify(e.key)} still in the store`);
         }
       }
