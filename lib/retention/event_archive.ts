@@ -47,6 +47,10 @@ export async function archiveEventStep(
   target: ArchiveTarget,
   cutoffMs: number,
 ): Promise<EventStep> {
+  // One record read when nothing is old enough (the common case on every tick).
+  for await (const e of kv.list<EventRecord>({ prefix: KEYS.events }, { limit: 1 })) {
+    if (!(Date.parse(e.value.ts) < cutoffMs)) return { archived: 0, month: null };
+  }
   const batch: EventRecord[] = [];
   let month: string | null = null;
   for await (

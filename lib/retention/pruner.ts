@@ -42,6 +42,8 @@ export interface PruneReport {
   days_pruned: string[];
   events_archived: number;
   steps: number;
+  /** Real time the run's steps took, ms (the lease and the facts not counted). */
+  work_ms?: number;
   error?: string;
 }
 
@@ -88,7 +90,12 @@ export class Pruner {
           this.#svc.settings.archiveDir,
           this.#svc.redactor,
         );
-        await this.#work(lease, target, report);
+        const t0 = performance.now();
+        try {
+          await this.#work(lease, target, report);
+        } finally {
+          report.work_ms = Math.round(performance.now() - t0);
+        }
       }
       await this.#refreshFacts(lease, report);
     } catch (err) {
