@@ -13,6 +13,7 @@ import { dayExpired } from "../../lib/retention/plan.ts";
 import { DAY_SCOPED_PREFIXES, dayScopedRange } from "../../lib/store/keys.ts";
 import { call, startServer, storedEvents } from "../support/app.ts";
 import { PROC } from "../support/keys.ts";
+import { ids, openSse } from "../support/sse.ts";
 import {
   archivedEventIds,
   checkedManifest,
@@ -122,6 +123,19 @@ Deno.test("three years with RETENTION_DAYS=30: entries level off, archive comple
     });
     assert.equal(page.status, 200);
     assert.equal((page.body as { events: { id: number }[] }).events[0].id, kept[0]);
+    // The live stream resumed at a pruned id goes on with the oldest kept event, without gaps.
+    const tok = await call(`${s.url}/v1/console/stream-token`, {
+      method: "POST",
+      headers: { "x-api-key": PROC },
+    });
+    const sse = await openSse(
+      `${s.url}/v1/console/events/stream?token=${(tok.body as { token: string }).token}`,
+      { "last-event-id": "1" },
+    );
+    assert.equal(sse.status, 200);
+    const got = ids(await sse.read((m) => ids(m).length >= 5, 10_000));
+    await sse.close();
+    assert.deepEqual(got.slice(0, 5), kept.slice(0, 5));
     const facts = await status(s.url);
     assert.equal(facts.retention_days, RETENTION);
     assert.equal(facts.events_kept, kept.length);
