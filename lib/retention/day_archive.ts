@@ -3,7 +3,7 @@
  * steps so that one tick stays short: `records` (day state, aggregate CSV, schedule XML, TSO
  * status, every other record of the day as JSON lines), then the customer forecasts as CSV in
  * parts of {@link FORECASTS_PER_PART}, then `manifest.json` with counts and SHA-256 checksums,
- * after every file was read back and checked. Each step returns the next state; the caller
+ * and every file read back and checked against it. Each step returns the next state; the caller
  * stores it (`./pruner.ts`).
  * @module
  */
@@ -42,7 +42,11 @@ export interface DayPruning {
   /** `archiving` until the manifest is read back; then `pruning` until the last key is gone. */
   phase: "archiving" | "pruning";
   /** Next archiving step. */
-  stage: "records" | "forecasts" | "manifest";
+  stage: "records" | "forecasts" | "manifest" | "verify";
+  /** The manifest as written (stage `verify`). */
+  manifest?: ArchivedFile;
+  /** Files read back and found equal so far (stage `verify`), in the order of `files`. */
+  verified?: number;
   /** Last MaLo-ID archived (forecast parts), when a part was written. */
   after?: string;
   /** Forecast parts written. */
@@ -111,6 +115,7 @@ export async function archiveStep(
 ): Promise<DayPruning> {
   if (s.stage === "records") return { ...await records(kv, target, s, cfg), stage: "forecasts" };
   if (s.stage === "forecasts") return await forecastPart(kv, target, s);
+  if (s.stage === "verify") return await verifyPart(target, s);
   const manifest: DayManifest = {
     delivery_day: s.day,
     archived_at: new Date(nowMs).toISOString(),
@@ -119,8 +124,26 @@ export async function archiveStep(
     notes: s.notes,
   };
   const file = await put(target, s.day, "manifest.json", JSON.stringify(manifest, null, 2) + "\n");
-  await verifyFolder(target, s.day, [...s.files, file]);
-  return { ...s, phase: "pruning" };
+  return { ...s, stage: "verify", manifest: file, verified: 0 };
+}
+
+/** Bytes read back in one verification step at most (at least one file is read). */
+const VERIFY_BYTES_PER_STEP = 4_000_000;
+
+/**
+ * Reads back the next files (up to {@link VERIFY_BYTES_PER_STEP}), the manifest last; when all
+ * are equal to what was written, the day moves to `pruning`.
+ */
+async function verifyPart(target: ArchiveTarget, s: DayPruning): Promise<DayPruning> {
+  const all = [...s.files, s.manifest!];
+  let i = s.verified ?? 0;
+  let bytes = 0;
+  while (i < all.length && (bytes === 0 || bytes + all[i].bytes <= VERIFY_BYTES_PER_STEP)) {
+    await verifyFolder(target, s.day, [all[i]]);
+    bytes += all[i].bytes;
+    i++;
+  }
+  return i < all.length ? { ...s, verified: i } : { ...s, verified: i, phase: "pruning" };
 }
 
 /**

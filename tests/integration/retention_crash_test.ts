@@ -21,6 +21,7 @@ import {
   retentionEnv,
   simulateDay,
 } from "../support/retention_sim.ts";
+import { maloId } from "../support/portfolio.ts";
 
 const FIRST = "2024-03-01";
 
@@ -166,5 +167,62 @@ Deno.test("two apps on one KV file prune each day once; events archived once", a
     await b.close();
     kvB.close();
     await a.close();
+  }
+});
+
+Deno.test("a day of 2,500 customer forecasts is archived and pruned in many small steps", async () => {
+  await using tmp = await fastTempDir("retention-big-");
+  const clock = new FakeClock(Date.parse("2024-02-20T08:00:00Z"));
+  const s = await startServer(retentionEnv(tmp.path, 30), {
+    clock,
+    kvPath: `${tmp.path}/bridge.kv`,
+  });
+  try {
+    const [day] = await daysThenLater(s, clock, 1);
+    const now = clock.now();
+    // 2,497 more forecasts (unregistered locations: stored, not aggregated), as stored records.
+    for (let from = 10; from < 2507; from += 500) {
+      const op = s.kv.atomic();
+      for (let n = from; n < Math.min(from + 500, 2507); n++) {
+        op.set(KEYS.forecast(day, maloId(n)), {
+          values: Array.from({ length: 96 }, (_, q) => n + q / 4),
+          source: "customer",
+          received_at: new Date(now).toISOString(),
+          by: "acme",
+        });
+      }
+      assert.ok((await op.commit()).ok);
+    }
+    const pruner = new Pruner(s.bridge.ctx, { budgetMs: 0 }); // one step per run
+    const stages: string[] = [];
+    let runs = 0;
+    for (; runs < 40; runs++) {
+      const r = await pruner.run("replica-a");
+      assert.equal(r.error, undefined);
+      assert.equal(r.steps, 1);
+      if (r.days_pruned.length) break;
+      const st = (await s.kv.get<DayPruning>(KEYS.retentionDay(day))).value!;
+      stages.push(st.phase === "pruning" ? "pruning" : st.stage);
+      if (st.phase === "pruning") {
+        assert.equal(Object.keys(await recordsOf(s.kv, day)).length > 0, true);
+      }
+    }
+    // records, 3 forecast parts, manifest, verify, then 6 atomics of ≤ 500 deletions.
+    assert.deepEqual(stages.slice(0, 6), [
+      "forecasts",
+      "forecasts",
+      "forecasts",
+      "manifest",
+      "verify",
+      "pruning",
+    ]);
+    assert.ok(runs >= 10 && runs < 40, `runs ${runs}`);
+    assert.deepEqual(await recordsOf(s.kv, day), {});
+    const m = await checkedManifest(`${tmp.path}/archive`, day);
+    assert.equal(m.counts.forecasts, 2500);
+    const parts = m.files.filter((f) => f.path.startsWith("forecasts-"));
+    assert.deepEqual(parts.map((f) => f.rows), [1000, 1000, 500]);
+  } finally {
+    await s.close();
   }
 });
