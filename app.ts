@@ -75,6 +75,8 @@ import { requestPath } from "./lib/http/request_path.ts";
 import { encodeSseEvents, encodeSseUpdate } from "./lib/http/sse.ts";
 import { RouteTable } from "./lib/http/route_table.ts";
 import { OrchestratorStateStore } from "./lib/orchestrator/state.ts";
+import { Pruner } from "./lib/retention/pruner.ts";
+import { FactsCache } from "./lib/retention/facts.ts";
 import type { Settings } from "./lib/settings.ts";
 import { EventHub, HEARTBEAT_MS } from "./lib/store/event_hub.ts";
 import { withLockRetry } from "./lib/store/kv.ts";
@@ -216,7 +218,11 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   // One orchestrator per app: its scheduled ticks and manual passes share one guard.
   const passes = new PassLog(kv, { onRecord: (pass) => pipelineMetrics.onPass(pass) });
   const history = new PassHistory(kv, clock);
-  const orchestrator = new Orchestrator(services, passes, { onPass: (p) => history.record(p) });
+  const retentionFacts = new FactsCache(kv);
+  const orchestrator = new Orchestrator(services, passes, {
+    onPass: (p) => history.record(p),
+    pruner: new Pruner(services),
+  });
   const ctx: RouteContext = { ...services, routes, orchestrator };
 
   hono.onError(onError);
@@ -234,7 +240,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
 
   registerHealth(ctx);
   registerConsole(ctx);
-  registerStatus(ctx, orchestratorState, passes);
+  registerStatus(ctx, orchestratorState, passes, retentionFacts);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx, orchestratorState);
   registerPasses(ctx, history);
@@ -275,6 +281,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   config.watch();
   orchestratorState.watch();
   passes.watch();
+  retentionFacts.watch();
   return {
     fetch: (req, info) => hono.fetch(req, info ? new ServeBindings(info, req, proxies) : {}),
     hono,
@@ -285,7 +292,12 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     close: async () => {
       clearInterval(denialTimer);
       await writeDenialSummaries(true);
-      await Promise.all([config.close(), orchestratorState.close(), passes.close()]);
+      await Promise.all([
+        config.close(),
+        orchestratorState.close(),
+        passes.close(),
+        retentionFacts.close(),
+      ]);
       await events.drain();
       await marketLocationIndexSettled(kv);
       platformClient?.close();

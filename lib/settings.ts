@@ -151,6 +151,8 @@ export const envSchema = z.object({
   MARKET_PLATFORM_BACKOFF_MS: int(500, 1, 60_000),
   METRICS_PORT: optionalText.pipe(int(0, 0, 65535).optional()),
   METRICS_HOSTNAME: optionalText.transform((v) => v ?? "127.0.0.1"),
+  RETENTION_DAYS: int(400, 0, 100_000),
+  ARCHIVE_DIR: optionalText.transform((v) => v ?? "./data/archive"),
   LOG_LEVEL: z.enum(["warning", "info"], {
     error: "expected warning (warnings and errors on stderr) or info (also info on stdout)",
   }).optional().transform((v) => v ?? "warning"),
@@ -210,6 +212,13 @@ export interface Settings {
   metricsPort?: number;
   /** `METRICS_HOSTNAME`: address of the metrics listener. Default `127.0.0.1`. */
   metricsHostname: string;
+  /**
+   * `RETENTION_DAYS` (default 400; 0 = keep everything): delivery days that ended, and events
+   * older than, this many days are archived and leave the store (docs/retention.md).
+   */
+  retentionDays: number;
+  /** `ARCHIVE_DIR` (default `./data/archive`): local archive folder unless `sftp_archive_dir` is set. */
+  archiveDir: string;
 }
 
 /** A bad environment; `message` lists each offending variable, never a secret value. */
@@ -328,6 +337,8 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     logLevel: e.LOG_LEVEL,
     metricsPort: e.METRICS_PORT,
     metricsHostname: e.METRICS_HOSTNAME,
+    retentionDays: e.RETENTION_DAYS,
+    archiveDir: e.ARCHIVE_DIR,
   };
 }
 

@@ -192,6 +192,13 @@ export const CONFIG_FIELDS = {
     description:
       "remote folder on the sFTP server where the TSO's answers arrive (unset = no remote inbox); imported like schedule_inbox_dir",
   },
+  sftp_archive_dir: {
+    env: "SFTP_ARCHIVE_DIR",
+    schema: z.string().min(1).max(512).regex(/^[^\0]+$/),
+    default: null,
+    description:
+      "remote folder on the sFTP server for the retention archive (unset = ARCHIVE_DIR on local disk)",
+  },
   tso_party_eics: {
     env: "TSO_PARTY_EICS",
     schema: z.array(
@@ -336,6 +343,8 @@ export function crossFieldProblems(
     ? "publish_target is sftp"
     : effective.sftp_inbox_dir
     ? "sftp_inbox_dir is set"
+    : effective.sftp_archive_dir
+    ? "sftp_archive_dir is set"
     : null;
   if (sftpNeededBy) {
     const why = sftpNeededBy;

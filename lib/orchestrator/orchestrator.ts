@@ -30,6 +30,7 @@ import { importInbox } from "../fahrplan/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 import type { FinishedPass } from "./pass_history.ts";
+import type { Pruner, PruneReport } from "../retention/pruner.ts";
 
 /**
  * What the orchestrator uses of the app's services: what its steps use ({@link StepServices}),
@@ -75,21 +76,30 @@ export class Orchestrator {
   /** The pass under way in this app, with who started it and when. */
   #running: { by: string; since: string } | undefined;
   #onPass: ((pass: FinishedPass) => Promise<unknown>) | undefined;
+  #pruner: Pruner | undefined;
+  #lastPrune: PruneReport | undefined;
 
   /**
    * @param ctx the app's services (those of {@link OrchestratorServices})
    * @param passes where every finished pass is recorded (its health shows in the status)
    * @param opts `onPass`: told every finished pass with its days (the pass history,
-   *   `lib/orchestrator/pass_history.ts`); a failure there is logged, never the pass's
+   *   `lib/orchestrator/pass_history.ts`); a failure there is logged, never the pass's.
+   *   `pruner`: retention, run at the end of every tick (docs/retention.md)
    */
   constructor(
     ctx: OrchestratorServices,
     passes?: PassLog,
-    opts: { onPass?: (pass: FinishedPass) => Promise<unknown> } = {},
+    opts: { onPass?: (pass: FinishedPass) => Promise<unknown>; pruner?: Pruner } = {},
   ) {
     this.#ctx = ctx;
     this.#passes = passes;
     this.#onPass = opts.onPass;
+    this.#pruner = opts.pruner;
+  }
+
+  /** What retention did in this app's last tick (`undefined` before the first). */
+  get lastPrune(): PruneReport | undefined {
+    return this.#lastPrune;
   }
 
   /**
@@ -111,23 +121,60 @@ export class Orchestrator {
       await reportRecovery(ctx, source, null, "orchestrator");
       return outcome;
     } catch (err) {
-      const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
-      try {
-        await reportFailure(ctx, { source, label: "The orchestrator tick" }, {
-          kind: "orchestration_error",
-          level: "error",
-          message,
-          caller: "orchestrator",
-          data: { replica: holder },
-        });
-      } catch (appendErr) {
-        ctx.log.error(
-          "orchestration_error",
-          `${message} — and the event could not be stored`,
-          appendErr,
-        );
-      }
+      await this.#tickFailed(holder, source, err);
       return { ran: false, reason: "failed", error: (err as Error).message };
+    } finally {
+      await this.#prune(holder);
+    }
+  }
+
+  /**
+   * Retention's bounded share of the tick, whatever the orchestrator's state (it touches only
+   * days long past). Never throws: a failure is an `orchestration_error` event.
+   */
+  async #prune(holder: string): Promise<void> {
+    if (!this.#pruner) return;
+    const report = await this.#pruner.run(holder).catch((err): PruneReport => ({
+      ran: false,
+      days_pruned: [],
+      events_archived: 0,
+      steps: 0,
+      error: (err as Error).message,
+    }));
+    this.#lastPrune = report;
+    // A repeated retention failure is one story (docs/pipeline.md, "Repeated failures").
+    const source = "retention";
+    if (report.error) {
+      await reportFailure(this.#ctx, { source, label: "Retention (archive and pruning)" }, {
+        kind: "orchestration_error",
+        level: "error",
+        message: `retention (archive and pruning) failed: ${report.error}`,
+        caller: "orchestrator",
+        data: { replica: holder },
+      }).catch((e) => this.#ctx.log.error("orchestration_error", "retention failed", e));
+    } else if (report.ran) {
+      await reportRecovery(this.#ctx, source, null, "orchestrator");
+    }
+  }
+
+  /** Records a failed tick as an event (or a process-log line should that fail too). */
+  async #tickFailed(holder: string, source: string, err: unknown): Promise<void> {
+    const ctx = this.#ctx;
+    const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
+    try {
+      await reportFailure(ctx, { source, label: "The orchestrator tick" }, {
+        kind: "orchestration_error",
+        level: "error",
+        message,
+        caller: "orchestrator",
+        data: { replica: holder },
+      });
+    } catch (appendErr) {
+      ctx.log.error(
+        "orchestration_error",
+        `${message} — and the event could not be stored`,
+        appendErr,
+      );
     }
   }
 

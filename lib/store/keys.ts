@@ -126,7 +126,40 @@ export const KEYS = {
   failureStoriesOf: (source: string, day: string | null): Deno.KvListSelector => ({
     prefix: ["failure_stories", source, day ?? "-"],
   }),
+  /**
+   * Pruning state of one delivery day (phase `archiving` or `pruning`, files written so far).
+   * Not day-scoped data: deleted in the atomic that deletes the day's last key. Owner:
+   * `lib/retention/pruner.ts`.
+   */
+  retentionDay: (prunedDay: string): Deno.KvKey => ["retention", "day", prunedDay],
+  /** Every day's pruning state, for `kv.list`. */
+  retentionDays: { prefix: ["retention", "day"] } as Deno.KvListSelector,
+  /** The retention lease across replicas (`{holder, until}`). Owner: as above. */
+  retentionLease: ["leases", "retention"] as Deno.KvKey,
+  /** The store's size facts and the last pruning (shown in the status). Owner: as above. */
+  retentionFacts: ["retention", "facts"] as Deno.KvKey,
 
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
 } as const;
+
+/**
+ * The first key part of every record that belongs to one delivery day (the day is the key's
+ * second part): what retention archives and deletes (docs/retention.md). A new `KEYS` entry
+ * taking a `day` argument must be listed here — `tests/unit/retention_keys_test.ts` fails
+ * otherwise.
+ */
+export const DAY_SCOPED_PREFIXES: readonly string[] = [
+  "days",
+  "forecasts",
+  "aggregates",
+  "submissions",
+  "schedule_versions",
+  "tso_status",
+  "platform_pending",
+];
+
+/** Every key of one delivery day under `prefix`: `[prefix, day]` itself and every key below it. */
+export function dayScopedRange(prefix: string, day: string): Deno.KvListSelector {
+  return { start: [prefix, day], end: [prefix, day + "\0"] };
+}

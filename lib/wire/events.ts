@@ -26,6 +26,7 @@ export const EVENT_KINDS = [
   "anomaly_reported",
   "schedule_answer_rejected",
   "orchestration_recovered",
+  "day_archived",
 ] as const;
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = typeof EVENT_KINDS[number];

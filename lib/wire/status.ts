@@ -55,6 +55,25 @@ export const StatusBodySchema = z.object({
   }),
   /** The manual actions this service offers (the console's buttons; no OpenAPI read needed). */
   manual_actions: z.array(ManualAction),
+  /** Retention and the store's size facts (docs/retention.md, "Status"). */
+  retention: z.object({
+    /** `RETENTION_DAYS`; 0 = everything is kept. */
+    retention_days: z.number().int(),
+    archive_target: z.enum(["local", "sftp"]),
+    archive_dir: z.string(),
+    /** Delivery-day states in the store (`null` until the first count). */
+    days_kept: z.number().int().nullable(),
+    oldest_day: z.string().nullable(),
+    events_kept: z.number().int().nullable(),
+    /** ISO-8601 UTC instant of the count. */
+    counted_at: z.string().nullable(),
+    last_pruning: z.object({
+      at: z.string(),
+      days_pruned: z.number().int(),
+      last_day: z.string().nullable(),
+      events_archived: z.number().int(),
+    }).nullable(),
+  }),
 });
 /** The status body. */
 export type StatusBody = z.infer<typeof StatusBodySchema>;

@@ -30,6 +30,8 @@ import { publishTarget } from "../../../lib/pipeline/publish.ts";
 import type { PassLog } from "../../../lib/orchestrator/passes.ts";
 import type { PassHealth } from "../../../lib/wire/orchestrator.ts";
 import { VERSION } from "../../../lib/version.ts";
+import type { FactsCache, RetentionFacts } from "../../../lib/retention/facts.ts";
+import { archiveWhere } from "../../../lib/retention/target_of.ts";
 
 /**
  * Registers the status endpoint.
@@ -39,6 +41,7 @@ export function registerStatus(
   ctx: RouteContext,
   orchestrator: OrchestratorStateStore,
   passes: PassLog,
+  facts: FactsCache,
 ): void {
   const s = ctx.settings;
   const callers = ctx.keys.callersPerScope();
@@ -88,24 +91,40 @@ export function registerStatus(
     const state = orchestrator.peek();
     const cfg = ctx.config.peekSnapshot();
     const health = passes.peek();
-    if (state && cfg && health !== undefined) return json(body(state, cfg, health));
-    return Promise.all([orchestrator.current(), ctx.config.snapshot(), passes.current()])
-      .then(([st, c, h]) => json(body(st, c, h)));
+    const size = facts.peek();
+    if (state && cfg && health !== undefined && size !== undefined) {
+      return json(body(state, cfg, health, size));
+    }
+    return Promise.all([
+      orchestrator.current(),
+      ctx.config.snapshot(),
+      passes.current(),
+      facts.current(),
+    ]).then(([st, c, h, f]) => json(body(st, c, h, f)));
   });
 
   // The JSON text of the last (state, config, passes, minute): shared objects that stay the same
   // while nothing changes, so a hot status route serialises once a minute at most.
   let last:
-    | { state: object; cfg: object; health: object | null; minute: number; text: string }
+    | {
+      state: object;
+      cfg: object;
+      health: object | null;
+      size: object | null;
+      minute: number;
+      text: string;
+    }
     | undefined;
   const body = (
     state: Readonly<OrchestratorState>,
     cfg: Readonly<EffectiveConfig>,
     health: Readonly<PassHealth> | null,
+    size: Readonly<RetentionFacts> | null,
   ): string => {
     const minute = Math.floor(ctx.clock.now() / 60_000);
     if (
       last && last.state === state && last.cfg === cfg && last.health === health &&
+      last.size === size &&
       last.minute === minute
     ) return last.text;
     const target = publishTarget(cfg);
@@ -127,8 +146,28 @@ export function registerStatus(
         outbox_dir: target === "outbox" ? cfg.outbox_dir : null,
       },
       manual_actions: manualActions(),
+      retention: retention(s, cfg, size),
     });
-    last = { state, cfg, health, minute, text };
+    last = { state, cfg, health, size, minute, text };
     return text;
+  };
+}
+
+/** The status's retention part: the rule, the archive's place and the store's size facts. */
+function retention(
+  s: RouteContext["settings"],
+  cfg: Readonly<EffectiveConfig>,
+  size: Readonly<RetentionFacts> | null,
+): StatusBodyType["retention"] {
+  const where = archiveWhere(cfg as EffectiveConfig, s.archiveDir);
+  return {
+    retention_days: s.retentionDays,
+    archive_target: where.target,
+    archive_dir: where.dir,
+    days_kept: size?.days_kept ?? null,
+    oldest_day: size?.oldest_day ?? null,
+    events_kept: size?.events_kept ?? null,
+    counted_at: size?.counted_at ?? null,
+    last_pruning: size?.last_pruning ?? null,
   };
 }

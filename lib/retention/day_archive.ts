@@ -1,0 +1,306 @@
+/**
+ * The archive of one delivery day (docs/retention.md, "Archive of a day"), written in resumable
+ * steps so that one tick stays short: `records` (day state, aggregate CSV, schedule XML, TSO
+ * status, every other record of the day as JSON lines), then the customer forecasts as CSV in
+ * parts of {@link FORECASTS_PER_PART}, then `manifest.json` with counts and SHA-256 checksums,
+ * and every file read back and checked against it. Each step returns the next state; the caller
+ * stores it (`./pruner.ts`).
+ * @module
+ */
+import type { EffectiveConfig } from "../config/fields.ts";
+import { deliveryDay } from "../domain/delivery_day.ts";
+import { scheduleFileName } from "../fahrplan/document.ts";
+import { renderSchedule } from "../fahrplan/render.ts";
+import type { ScheduleVersion } from "../fahrplan/versions.ts";
+import type { TsoStatus } from "../fahrplan/tso_status.ts";
+import type { Aggregate } from "../pipeline/aggregate.ts";
+import type { DayState } from "../pipeline/day_state.ts";
+import { openPositionCsv, openPositionFileName } from "../pipeline/open_position_csv.ts";
+import { scheduleFor } from "../pipeline/submit_files.ts";
+import { DAY_SCOPED_PREFIXES, dayScopedRange, KEYS } from "../store/keys.ts";
+import { dayFolder } from "./plan.ts";
+import { type ArchiveTarget, sha256Hex } from "./target.ts";
+import { jsonLine, toCsv } from "./text.ts";
+
+/** Customer forecasts per CSV part (one step of a tick). */
+export const FORECASTS_PER_PART = 1000;
+
+/** One archived file, as the manifest lists it. */
+export interface ArchivedFile {
+  /** Relative to the day's folder, e.g. `forecasts-0001.csv`. */
+  path: string;
+  bytes: number;
+  /** Lowercase hex SHA-256 of the file's bytes. */
+  sha256: string;
+  /** Data rows (CSV) or lines (JSONL), where it applies. */
+  rows?: number;
+}
+
+/** The unfinished pruning of one day, kept in KV (`KEYS.retentionDay`). */
+export interface DayPruning {
+  day: string;
+  /** `archiving` until the manifest is read back; then `pruning` until the last key is gone. */
+  phase: "archiving" | "pruning";
+  /** Next archiving step. */
+  stage: "records" | "forecasts" | "manifest" | "verify";
+  /** The manifest as written (stage `verify`). */
+  manifest?: ArchivedFile;
+  /** Files read back and found equal so far (stage `verify`), in the order of `files`. */
+  verified?: number;
+  /** Last MaLo-ID archived (forecast parts), when a part was written. */
+  after?: string;
+  /** Forecast parts written. */
+  parts: number;
+  files: ArchivedFile[];
+  /** KV records archived per day-scoped prefix. */
+  counts: Record<string, number>;
+  /** What the archive could not hold as it was, in words. */
+  notes: string[];
+  started_at: string;
+}
+
+/** `manifest.json` of a day's folder: what the folder holds and what left the store. */
+export interface DayManifest {
+  delivery_day: string;
+  archived_at: string;
+  /** KV records per day-scoped prefix; they all left the store after this file was written. */
+  counts: Record<string, number>;
+  files: ArchivedFile[];
+  notes: string[];
+}
+
+/** A fresh pruning state of `day`. */
+export function startPruning(day: string, nowMs: number): DayPruning {
+  return {
+    day,
+    phase: "archiving",
+    stage: "records",
+    parts: 0,
+    files: [],
+    counts: {},
+    notes: [],
+    started_at: new Date(nowMs).toISOString(),
+  };
+}
+
+const enc = new TextEncoder();
+
+/** Writes one file of the day, reads it back, and returns its manifest line. */
+async function put(
+  target: ArchiveTarget,
+  day: string,
+  path: string,
+  text: string,
+  rows?: number,
+): Promise<ArchivedFile> {
+  const bytes = enc.encode(text);
+  const sha256 = await sha256Hex(bytes);
+  await target.write(`${dayFolder(day)}/${path}`, bytes);
+  return { path, bytes: bytes.length, sha256, ...(rows !== undefined ? { rows } : {}) };
+}
+
+/**
+ * Runs the next archiving step of `s`.
+ * @param cfg the configuration whose parties render the schedule XML
+ * @returns the new state (`phase: "pruning"` once the manifest is written and every file read back)
+ * @throws {Error} when the target refuses a file, or a read-back differs from what was written
+ *   (the state is unchanged: the step runs again next tick)
+ */
+export async function archiveStep(
+  kv: Deno.Kv,
+  target: ArchiveTarget,
+  s: DayPruning,
+  cfg: EffectiveConfig,
+  nowMs: number,
+): Promise<DayPruning> {
+  if (s.stage === "records") return { ...await records(kv, target, s, cfg), stage: "forecasts" };
+  if (s.stage === "forecasts") return await forecastPart(kv, target, s);
+  if (s.stage === "verify") return await verifyPart(target, s);
+  const manifest: DayManifest = {
+    delivery_day: s.day,
+    archived_at: new Date(nowMs).toISOString(),
+    counts: s.counts,
+    files: s.files,
+    notes: s.notes,
+  };
+  const file = await put(target, s.day, "manifest.json", JSON.stringify(manifest, null, 2) + "\n");
+  return { ...s, stage: "verify", manifest: file, verified: 0 };
+}
+
+/** Bytes read back in one verification step at most (at least one file is read). */
+const VERIFY_BYTES_PER_STEP = 4_000_000;
+
+/**
+ * Reads back the next files (up to {@link VERIFY_BYTES_PER_STEP}), the manifest last; when all
+ * are equal to what was written, the day moves to `pruning`.
+ */
+async function verifyPart(target: ArchiveTarget, s: DayPruning): Promise<DayPruning> {
+  const all = [...s.files, s.manifest!];
+  let i = s.verified ?? 0;
+  let bytes = 0;
+  while (i < all.length && (bytes === 0 || bytes + all[i].bytes <= VERIFY_BYTES_PER_STEP)) {
+    await verifyFolder(target, s.day, [all[i]]);
+    bytes += all[i].bytes;
+    i++;
+  }
+  return i < all.length ? { ...s, verified: i } : { ...s, verified: i, phase: "pruning" };
+}
+
+/**
+ * Reads every file back and compares size and SHA-256 with `files`.
+ * @throws {Error} naming the first file missing or different
+ */
+export async function verifyFolder(
+  target: ArchiveTarget,
+  day: string,
+  files: ArchivedFile[],
+): Promise<void> {
+  for (const f of files) {
+    const back = await target.read(`${dayFolder(day)}/${f.path}`);
+    if (!back) throw new Error(`archive of ${day}: ${f.path} is missing after writing it`);
+    if (back.length !== f.bytes || await sha256Hex(back) !== f.sha256) {
+      throw new Error(`archive of ${day}: ${f.path} read back differs from what was written`);
+    }
+  }
+}
+
+/** Every record of the day except the forecasts, plus the readable renderings. */
+async function records(
+  kv: Deno.Kv,
+  target: ArchiveTarget,
+  s: DayPruning,
+  cfg: EffectiveConfig,
+): Promise<DayPruning> {
+  const counts: Record<string, number> = {};
+  const lines: string[] = [];
+  const byPrefix = new Map<string, Deno.KvEntry<unknown>[]>();
+  for (const prefix of DAY_SCOPED_PREFIXES) {
+    if (prefix === "forecasts") continue;
+    const entries: Deno.KvEntry<unknown>[] = [];
+    for await (const e of kv.list(dayScopedRange(prefix, s.day))) entries.push(e);
+    counts[prefix] = entries.length;
+    byPrefix.set(prefix, entries);
+    for (const e of entries) lines.push(jsonLine({ key: e.key, value: e.value }));
+  }
+  const files: ArchivedFile[] = [];
+  const notes = [...s.notes];
+  const state = byPrefix.get("days")?.[0]?.value as DayState | undefined;
+  if (state) {
+    files.push(await put(target, s.day, "day.json", JSON.stringify(state, null, 2) + "\n"));
+  }
+  const agg = byPrefix.get("aggregates")?.[0]?.value as Aggregate | undefined;
+  if (agg) {
+    const csv = openPositionCsv(agg);
+    files.push(await put(target, s.day, openPositionFileName(agg), csv, agg.quarter_hours.length));
+    files.push(...await schedules(target, s.day, agg, state, byPrefix, cfg, notes));
+  }
+  const statuses = (byPrefix.get("tso_status") ?? []).map((e) => e.value as TsoStatus);
+  if (statuses.length) {
+    files.push(
+      await put(target, s.day, "tso_status.json", JSON.stringify(statuses, null, 2) + "\n"),
+    );
+    notes.push(
+      "The TSO's answer files (ACK, CNF, ANO) are not kept in the store: tso_status.json holds what they said; the files themselves stay in the inbox's processed/ folder.",
+    );
+  }
+  const text = lines.join("");
+  files.push(await put(target, s.day, "records.jsonl", text, lines.length));
+  return { ...s, counts, files: [...s.files, ...files], notes };
+}
+
+/**
+ * The schedule document of each control area whose stored version carries the stored aggregate,
+ * rendered again from it (the store keeps the version and the aggregate, not the XML sent).
+ */
+async function schedules(
+  target: ArchiveTarget,
+  day: string,
+  agg: Aggregate,
+  state: DayState | undefined,
+  byPrefix: Map<string, Deno.KvEntry<unknown>[]>,
+  cfg: EffectiveConfig,
+  notes: string[],
+): Promise<ArchivedFile[]> {
+  const detail = state?.steps?.submitted?.detail as { format?: string } | undefined;
+  const format = detail?.format === "cim" || detail?.format === "ess"
+    ? detail.format
+    : cfg.schedule_format === "cim" || cfg.schedule_format === "ess"
+    ? cfg.schedule_format
+    : null;
+  const out: ArchivedFile[] = [];
+  for (const e of byPrefix.get("schedule_versions") ?? []) {
+    const area = e.key[2] as string;
+    const v = e.value as ScheduleVersion;
+    if (!format) {
+      notes.push(`${area}: the schedule went out as JSON; its receipt is in records.jsonl.`);
+      continue;
+    }
+    if (v.aggregate_version !== agg.version || !agg.areas[area]) {
+      notes.push(
+        `${area}: version ${v.message_version} carried aggregate ${v.aggregate_version}, which the store no longer holds; its version record is in records.jsonl.`,
+      );
+      continue;
+    }
+    try {
+      const doc = scheduleFor(
+        cfg,
+        agg,
+        area,
+        agg.areas[area],
+        v.message_version,
+        Date.parse(v.created_at),
+      );
+      out.push(
+        await put(target, day, `schedules/${scheduleFileName(doc)}`, renderSchedule(doc, format)),
+      );
+    } catch (err) {
+      notes.push(`${area}: the schedule could not be rendered again: ${(err as Error).message}`);
+    }
+  }
+  if (out.length) {
+    notes.push(
+      "schedules/: the XML is rendered again from the stored aggregate and message version with the parties configured at archiving time (the store does not keep the XML as sent); the latest version of each control area only.",
+    );
+  }
+  return out;
+}
+
+/** The next part of the day's customer forecasts, or the move to the manifest when none is left. */
+async function forecastPart(
+  kv: Deno.Kv,
+  target: ArchiveTarget,
+  s: DayPruning,
+): Promise<DayPruning> {
+  const prefix = KEYS.forecastPrefixOfDay(s.day);
+  const selector: Deno.KvListSelector = s.after === undefined
+    ? { prefix }
+    : { prefix, start: [...prefix, s.after + "\0"] };
+  const qh = deliveryDay(s.day).quarterHours.map((q) => q.toString());
+  const rows: unknown[][] = [];
+  let last: string | undefined;
+  for await (
+    const e of kv.list<Record<string, unknown>>(selector, {
+      limit: FORECASTS_PER_PART,
+      batchSize: 200,
+    })
+  ) {
+    const f = e.value;
+    last = e.key[2] as string;
+    const values = "values" in f ? Array.from(f.values as ArrayLike<number>) : [];
+    rows.push([last, f.source, f.received_at, f.by, ...values]);
+  }
+  const counts = { ...s.counts, forecasts: (s.counts.forecasts ?? 0) + rows.length };
+  if (rows.length === 0) return { ...s, counts, stage: "manifest" };
+  const parts = s.parts + 1;
+  const name = `forecasts-${String(parts).padStart(4, "0")}.csv`;
+  const csv = toCsv([["malo_id", "source", "received_at", "by", ...qh], ...rows]);
+  const file = await put(target, s.day, name, csv, rows.length);
+  return {
+    ...s,
+    counts,
+    parts,
+    after: last,
+    files: [...s.files, file],
+    stage: rows.length < FORECASTS_PER_PART ? "manifest" : "forecasts",
+  };
+}
