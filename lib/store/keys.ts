@@ -159,6 +159,14 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "platform_pending",
 ];
 
+/**
+ * Key prefixes that take a delivery day but are no record of it: they expire by themselves
+ * (`expireIn`) and hold nothing a BRP must keep, so retention neither archives nor prunes them.
+ * `failure_stories`: an open story of a repeated failure (at most 7 days; its events are the
+ * record, docs/pipeline.md, "Repeated failures").
+ */
+export const SELF_EXPIRING_DAY_KEYED: readonly string[] = ["failure_stories"];
+
 /** Every key of one delivery day under `prefix`: `[prefix, day]` itself and every key below it. */
 export function dayScopedRange(prefix: string, day: string): Deno.KvListSelector {
   return { start: [prefix, day], end: [prefix, day + "\0"] };
