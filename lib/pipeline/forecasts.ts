@@ -10,7 +10,7 @@
  * read as forecasts and the day's next forecast step deletes them.
  * @module
  */
-import { GateClosed } from "../domain/errors.ts";
+import { assertBeforeGateClosure } from "../domain/deadlines.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import type { ProfileCode } from "../domain/slp/profile.ts";
 import { getManyChunked, getManyInRange, retryKv } from "../store/kv.ts";
@@ -94,24 +94,6 @@ function withDayLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Pro
 }
 
 /**
- * Refuses a delivery day whose gate closure has passed.
- * @throws {GateClosed} naming the gate-closure instant
- */
-export function assertBeforeGateClosure(
-  day: string,
-  nowMs: number,
-  gateClosureLocalTime: string,
-  what: string,
-): void {
-  const gc = deliveryDay(day, gateClosureLocalTime).gateClosure;
-  if (gc.epochMilliseconds <= nowMs) {
-    throw new GateClosed(
-      `Gate closure for delivery day ${day} was ${gc.toString()} (${gateClosureLocalTime} Europe/Berlin on the day before); ${what}.`,
-    );
-  }
-}
-
-/**
  * Stores customer forecasts, all or nothing: one atomic that checks every touched day state,
  * writes the changed forecasts and bumps each day's `input_version` by one when anything of
  * that day changed.
@@ -127,7 +109,12 @@ export function ingestForecasts(
 ): Promise<IngestResult[]> {
   const days = [...new Set(items.map((i) => i.delivery_day))].sort();
   for (const d of days) {
-    assertBeforeGateClosure(d, nowMs, gateClosureLocalTime, "forecasts are no longer accepted");
+    assertBeforeGateClosure(
+      deliveryDay(d),
+      nowMs,
+      gateClosureLocalTime,
+      "forecasts are no longer accepted",
+    );
   }
   return withDayLocks(kv, days, () =>
     retryKv("ingest forecasts", async () => {

@@ -7,7 +7,7 @@
  * (`./registered_ids.ts`). Owns the master-data version key `["meta", "market_locations_version"]`.
  * @module
  */
-import type { MarketLocation } from "./market_locations.ts";
+import type { MarketLocation } from "./market_location_record.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { retryKv, withStoreLock } from "../store/kv.ts";
 import {

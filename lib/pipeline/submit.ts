@@ -24,13 +24,14 @@ import {
   NotConfigured,
   SubmissionInFlight,
 } from "../domain/errors.ts";
-import { assertBeforeGateClosure } from "./forecasts.ts";
+import { assertBeforeGateClosure, gateClosure } from "../domain/deadlines.ts";
 import { retryKv } from "../store/kv.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { type Aggregate, forecastCoverage, readAggregate } from "./aggregate.ts";
 import { readDay, recordStep } from "./day_state.ts";
 import { type FilesSubmitResult, submitFiles } from "./submit_files.ts";
-import { type PlatformDocument, prepareDocuments, sendDocuments } from "./submit_documents.ts";
+import { type PlatformDocument, sendDocuments } from "./submit_documents.ts";
+import { prepareDocuments } from "./schedule_documents.ts";
 import { KEYS } from "../store/keys.ts";
 
 /** A stored claim / receipt of one aggregate version. */
@@ -117,9 +118,10 @@ export async function submitDay(
     redactor?: TextRedactor;
   },
 ): Promise<SubmitResult | FilesSubmitResult> {
-  const gc = deliveryDay(day, cfg.gate_closure_local_time).gateClosure;
+  const d = deliveryDay(day);
+  const gc = gateClosure(d, cfg.gate_closure_local_time);
   assertBeforeGateClosure(
-    day,
+    d,
     opts.clock.now(),
     cfg.gate_closure_local_time,
     "nothing was submitted",

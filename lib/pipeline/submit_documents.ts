@@ -17,12 +17,9 @@ import {
   sendSchedules,
 } from "../adapters/market_platform.ts";
 import { systemClock } from "../clock.ts";
-import type { EffectiveConfig } from "../config/fields.ts";
-import { type ScheduleDocument, scheduleFileName } from "../fahrplan/document.ts";
+import { scheduleFileName } from "../fahrplan/document.ts";
 import { renderSchedule } from "../fahrplan/render.ts";
-import { scheduleVersion } from "../fahrplan/versions.ts";
-import type { Aggregate } from "./aggregate.ts";
-import { markDocumentSent, scheduleFor } from "./submit_files.ts";
+import { markDocumentSent, type PreparedDocuments } from "./schedule_documents.ts";
 
 /** One document the platform took. */
 export interface PlatformDocument {
@@ -38,32 +35,6 @@ export interface PlatformDocument {
   submission_id: string | null;
   /** HTTP status of the platform's receipt (201 new, 200 seen before). */
   status: number;
-}
-
-/** The checked documents of one aggregate, ready to send. */
-export interface PreparedDocuments {
-  format: "ess" | "cim";
-  docs: { area: string; doc: ScheduleDocument }[];
-}
-
-/**
- * Builds and checks every control area's document of `agg`, taking each message version from KV
- * (a version is never reused, also when sending fails).
- * @param nowMs creation time of the documents (epoch ms)
- * @throws {import("../domain/errors.ts").ScheduleInvalid} when one would be invalid (nothing sent)
- */
-export async function prepareDocuments(
-  kv: Deno.Kv,
-  agg: Aggregate,
-  cfg: EffectiveConfig,
-  nowMs: number,
-): Promise<PreparedDocuments> {
-  const docs = [];
-  for (const [area, mw] of Object.entries(agg.areas)) {
-    const v = await scheduleVersion(kv, agg.delivery_day, area, agg.version, nowMs);
-    docs.push({ area, doc: scheduleFor(cfg, agg, area, mw, v.message_version, nowMs) });
-  }
-  return { format: cfg.schedule_format === "cim" ? "cim" : "ess", docs };
 }
 
 /**

@@ -12,73 +12,14 @@
  */
 import type { Clock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
-import { tsoOverrides } from "../config/fields.ts";
 import { PublishFailed } from "../domain/errors.ts";
-import {
-  assertValidSchedule,
-  buildSchedule,
-  type ScheduleDocument,
-  scheduleFileName,
-} from "../fahrplan/document.ts";
+import { scheduleFileName } from "../fahrplan/document.ts";
 import { renderSchedule } from "../fahrplan/render.ts";
-import { markSent } from "../fahrplan/tso_status.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import type { Aggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
 import { deliverFile } from "./publish.ts";
-import { prepareDocuments } from "./submit_documents.ts";
-
-/**
- * The checked schedule document of `area` in aggregate `agg` with the configured parties
- * (`sender_eic`, `balancing_group`, `counterparty_eic`, `tso_party_eics`).
- * @param mw the area's open position per quarter-hour (MW)
- * @param nowMs creation time (epoch ms, UTC)
- * @throws {import("../domain/errors.ts").ScheduleInvalid} listing every problem
- */
-export function scheduleFor(
-  cfg: EffectiveConfig,
-  agg: Aggregate,
-  area: string,
-  mw: number[],
-  messageVersion: number,
-  nowMs: number,
-): ScheduleDocument {
-  const doc = buildSchedule({
-    day: agg.delivery_day,
-    aggregateVersion: agg.version,
-    controlArea: area,
-    mw,
-    senderEic: cfg.sender_eic ?? "",
-    balancingGroup: cfg.balancing_group ?? "",
-    counterpartyEic: cfg.counterparty_eic ?? "",
-    messageVersion,
-    createdAtMs: nowMs,
-    tsoOverrides: tsoOverrides(cfg.tso_party_eics),
-  });
-  assertValidSchedule(doc);
-  return doc;
-}
-
-/**
- * Records that `doc` (as `file`) left for its TSO at `atMs` (epoch ms): its day's and area's
- * status becomes `sent`; with `platformId` (the market platform's submission id) it is polled.
- */
-export async function markDocumentSent(
-  kv: Deno.Kv,
-  doc: ScheduleDocument,
-  file: string,
-  atMs: number,
-  platformId?: string | null,
-): Promise<void> {
-  await markSent(kv, doc.day, {
-    control_area: doc.controlArea,
-    receiver: doc.receiver,
-    version: doc.messageVersion,
-    file,
-    at: new Date(atMs).toISOString(),
-    ...(platformId ? { platform_id: platformId } : {}),
-  });
-}
+import { markDocumentSent, prepareDocuments } from "./schedule_documents.ts";
 
 /** One document handed over. */
 export interface HandedOver {

@@ -17,7 +17,7 @@ import { problem, ValidationFailed } from "../../lib/http/errors.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { parseOr422 } from "../../lib/http/validation.ts";
 import { readAggregate } from "../../lib/pipeline/aggregate.ts";
-import { scheduleFor } from "../../lib/pipeline/submit_files.ts";
+import { scheduleFor } from "../../lib/pipeline/schedule_documents.ts";
 import { dayParam } from "./delivery_days.ts";
 
 const ScheduleQuery = z.strictObject({
