@@ -10,7 +10,7 @@
  * read as forecasts and the day's next forecast step deletes them.
  * @module
  */
-import { assertBeforeGateClosure } from "../domain/deadlines.ts";
+import { assertForecastOpen } from "../domain/deadlines.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import type { ProfileCode } from "../domain/slp/profile.ts";
 import { getManyChunked, getManyInRange, retryKv } from "../store/kv.ts";
@@ -98,23 +98,20 @@ function withDayLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Pro
  * writes the changed forecasts and bumps each day's `input_version` by one when anything of
  * that day changed.
  * @param items at most {@link MAX_BATCH}; validated by the caller
- * @throws {GateClosed} when a day's gate closure has passed (nothing is written)
+ * Accepted until the day's last quarter-hour has started (docs/intraday.md, "Forecasts until the
+ * day ends"): quarter-hours inside the lead time are stored for the record, but the schedule
+ * versions freeze them (`lib/fahrplan/freeze.ts`).
+ * @throws {GateClosed} when a day's last quarter-hour has started (nothing is written)
  */
 export function ingestForecasts(
   kv: Deno.Kv,
   items: ForecastItem[],
   by: string,
   nowMs: number,
-  gateClosureLocalTime: string,
 ): Promise<IngestResult[]> {
   const days = [...new Set(items.map((i) => i.delivery_day))].sort();
   for (const d of days) {
-    assertBeforeGateClosure(
-      deliveryDay(d),
-      nowMs,
-      gateClosureLocalTime,
-      "forecasts are no longer accepted",
-    );
+    assertForecastOpen(deliveryDay(d), nowMs, "forecasts are no longer accepted");
   }
   return withDayLocks(kv, days, () =>
     retryKv("ingest forecasts", async () => {
