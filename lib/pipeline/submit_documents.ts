@@ -39,8 +39,9 @@ export interface PlatformDocument {
 
 /**
  * Sends the prepared documents one after the other and marks each `sent`. The target's budget
- * (`timeoutSeconds`) and stop (`stopAfterMs`, gate closure) hold for all documents together: no
- * document is sent, and no retry made, past gate closure or the budget.
+ * (`timeoutSeconds`) and stop (`stopAfterMs`: the instant the first open quarter-hour enters the
+ * lead time, `leaveBeforeMs` of the prepared documents) hold for all documents together: no
+ * document is sent, and no retry made, past either.
  * @param key the aggregate version's idempotency key (`<day>-v<version>`); each document's key
  *   adds its control area
  * @returns one receipt for the claim (status of the last answer, attempts summed, the documents
@@ -63,7 +64,8 @@ export async function sendDocuments(
   const clock = target.clock ?? systemClock;
   const budgetEnd = nowMs + target.timeoutSeconds * 1000;
   const stopAt = target.stopAfterMs === undefined ? Infinity : nowMs + target.stopAfterMs;
-  for (const { area, doc } of prepared.docs) {
+  for (const p of prepared.docs) {
+    const { area, doc } = p;
     const docKey = `${key}-${area}`;
     const now = clock.now();
     if (now >= stopAt || now >= budgetEnd) {
@@ -101,7 +103,7 @@ export async function sendDocuments(
       status: r.status,
     };
     documents.push(sent);
-    await markDocumentSent(kv, doc, file, nowMs, sent.submission_id);
+    await markDocumentSent(kv, p, file, nowMs, sent.submission_id);
   }
   return {
     receipt: { status, attempts, idempotency_key: key, body: { documents } },

@@ -19,7 +19,7 @@ import type { TextRedactor } from "../store/redactor.ts";
 import type { Aggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
 import { deliverFile } from "./publish.ts";
-import { markDocumentSent, prepareDocuments } from "./schedule_documents.ts";
+import { markDocumentSent, prepareDocuments, type UnchangedArea } from "./schedule_documents.ts";
 
 /** One document handed over. */
 export interface HandedOver {
@@ -41,6 +41,8 @@ export interface FilesSubmitResult {
   channel: "files";
   format: "ess" | "cim";
   documents: HandedOver[];
+  /** Areas that got no new version: nothing open changed (docs/intraday.md). */
+  unchanged: UnchangedArea[];
 }
 
 /**
@@ -57,9 +59,10 @@ export async function submitFiles(
 ): Promise<FilesSubmitResult> {
   const day = agg.delivery_day;
   const now = opts.clock.now();
-  const { format, docs } = await prepareDocuments(kv, agg, cfg, now);
+  const { format, docs, unchanged } = await prepareDocuments(kv, agg, cfg, now);
   const documents: HandedOver[] = [];
-  for (const { area, doc } of docs) {
+  for (const p of docs) {
+    const { area, doc } = p;
     const file = scheduleFileName(doc);
     const xml = renderSchedule(doc, format);
     let location: string;
@@ -77,13 +80,20 @@ export async function submitFiles(
       file,
       location,
     });
-    await markDocumentSent(kv, doc, file, now);
+    await markDocumentSent(kv, p, file, now);
   }
   await recordStep(kv, day, "submitted", {
     version: agg.version,
     at: new Date(now).toISOString(),
     by: opts.by,
-    detail: { channel: "files", format, documents },
+    detail: { channel: "files", format, documents, unchanged },
   });
-  return { delivery_day: day, version: agg.version, channel: "files", format, documents };
+  return {
+    delivery_day: day,
+    version: agg.version,
+    channel: "files",
+    format,
+    documents,
+    unchanged,
+  };
 }
