@@ -1,15 +1,23 @@
 /**
- * TSO simulator (docs/fahrplan.md): plays the TSOs' side of
- * the `files` channel for the demo and the tests. It watches a folder the service hands schedule
- * documents to (the outbox), and answers each new ESS `ScheduleMessage` into the service's inbox:
+ * TSO simulator (docs/fahrplan.md, docs/intraday.md): plays the TSOs' side of the `files` channel
+ * for the demo and the tests. It watches a folder the service hands schedule documents to (the
+ * outbox), and answers each new ESS `ScheduleMessage` into the service's inbox, in file-name order
+ * (the version is part of the name):
  *
  * - a document it can read: an acknowledgement (ACK, reason A01), and after `cnfDelayMs` a
  *   confirmation report (CNF, reason A06) — or, for a control area listed in `mismatchAreas`, an
  *   anomaly report (ANO, reason A28 "counterparty time series differs");
- * - a document it cannot read, or one without time series: a rejecting ACK (A02) with the reason.
+ * - a document it cannot read, or one without time series: a rejecting ACK (A02) with the reason;
+ * - a version not above the last one it received for the same message identification: A02;
+ * - with a `clock` (the service's): a version that changes a quarter-hour starting within
+ *   `leadMinutes` of its receipt, compared with the last version it accepted (0 where none), is
+ *   rejected (A02, naming the quarter-hour: StromNZV § 5); a version received between the TSO
+ *   deadline (`tsoDeadlineLocalTime`, default 14:30) and 18:00 Berlin the day before delivery is
+ *   acknowledged at once and confirmed only from 18:00, when the TSOs process the next day.
  *
  * Answers are written with a temporary name and renamed, as a real gateway does, so the service
- * never reads half a file. Polls every `pollMs` (default 200 ms); `close()` stops it.
+ * never reads half a file. Polls every `pollMs` (default 200 ms; `pump()` runs one poll now, for
+ * tests on a fake clock); `close()` stops it.
  * @module
  */
 import { XMLBuilder, XMLParser } from "fast-xml-parser";
@@ -18,6 +26,8 @@ import { XMLBuilder, XMLParser } from "fast-xml-parser";
 export interface TsoSimulator {
   /** Documents answered so far, by file name. */
   answered(): string[];
+  /** One poll now: answers new documents and writes the confirmations that are due. */
+  pump(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,11 +40,68 @@ const builder = new XMLBuilder({
 });
 const v = (value: string | number) => ({ "@_v": String(value) });
 const eic = (value: string) => ({ "@_v": value, "@_codingScheme": "A01" });
+const ZONE = "Europe/Berlin";
+
+type Attr = { "@_v"?: string };
+type Series = { Period?: { Interval?: unknown } };
+
+/** The quantities of each time series, by position (1-based in the document, 0-based here). */
+function quantities(series: Series[]): number[][] {
+  return series.map((s) =>
+    ([] as { Pos?: Attr; Qty?: Attr }[]).concat((s.Period?.Interval ?? []) as never).reduce(
+      (out, p) => {
+        out[Number(p.Pos?.["@_v"]) - 1] = Number(p.Qty?.["@_v"]);
+        return out;
+      },
+      [] as number[],
+    )
+  );
+}
+
+/** A rule the document breaks, in words; `null` when it keeps them. */
+function broken(
+  doc: { version: number; start: Temporal.Instant | null; qty: number[][] },
+  last: { version: number; qty: number[][] | null } | undefined,
+  nowMs: number | null,
+  leadMinutes: number,
+): string | null {
+  if (last && doc.version <= last.version) {
+    return `version ${doc.version} is not above the last version ${last.version} received`;
+  }
+  if (nowMs === null || !doc.start) return null;
+  const limit = nowMs + leadMinutes * 60_000;
+  for (let s = 0; s < doc.qty.length; s++) {
+    for (let i = 0; i < doc.qty[s].length; i++) {
+      const start = doc.start.add({ minutes: 15 * i });
+      if (start.epochMilliseconds >= limit) break;
+      const before = last?.qty?.[s]?.[i] ?? 0;
+      if (Math.abs(doc.qty[s][i] - before) > 1e-9) {
+        return `position ${
+          i + 1
+        } (from ${start.toString()}) changes inside the lead time of ${leadMinutes} minutes (${before} to ${
+          doc.qty[s][i]
+        })`;
+      }
+    }
+  }
+  return null;
+}
+
+/** 18:00 Berlin on the day before the delivery day that starts at `start`, and its TSO deadline. */
+function dayBefore(start: Temporal.Instant, localTime: string): number {
+  return start.toZonedDateTimeISO(ZONE).toPlainDate().subtract({ days: 1 })
+    .toZonedDateTime({ timeZone: ZONE, plainTime: Temporal.PlainTime.from(localTime) })
+    .epochMilliseconds;
+}
 
 /**
  * Starts watching `outbox` and answering into `inbox`.
  * @param opts.cnfDelayMs time between the ACK and the CNF/ANO (default 0)
  * @param opts.mismatchAreas control-area EICs whose schedules get an ANO instead of a CNF
+ * @param opts.clock the service's clock: with it the lead-time and 18:00 rules apply
+ * @param opts.leadMinutes lead time of an intraday version (default 15)
+ * @param opts.tsoDeadlineLocalTime the day-ahead deadline, Berlin, day before (default 14:30)
+ * @param opts.pollMs polling period (default 200 ms; 0 = only {@link TsoSimulator.pump})
  */
 export function startTsoSimulator(opts: {
   outbox: string;
@@ -42,9 +109,15 @@ export function startTsoSimulator(opts: {
   cnfDelayMs?: number;
   mismatchAreas?: string[];
   pollMs?: number;
+  clock?: { now(): number };
+  leadMinutes?: number;
+  tsoDeadlineLocalTime?: string;
 }): TsoSimulator {
   const seen = new Set<string>();
-  const timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Per message identification: the last version received, and the last accepted quantities. */
+  const last = new Map<string, { version: number; qty: number[][] | null }>();
+  const due: { at: number; write: () => Promise<void> }[] = [];
+  const now = () => opts.clock?.now() ?? Date.now();
   let busy = false;
   const write = async (name: string, root: Record<string, unknown>) => {
     await Deno.mkdir(opts.inbox, { recursive: true });
@@ -55,7 +128,7 @@ export function startTsoSimulator(opts: {
   };
   const answer = async (file: string) => {
     const text = await Deno.readTextFile(`${opts.outbox}/${file}`);
-    let m: Record<string, { "@_v"?: string }> & { ScheduleTimeSeries?: unknown };
+    let m: Record<string, Attr> & { ScheduleTimeSeries?: unknown };
     try {
       m = parser.parse(text).ScheduleMessage;
       if (!m) throw new Error("not a ScheduleMessage");
@@ -68,10 +141,24 @@ export function startTsoSimulator(opts: {
     const tso = m.ReceiverIdentification?.["@_v"] ?? "10XDE-UNKNOWN--X";
     const sender = m.SenderIdentification?.["@_v"] ?? "unknown";
     const interval = m.ScheduleTimeInterval?.["@_v"] ?? "";
-    const series = ([] as unknown[]).concat(m.ScheduleTimeSeries ?? []);
-    const area = (series[0] as { InArea?: { "@_v"?: string } } | undefined)?.InArea?.["@_v"];
-    const ok = id !== "unknown" && series.length > 0;
-    const stamp = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const series = ([] as Series[]).concat((m.ScheduleTimeSeries ?? []) as Series[]);
+    const area = (series[0] as { InArea?: Attr } | undefined)?.InArea?.["@_v"];
+    const readable = id !== "unknown" && series.length > 0;
+    let start: Temporal.Instant | null = null;
+    try {
+      start = Temporal.Instant.from(interval.split("/")[0]);
+    } catch {
+      start = null;
+    }
+    const doc = { version: Number(version), start, qty: quantities(series) };
+    const why = readable
+      ? broken(doc, last.get(id), opts.clock ? now() : null, opts.leadMinutes ?? 15)
+      : "the schedule could not be read";
+    if (readable) {
+      const prev = last.get(id);
+      last.set(id, { version: doc.version, qty: why ? prev?.qty ?? null : doc.qty });
+    }
+    const stamp = new Date(now()).toISOString().replace(/\.\d+Z$/, "Z");
     const header = (kind: string) => ({
       "@_DtdVersion": "2",
       "@_DtdRelease": "3",
@@ -90,62 +177,84 @@ export function startTsoSimulator(opts: {
         ...header("ACK"),
         ReceivingMessageIdentification: v(id),
         ReceivingMessageVersion: v(version),
-        Reason: ok
-          ? { ReasonCode: v("A01"), ReasonText: v("Message fully accepted") }
-          : { ReasonCode: v("A02"), ReasonText: v("the schedule could not be read") },
+        Reason: why
+          ? { ReasonCode: v("A02"), ReasonText: v(why) }
+          : { ReasonCode: v("A01"), ReasonText: v("Message fully accepted") },
       },
     });
-    if (!ok) return;
-    const later = setTimeout(async () => {
-      timers.delete(later);
-      if (area && opts.mismatchAreas?.includes(area)) {
-        await write(`${base}_ANO_${stamp.replaceAll(":", "-")}.xml`, {
-          AnomalyReport: {
-            ...header("ANO"),
-            ScheduleTimeInterval: v(interval),
-            TimeSeriesAnomaly: {
-              SendersTimeSeriesIdentification: v("TS-1"),
-              SendersTimeSeriesVersion: v(version),
-              Reason: { ReasonCode: v("A28"), ReasonText: v("counterparty time series differs") },
+    if (why) return;
+    // Between the TSO deadline and 18:00 the day before: confirmed only from 18:00.
+    let at = now() + (opts.cnfDelayMs ?? 0);
+    if (opts.clock && start) {
+      const deadline = dayBefore(start, opts.tsoDeadlineLocalTime ?? "14:30");
+      const processing = dayBefore(start, "18:00");
+      if (now() >= deadline && now() < processing) at = Math.max(at, processing);
+    }
+    due.push({
+      at,
+      write: async () => {
+        const cnfStamp = new Date(now()).toISOString().replace(/\.\d+Z$/, "Z");
+        if (area && opts.mismatchAreas?.includes(area)) {
+          await write(`${base}_ANO_${cnfStamp.replaceAll(":", "-")}.xml`, {
+            AnomalyReport: {
+              ...header("ANO"),
+              ScheduleTimeInterval: v(interval),
+              TimeSeriesAnomaly: {
+                SendersTimeSeriesIdentification: v("TS-1"),
+                SendersTimeSeriesVersion: v(version),
+                Reason: { ReasonCode: v("A28"), ReasonText: v("counterparty time series differs") },
+              },
             },
+          });
+          return;
+        }
+        await write(`${base}_CNF_${cnfStamp.replaceAll(":", "-")}.xml`, {
+          ConfirmationReport: {
+            ...header("CF"),
+            MessageType: v("A07"),
+            ScheduleTimeInterval: v(interval),
+            ConfirmedMessageIdentification: v(id),
+            ConfirmedMessageVersion: v(version),
+            Reason: { ReasonCode: v("A06") },
           },
-        }).catch(() => {});
-        return;
-      }
-      await write(`${base}_CNF_${stamp.replaceAll(":", "-")}.xml`, {
-        ConfirmationReport: {
-          ...header("CF"),
-          MessageType: v("A07"),
-          ScheduleTimeInterval: v(interval),
-          ConfirmedMessageIdentification: v(id),
-          ConfirmedMessageVersion: v(version),
-          Reason: { ReasonCode: v("A06") },
-        },
-      }).catch(() => {});
-    }, opts.cnfDelayMs ?? 0);
-    timers.add(later);
+        });
+      },
+    });
   };
   const poll = async () => {
     if (busy) return;
     busy = true;
     try {
-      for await (const e of Deno.readDir(opts.outbox)) {
-        if (!e.isFile || !/_TPS_.*\.xml$/i.test(e.name) || seen.has(e.name)) continue;
-        seen.add(e.name);
-        await answer(e.name);
+      const names: string[] = [];
+      try {
+        for await (const e of Deno.readDir(opts.outbox)) {
+          if (e.isFile && /_TPS_.*\.xml$/i.test(e.name) && !seen.has(e.name)) names.push(e.name);
+        }
+      } catch {
+        /* the outbox does not exist yet */
       }
-    } catch {
-      /* the outbox does not exist yet */
+      for (const name of names.sort()) {
+        seen.add(name);
+        await answer(name);
+      }
+      for (const d of [...due]) {
+        if (d.at > now()) continue;
+        due.splice(due.indexOf(d), 1);
+        await d.write().catch(() => {});
+      }
     } finally {
       busy = false;
     }
   };
-  const interval = setInterval(poll, opts.pollMs ?? 200);
+  const timer = (opts.pollMs ?? 200) > 0 ? setInterval(poll, opts.pollMs ?? 200) : undefined;
   return {
     answered: () => [...seen],
+    async pump() {
+      while (busy) await new Promise((r) => setTimeout(r, 5));
+      await poll();
+    },
     async close() {
-      clearInterval(interval);
-      for (const t of timers) clearTimeout(t);
+      clearInterval(timer);
       while (busy) await new Promise((r) => setTimeout(r, 10));
     },
   };
