@@ -102,6 +102,7 @@ function dayBefore(start: Temporal.Instant, localTime: string): number {
  * @param opts.leadMinutes lead time of an intraday version (default 15)
  * @param opts.tsoDeadlineLocalTime the day-ahead deadline, Berlin, day before (default 14:30)
  * @param opts.pollMs polling period (default 200 ms; 0 = only {@link TsoSimulator.pump})
+ * @param opts.rejectIf a test's own rejection of a file, with the reason
  */
 export function startTsoSimulator(opts: {
   outbox: string;
@@ -112,6 +113,8 @@ export function startTsoSimulator(opts: {
   clock?: { now(): number };
   leadMinutes?: number;
   tsoDeadlineLocalTime?: string;
+  /** A test's own rejection: a reason for a file it wants rejected (A02), else `null`. */
+  rejectIf?: (file: string) => string | null;
 }): TsoSimulator {
   const seen = new Set<string>();
   /** Per message identification: the last version received, and the last accepted quantities. */
@@ -152,7 +155,8 @@ export function startTsoSimulator(opts: {
     }
     const doc = { version: Number(version), start, qty: quantities(series) };
     const why = readable
-      ? broken(doc, last.get(id), opts.clock ? now() : null, opts.leadMinutes ?? 15)
+      ? opts.rejectIf?.(file) ??
+        broken(doc, last.get(id), opts.clock ? now() : null, opts.leadMinutes ?? 15)
       : "the schedule could not be read";
     if (readable) {
       const prev = last.get(id);
