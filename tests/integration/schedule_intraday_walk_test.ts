@@ -14,8 +14,10 @@ import assert from "node:assert/strict";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { frozenCount } from "../../lib/domain/deadlines.ts";
 import { call, storedEvents } from "../support/app.ts";
-import { ext } from "../support/day_ahead_rig.ts";
-import { maloId } from "../support/portfolio.ts";
+import { ext, proc } from "../support/day_ahead_rig.ts";
+import { AREAS, maloId } from "../support/portfolio.ts";
+import type { DayOverview } from "../../lib/wire/delivery_days.ts";
+import type { ScheduleVersions } from "../../lib/wire/schedules.ts";
 import { startWalk } from "../support/intraday_walk.ts";
 
 /** Positions frozen for a version created at the walk's clock (lead 15 minutes). */
@@ -141,6 +143,42 @@ for (const day of ["2026-11-25", "2027-03-28", "2026-10-25"]) {
       assert.equal(w.files().length, 7, "no version once no quarter-hour is open");
       // Message versions never went back or repeated.
       assert.deepEqual((await w.history()).map((x) => x.version), [1, 2, 3, 4, 5, 6, 7]);
+
+      // The API: the history, an older version as it was sent, the console's schedule entry.
+      const base = `${w.r.s.url}/v1/delivery-days/${day}/schedules/${AREAS.amprion}`;
+      const hist = await call(`${base}/versions`, { headers: proc });
+      assert.equal(hist.status, 200, JSON.stringify(hist.body));
+      const hv = hist.body as ScheduleVersions;
+      assert.equal(hv.standing_version, 7);
+      assert.deepEqual(
+        hv.versions.map((x) => `${x.version} ${x.phase} ${x.tso_status}`),
+        [
+          "1 day_ahead confirmed",
+          "2 intraday confirmed",
+          "3 intraday confirmed",
+          "4 intraday rejected",
+          "5 intraday confirmed",
+          "6 intraday confirmed",
+          "7 intraday confirmed",
+        ],
+      );
+      assert.equal(hv.versions[3].reason_text, "test: version 4 refused");
+      assert.ok(!("quantities" in hv.versions[0]));
+      const old = await call(`${base}?version=3`, { headers: proc });
+      assert.equal(old.status, 200);
+      assert.match(String(old.body), /<MessageVersion v="3"\/>/);
+      assert.equal(
+        (await call(`${base}?version=8`, { headers: proc })).status,
+        404,
+        "a version never sent",
+      );
+      const view = await call(`${w.r.s.url}/v1/console/delivery-days`, { headers: proc });
+      const entry = (view.body as { delivery_days: DayOverview[] }).delivery_days
+        .find((d) => d.delivery_day === day)!.schedules[0];
+      assert.deepEqual(
+        [entry.version, entry.phase, entry.frozen_before, entry.sent_at],
+        [7, "intraday", hv.versions[6].frozen_before, hv.versions[6].sent_at],
+      );
     } finally {
       await w.close();
     }
