@@ -21,6 +21,7 @@
  * @module
  */
 import { XMLBuilder, XMLParser } from "fast-xml-parser";
+import { confirmFrom, judge, receivedSchedule, type TsoMemory } from "./tso_rules.ts";
 
 /** A running TSO simulator. */
 export interface TsoSimulator {
@@ -40,59 +41,8 @@ const builder = new XMLBuilder({
 });
 const v = (value: string | number) => ({ "@_v": String(value) });
 const eic = (value: string) => ({ "@_v": value, "@_codingScheme": "A01" });
-const ZONE = "Europe/Berlin";
 
 type Attr = { "@_v"?: string };
-type Series = { Period?: { Interval?: unknown } };
-
-/** The quantities of each time series, by position (1-based in the document, 0-based here). */
-function quantities(series: Series[]): number[][] {
-  return series.map((s) =>
-    ([] as { Pos?: Attr; Qty?: Attr }[]).concat((s.Period?.Interval ?? []) as never).reduce(
-      (out, p) => {
-        out[Number(p.Pos?.["@_v"]) - 1] = Number(p.Qty?.["@_v"]);
-        return out;
-      },
-      [] as number[],
-    )
-  );
-}
-
-/** A rule the document breaks, in words; `null` when it keeps them. */
-function broken(
-  doc: { version: number; start: Temporal.Instant | null; qty: number[][] },
-  last: { version: number; qty: number[][] | null } | undefined,
-  nowMs: number | null,
-  leadMinutes: number,
-): string | null {
-  if (last && doc.version <= last.version) {
-    return `version ${doc.version} is not above the last version ${last.version} received`;
-  }
-  if (nowMs === null || !doc.start) return null;
-  const limit = nowMs + leadMinutes * 60_000;
-  for (let s = 0; s < doc.qty.length; s++) {
-    for (let i = 0; i < doc.qty[s].length; i++) {
-      const start = doc.start.add({ minutes: 15 * i });
-      if (start.epochMilliseconds >= limit) break;
-      const before = last?.qty?.[s]?.[i] ?? 0;
-      if (Math.abs(doc.qty[s][i] - before) > 1e-9) {
-        return `position ${
-          i + 1
-        } (from ${start.toString()}) changes inside the lead time of ${leadMinutes} minutes (${before} to ${
-          doc.qty[s][i]
-        })`;
-      }
-    }
-  }
-  return null;
-}
-
-/** 18:00 Berlin on the day before the delivery day that starts at `start`, and its TSO deadline. */
-function dayBefore(start: Temporal.Instant, localTime: string): number {
-  return start.toZonedDateTimeISO(ZONE).toPlainDate().subtract({ days: 1 })
-    .toZonedDateTime({ timeZone: ZONE, plainTime: Temporal.PlainTime.from(localTime) })
-    .epochMilliseconds;
-}
 
 /**
  * Starts watching `outbox` and answering into `inbox`.
@@ -117,8 +67,7 @@ export function startTsoSimulator(opts: {
   rejectIf?: (file: string) => string | null;
 }): TsoSimulator {
   const seen = new Set<string>();
-  /** Per message identification: the last version received, and the last accepted quantities. */
-  const last = new Map<string, { version: number; qty: number[][] | null }>();
+  const memory: TsoMemory = new Map();
   const due: { at: number; write: () => Promise<void> }[] = [];
   const now = () => opts.clock?.now() ?? Date.now();
   let busy = false;
@@ -131,9 +80,11 @@ export function startTsoSimulator(opts: {
   };
   const answer = async (file: string) => {
     const text = await Deno.readTextFile(`${opts.outbox}/${file}`);
+    let root: unknown = null;
     let m: Record<string, Attr> & { ScheduleTimeSeries?: unknown };
     try {
-      m = parser.parse(text).ScheduleMessage;
+      root = parser.parse(text);
+      m = (root as { ScheduleMessage?: typeof m }).ScheduleMessage!;
       if (!m) throw new Error("not a ScheduleMessage");
     } catch (err) {
       m = {} as typeof m;
@@ -144,24 +95,13 @@ export function startTsoSimulator(opts: {
     const tso = m.ReceiverIdentification?.["@_v"] ?? "10XDE-UNKNOWN--X";
     const sender = m.SenderIdentification?.["@_v"] ?? "unknown";
     const interval = m.ScheduleTimeInterval?.["@_v"] ?? "";
-    const series = ([] as Series[]).concat((m.ScheduleTimeSeries ?? []) as Series[]);
+    const series = ([] as unknown[]).concat(m.ScheduleTimeSeries ?? []);
     const area = (series[0] as { InArea?: Attr } | undefined)?.InArea?.["@_v"];
-    const readable = id !== "unknown" && series.length > 0;
-    let start: Temporal.Instant | null = null;
-    try {
-      start = Temporal.Instant.from(interval.split("/")[0]);
-    } catch {
-      start = null;
-    }
-    const doc = { version: Number(version), start, qty: quantities(series) };
-    const why = readable
+    const doc = id !== "unknown" && series.length > 0 ? receivedSchedule(root) : null;
+    const why = doc
       ? opts.rejectIf?.(file) ??
-        broken(doc, last.get(id), opts.clock ? now() : null, opts.leadMinutes ?? 15)
+        judge(memory, doc, opts.clock ? now() : null, opts.leadMinutes ?? 15)
       : "the schedule could not be read";
-    if (readable) {
-      const prev = last.get(id);
-      last.set(id, { version: doc.version, qty: why ? prev?.qty ?? null : doc.qty });
-    }
     const stamp = new Date(now()).toISOString().replace(/\.\d+Z$/, "Z");
     const header = (kind: string) => ({
       "@_DtdVersion": "2",
@@ -189,11 +129,7 @@ export function startTsoSimulator(opts: {
     if (why) return;
     // Between the TSO deadline and 18:00 the day before: confirmed only from 18:00.
     let at = now() + (opts.cnfDelayMs ?? 0);
-    if (opts.clock && start) {
-      const deadline = dayBefore(start, opts.tsoDeadlineLocalTime ?? "14:30");
-      const processing = dayBefore(start, "18:00");
-      if (now() >= deadline && now() < processing) at = Math.max(at, processing);
-    }
+    if (opts.clock) at = Math.max(at, confirmFrom(doc!.start, now(), opts.tsoDeadlineLocalTime));
     due.push({
       at,
       write: async () => {
