@@ -63,7 +63,8 @@ for (const day of ["2026-11-25", "2027-03-28", "2026-10-25"]) {
       w.at(0, "09:07");
       const f3 = frozenAt(day, w.r.clock.now());
       await w.forecast(3_000);
-      await w.pass();
+      // The running day's pass runs every step, the forecast step (profile values) included.
+      assert.deepEqual(await w.pass(), ["forecast", "aggregate", "publish", "submit"]);
       h = await w.history();
       assert.equal(h[2].frozen_before, deliveryDay(day).quarterHours[f3].toString());
       assert.match(
@@ -106,6 +107,16 @@ for (const day of ["2026-11-25", "2027-03-28", "2026-10-25"]) {
       );
       assert.equal(quiet.length, 1);
       assert.match(String(quiet[0].message), /differs by 0\.001 MW or more from version 5/);
+      // The manual submit step follows the same rules: nothing open changed, nothing written.
+      const manual = await call(`${w.r.s.url}/v1/delivery-days/${day}/submit`, {
+        method: "POST",
+        headers: proc,
+      });
+      assert.equal(manual.status, 200, JSON.stringify(manual.body));
+      const mb = manual.body as { documents: unknown[]; unchanged: { reason: string }[] };
+      assert.deepEqual(mb.documents, []);
+      assert.match(mb.unchanged[0].reason, /no open quarter-hour \(from .*\) differs/);
+      assert.equal(w.files().length, 5);
 
       // D 21:52: frozen before 22:15.
       w.at(0, "21:52");

@@ -27,8 +27,11 @@ export interface Walk {
   at(offset: number, hhmm: string): void;
   /** Posts a forecast of location 1 for the day: `kw` per quarter-hour (a number: flat). */
   forecast(kw: number | number[]): Promise<void>;
-  /** One orchestrator pass, then the simulator answers and the inbox is imported. */
-  pass(): Promise<void>;
+  /**
+   * One orchestrator pass, then the simulator answers and the inbox is imported.
+   * @returns the steps the pass ran for the walk's day
+   */
+  pass(): Promise<string[]>;
   /** The simulator answers what is due now; the inbox is imported. */
   answers(): Promise<void>;
   /** The version history of the day in Amprion. */
@@ -97,6 +100,8 @@ export async function startWalk(
       const p = await orchestrate(r.s);
       assert.equal(p.status, 200, JSON.stringify(p.body));
       await answers();
+      const days = (p.body as { days: { delivery_day: string; ran: string[] }[] }).days;
+      return days.find((d) => d.delivery_day === day)?.ran ?? [];
     },
     answers,
     history: () => versionHistory(r.s.kv, day, AREAS.amprion),
