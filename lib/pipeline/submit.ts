@@ -1,6 +1,8 @@
 /**
  * Submit (docs/pipeline.md, "Submit"): the day's latest aggregate as schedules per control
- * area (PT15M, MW) to the market platform, before gate closure only.
+ * area (PT15M, MW) to the market platform — the JSON payload before gate closure only; schedule
+ * documents (ESS/CIM, to the platform or as files) until no quarter-hour of the day is open, by
+ * the rules of docs/intraday.md.
  *
  * Exactly once per aggregate version: a claim `["submissions", <day>, <version>]` is created
  * with a versionstamp check before anything is sent, so of two concurrent submitters (the
@@ -100,7 +102,8 @@ export function schedulePayload(agg: Aggregate, cfg: EffectiveConfig) {
 
 /**
  * Submits the latest aggregate of `day` once and records the `submitted` step with the receipt.
- * @throws {GateClosed} after gate closure (nothing is sent); {@link NotAggregated} when the day
+ * @throws {GateClosed} JSON: after gate closure; documents: when no quarter-hour of the day is
+ *   open beyond the lead time (nothing is sent); {@link NotAggregated} when the day
  *   is not aggregated; {@link NotConfigured} when the platform, the balancing group or the
  *   sender EIC is not configured; {@link SubmissionInFlight} while another submission of the
  *   same version is in flight; {@link SubmitFailed} when the platform refused or was unreachable
