@@ -117,6 +117,11 @@ export const DayOverviewSchema = z.object({
     sent_at: z.string().nullable().optional(),
     /** ISO-8601 UTC start of the first open quarter-hour at sending; `null` without history. */
     frozen_before: z.string().nullable().optional(),
+    /**
+     * MWh left between the open position and the schedule the TSO has in the quarter-hours
+     * frozen now (energy the BRP can no longer schedule away); `null` before an aggregate.
+     */
+    locked_deviation_mwh: z.number().nullable().optional(),
   })),
   /**
    * Per step, the last failed attempt since its last success (`null`: none). Beside `steps`,

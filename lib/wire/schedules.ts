@@ -40,6 +40,8 @@ export const ScheduleVersionsSchema = z.object({
    * rejected).
    */
   standing_version: z.number().int().nullable(),
+  /** MW per quarter-hour of the standing version (consumption +, 3 decimals); `null`: none. */
+  standing_quantities: z.array(z.number()).nullable(),
   versions: z.array(ScheduleVersionSchema),
 });
 /** The version history of one day and control area. */

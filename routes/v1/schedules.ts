@@ -152,10 +152,12 @@ function registerScheduleVersions(ctx: RouteContext): void {
     const day = dayParam(c.req.param("day"));
     const area = areaParam(c.req.param("control_area"));
     const history = await versionHistory(ctx.kv, day, area);
+    const standing = standingVersion(history);
     const body: ScheduleVersions = {
       delivery_day: day,
       control_area: area,
-      standing_version: standingVersion(history)?.version ?? null,
+      standing_version: standing?.version ?? null,
+      standing_quantities: standing?.quantities ?? null,
       versions: history.map(({ quantities: _q, ...v }) => v),
     };
     return answer(body);

@@ -117,6 +117,13 @@ for (const day of ["2026-11-25", "2027-03-28", "2026-10-25"]) {
       assert.deepEqual(mb.documents, []);
       assert.match(mb.unchanged[0].reason, /no open quarter-hour \(from .*\) differs/);
       assert.equal(w.files().length, 5);
+      // What stays in the frozen quarter-hours: 9.999 MW against version 5's quantities.
+      const o = await call(`${w.r.s.url}/v1/console/delivery-days`, { headers: proc });
+      const e = (o.body as { delivery_days: DayOverview[] }).delivery_days
+        .find((d) => d.delivery_day === day)!.schedules[0];
+      const expected = v5.slice(0, f6).reduce((a, q) => a + Math.abs(9.999 - Number(q)) * 0.25, 0);
+      assert.ok(expected > 0);
+      assert.equal(e.locked_deviation_mwh, Math.round(expected * 1000) / 1000);
 
       // D 21:52: frozen before 22:15.
       w.at(0, "21:52");
@@ -161,6 +168,7 @@ for (const day of ["2026-11-25", "2027-03-28", "2026-10-25"]) {
       assert.equal(hist.status, 200, JSON.stringify(hist.body));
       const hv = hist.body as ScheduleVersions;
       assert.equal(hv.standing_version, 7);
+      assert.deepEqual(hv.standing_quantities?.slice(-2), [6, 7]);
       assert.deepEqual(
         hv.versions.map((x) => `${x.version} ${x.phase} ${x.tso_status}`),
         [

@@ -6,8 +6,7 @@
 import { answer } from "../../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
-import { tsoStatuses } from "../../../lib/fahrplan/tso_status.ts";
-import { historyVersion } from "../../../lib/fahrplan/history.ts";
+import { scheduleEntries } from "../../../lib/pipeline/schedule_view.ts";
 import { listDays, overview } from "../../../lib/pipeline/day_state.ts";
 import { DayOverviewSchema } from "../../../lib/wire/delivery_days.ts";
 
@@ -32,17 +31,7 @@ export function registerDeliveryDayOverview(ctx: RouteContext): void {
     return answer({
       delivery_days: await Promise.all(days.map(async (d) => ({
         ...overview(d, now, cfg.gate_closure_local_time),
-        schedules: await Promise.all(
-          (await tsoStatuses(ctx.kv, d.delivery_day)).map(async (t) => {
-            const h = await historyVersion(ctx.kv, d.delivery_day, t.control_area, t.version);
-            return {
-              ...t,
-              phase: h?.phase ?? null,
-              sent_at: h?.sent_at ?? null,
-              frozen_before: h?.frozen_before ?? null,
-            };
-          }),
-        ),
+        schedules: await scheduleEntries(ctx.kv, d.delivery_day, now, cfg.intraday_lead_minutes),
       }))),
     });
   });
