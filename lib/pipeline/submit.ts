@@ -47,6 +47,8 @@ export interface Submission {
   /** With ESS or CIM documents: their format and each document the platform took. */
   format?: "ess" | "cim";
   documents?: PlatformDocument[];
+  /** Areas that got no new version: nothing open changed (docs/intraday.md). */
+  unchanged?: UnchangedArea[];
 }
 
 /** Result of a submit call. */
@@ -211,11 +213,12 @@ export async function submitDay(
     clock: opts.clock,
     redactor: opts.redactor,
   };
-  let sent: Pick<Submission, "receipt" | "format" | "documents">;
+  let sent: Pick<Submission, "receipt" | "format" | "documents" | "unchanged">;
   try {
     sent = prepared
       ? {
         format: prepared.format,
+        ...(prepared.unchanged.length ? { unchanged: prepared.unchanged } : {}),
         ...await sendDocuments(kv, prepared, target, key, opts.clock.now()),
       }
       : { receipt: await sendSchedules(target, schedulePayload(agg, cfg), key) };
@@ -289,6 +292,7 @@ function resultOf(
     receipt: sub.receipt!,
     format: sub.format ?? "json",
     ...(documents ? { documents } : {}),
+    ...(sub.unchanged ? { unchanged: sub.unchanged } : {}),
   };
 }
 
@@ -318,6 +322,7 @@ async function recordSubmitted(
       ...(sub.documents
         ? { channel: "platform", format: sub.format, documents: sub.documents }
         : {}),
+      ...(sub.unchanged ? { unchanged: sub.unchanged } : {}),
     },
   });
 }

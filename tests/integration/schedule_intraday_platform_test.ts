@@ -40,7 +40,7 @@ for (const format of ["ess", "cim"] as const) {
         COUNTERPARTY_EIC: PARTIES.counterparty,
         SCHEDULE_CHANNEL: "platform",
         SCHEDULE_FORMAT: format,
-        ACTIVE_CONTROL_AREAS: AREAS.amprion,
+        ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
         ORCHESTRATOR_HORIZON_DAYS: "2",
         ORCHESTRATOR_AUTOSTART: "true",
       },
@@ -52,14 +52,17 @@ for (const format of ["ess", "cim"] as const) {
     const history = () => versionHistory(r.s.kv, DAY, AREAS.amprion);
     const sent = (v: number) => {
       const d = r.sim.documents().find((x) =>
-        x.message_version === v && x.idempotency_key.startsWith(DAY)
+        x.message_version === v && x.idempotency_key.startsWith(DAY) &&
+        x.control_area === AREAS.amprion
       )!;
       return receivedSchedule(parser.parse(d.xml))!.qty;
     };
     const n = 92;
     try {
       await putLocation(r.s, 1, { control_area: AREAS.amprion, direction: "consumption" });
+      await putLocation(r.s, 2, { control_area: AREAS.tennet, direction: "generation" });
       await postForecast(r.s, 1, DAY, Array(n).fill(1_000));
+      await postForecast(r.s, 2, DAY, Array(n).fill(500));
       await tick(); // the pass sends version 1
       r.clock.advance(60_000);
       await tick(); // the poll finds it acknowledged
@@ -84,6 +87,14 @@ for (const format of ["ess", "cim"] as const) {
         "intraday",
         "acknowledged",
       ]);
+      // TenneT's position did not change: no intraday version for it, and the step says why.
+      const tennet = await versionHistory(r.s.kv, DAY, AREAS.tennet);
+      assert.deepEqual(tennet.map((x) => x.version), [1]);
+      const state = await r.s.kv.get<{ steps: { submitted: { detail: Record<string, unknown> } } }>(
+        ["days", DAY],
+      );
+      const unchanged = state.value!.steps.submitted.detail.unchanged as { control_area: string }[];
+      assert.deepEqual(unchanged.map((u) => u.control_area), [AREAS.tennet]);
       at("2027-03-27", "18:00");
       await tick();
       assert.equal((await history())[1].tso_status, "confirmed");
