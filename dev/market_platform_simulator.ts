@@ -14,7 +14,8 @@
  *   `acknowledged` (A01) — or `rejected` (A02, with the reason) when it has no identification or
  *   no time series; once `cnfDelayMs` have passed since it arrived, the next request finds it
  *   `confirmed` (A06), or `anomaly` (A28) for a control area in `mismatchAreas`. `rejected`,
- *   `confirmed` and `anomaly` are final. `setState` overrides it.
+ *   `confirmed` and `anomaly` are final. `setState` overrides it. With the service's `clock` the
+ *   TSO's rules of docs/intraday.md apply (`./tso_rules.ts`).
  * - `GET /schedules` (same key) → every stored submission, for tests and the demo.
  *
  * It can be told to fail (`failNext(status, body, times)`) or to delay answers (`delay(ms)`).
@@ -23,6 +24,7 @@
  */
 import { XMLParser } from "fast-xml-parser";
 import selfsigned from "selfsigned";
+import { confirmFrom, judge, receivedSchedule, type TsoMemory } from "./tso_rules.ts";
 
 /** One stored submission. */
 export interface SimulatedSubmission {
@@ -54,6 +56,9 @@ export interface SimulatedDocument {
   reason_code: string | null;
   reason_text: string | null;
   updated_at: string;
+  /** With a clock: the TSO's rejection in words (`null`: accepted), and when it may confirm. */
+  verdict?: string | null;
+  confirm_from?: number;
 }
 
 /** A running simulator. */
@@ -92,10 +97,23 @@ export interface Simulator {
  * @param opts.cnfDelayMs time after a document arrived from which it is confirmed (ms, real time,
  *   default 0)
  * @param opts.mismatchAreas control-area EICs whose documents get an anomaly instead
+ * @param opts.clock the service's clock: with it the TSO's rules of `./tso_rules.ts` apply (a
+ *   version not above the last one, or changing a quarter-hour inside `leadMinutes` (15) at
+ *   receipt, is rejected; one received between `tsoDeadlineLocalTime` (14:30) and 18:00 the day
+ *   before is confirmed only from 18:00)
  */
 export async function startSimulator(
-  opts: { apiKey?: string; port?: number; cnfDelayMs?: number; mismatchAreas?: string[] } = {},
+  opts: {
+    apiKey?: string;
+    port?: number;
+    cnfDelayMs?: number;
+    mismatchAreas?: string[];
+    clock?: { now(): number };
+    leadMinutes?: number;
+    tsoDeadlineLocalTime?: string;
+  } = {},
 ): Promise<Simulator> {
+  const memory: TsoMemory = new Map();
   const apiKey = opts.apiKey ?? `sim-${crypto.randomUUID()}`;
   const pems = await selfsigned.generate([{ name: "commonName", value: "127.0.0.1" }], {
     keySize: 2048,
@@ -143,7 +161,7 @@ export async function startSimulator(
       statusRequests++;
       const doc = docsById.get(decodeURIComponent(statusOf[1]));
       if (!doc) return json(404, { error: "not_found", message: "no such submission" });
-      advance(doc, opts);
+      advance(doc, { ...opts, now: opts.clock?.now() });
       return json(200, {
         submission_id: doc.submission_id,
         state: doc.state,
@@ -169,6 +187,12 @@ export async function startSimulator(
       if (prior) return json(200, docReceipt(prior));
       const doc = readDocument(text, key);
       if (!doc) return json(400, { error: "invalid_body", message: "not a schedule document" });
+      const rs = opts.clock ? receivedSchedule(xmlParser.parse(text)) : null;
+      if (rs && opts.clock) {
+        const now = opts.clock.now();
+        doc.verdict = judge(memory, rs, now, opts.leadMinutes ?? 15);
+        doc.confirm_from = confirmFrom(rs.start, now, opts.tsoDeadlineLocalTime);
+      }
       docs.push(doc);
       docsByKey.set(key, doc);
       docsById.set(doc.submission_id, doc);
@@ -274,7 +298,10 @@ function readDocument(text: string, key: string): SimulatedDocument | null {
 }
 
 /** The simulated TSO's next step for a document asked about (see the module comment). */
-function advance(doc: SimulatedDocument, opts: { cnfDelayMs?: number; mismatchAreas?: string[] }) {
+function advance(
+  doc: SimulatedDocument,
+  opts: { cnfDelayMs?: number; mismatchAreas?: string[]; now?: number },
+) {
   const set = (state: SimulatedDocument["state"], code: string, text: string | null) =>
     Object.assign(doc, {
       state,
@@ -285,10 +312,12 @@ function advance(doc: SimulatedDocument, opts: { cnfDelayMs?: number; mismatchAr
   if (doc.state === "received") {
     if (!doc.message_identification || doc.series === 0) {
       set("rejected", "A02", "the schedule has no identification or no time series");
-    } else set("acknowledged", "A01", "Message fully accepted");
+    } else if (doc.verdict) set("rejected", "A02", doc.verdict);
+    else set("acknowledged", "A01", "Message fully accepted");
     return;
   }
   if (doc.state !== "acknowledged") return;
+  if (opts.now !== undefined && opts.now < (doc.confirm_from ?? 0)) return;
   if (Date.now() - Date.parse(doc.received_at) < (opts.cnfDelayMs ?? 0)) return;
   if (doc.control_area && opts.mismatchAreas?.includes(doc.control_area)) {
     set("anomaly", "A28", "counterparty time series differs");

@@ -228,6 +228,29 @@ export const CONFIG_FIELDS = {
     default: "12:00",
     description: "gate closure, Europe/Berlin local time on the day before delivery",
   },
+  tso_deadline_local_time: {
+    env: "TSO_DEADLINE_LOCAL_TIME",
+    schema: hhmm,
+    default: "14:30",
+    description:
+      "TSO deadline of the day-ahead schedule (StromNZV § 5), Europe/Berlin local time on the day before delivery; later versions are intraday",
+  },
+  intraday_lead_minutes: {
+    env: "INTRADAY_LEAD_MINUTES",
+    schema: z.number().int().min(15).max(180).multipleOf(15, "expected a multiple of 15 minutes"),
+    default: 15,
+    fromEnv: num,
+    description:
+      "lead time of an intraday schedule version in minutes (15–180, multiples of 15): quarter-hours starting sooner are frozen",
+  },
+  intraday_min_change_mw: {
+    env: "INTRADAY_MIN_CHANGE_MW",
+    schema: z.number().min(0.001).max(1_000_000),
+    default: 0.001,
+    fromEnv: decimal,
+    description:
+      "least change in MW of one open quarter-hour that makes a new intraday schedule version (0.001 = the documents' resolution)",
+  },
   holiday_region: {
     env: "HOLIDAY_REGION",
     schema: z.string().regex(/^DE(-[A-Z]{2})?$/, "expected DE or DE-<state>, e.g. DE-BY"),

@@ -44,6 +44,22 @@ export interface ScheduleInput {
   createdAtMs: number;
   /** Control area EIC → TSO EIC, replacing the built-in receivers (`./parties.ts`). */
   tsoOverrides?: Readonly<Record<string, string>>;
+  /**
+   * Frozen quarter-hours (docs/intraday.md, "Frozen quarter-hours"): the first `count` positions
+   * carry `reference` (MW, consumption +: the quantities of the last version the TSO has not
+   * rejected; 0 where none was sent) instead of `mw`. Absent: nothing frozen.
+   */
+  frozen?: { count: number; reference: readonly number[] };
+}
+
+/** The frozen positions of a document and the quantities they must carry. */
+export interface FrozenPositions {
+  /** Positions 1…count are frozen (0: none). */
+  count: number;
+  /** Purchase each frozen position must carry (MW, 3 decimals), `count` values. */
+  purchase: number[];
+  /** Sale each frozen position must carry (MW, 3 decimals), `count` values. */
+  sale: number[];
 }
 
 /** A schedule ready to render: every value as it will appear in the document. */
@@ -70,6 +86,8 @@ export interface ScheduleDocument {
   purchase: number[];
   /** Sale, MW per quarter-hour (position i + 1), ≥ 0, 3 decimals. */
   sale: number[];
+  /** The frozen positions, checked by {@link validateSchedule}. */
+  frozen: FrozenPositions;
 }
 
 /** A UTC instant in minutes, `YYYY-MM-DDTHH:MMZ` (ESS 2.3 and CIM time intervals). */
@@ -110,7 +128,10 @@ export function scheduleFileName(doc: ScheduleDocument): string {
 export function buildSchedule(input: ScheduleInput): ScheduleDocument {
   const d = deliveryDay(input.day);
   const receiver = tsoOf(input.controlArea, input.tsoOverrides);
-  const mw = input.mw.map(round3);
+  const count = input.frozen?.count ?? 0;
+  const ref = (i: number) => round3(input.frozen?.reference[i] ?? 0);
+  const mw = input.mw.map((v, i) => i < count ? ref(i) : round3(v));
+  const frozenMw = Array.from({ length: count }, (_, i) => ref(i));
   return {
     day: input.day,
     aggregateVersion: input.aggregateVersion,
@@ -126,6 +147,11 @@ export function buildSchedule(input: ScheduleInput): ScheduleDocument {
     quarterHours: d.quarterHours.length,
     purchase: mw.map((v) => Math.max(v, 0) + 0),
     sale: mw.map((v) => Math.max(-v, 0) + 0),
+    frozen: {
+      count,
+      purchase: frozenMw.map((v) => Math.max(v, 0) + 0),
+      sale: frozenMw.map((v) => Math.max(-v, 0) + 0),
+    },
   };
 }
 
@@ -141,7 +167,8 @@ const PARTIES = [
  * Every reason the schedule may not leave, as sentences; empty when it may. Checks: parties and
  * area configured (non-empty) with a valid EIC check character, a version from 1 to 999 (the
  * BDEW file name has 3 digits), an identification of at most 35 characters, as many positions as
- * the day has quarter-hours (92/96/100), no negative or non-finite quantity.
+ * the day has quarter-hours (92/96/100), no negative or non-finite quantity, and every frozen
+ * quarter-hour carrying exactly the quantity of the version the TSO has (docs/intraday.md).
  */
 export function validateSchedule(doc: ScheduleDocument): string[] {
   const problems: string[] = [];
@@ -179,7 +206,30 @@ export function validateSchedule(doc: ScheduleDocument): string[] {
       );
     }
   }
+  problems.push(...frozenProblems(doc));
   return problems;
+}
+
+/**
+ * A frozen position whose quantity differs from the one the TSO has (docs/intraday.md, "Frozen
+ * quarter-hours"): such a version is never sent. Names the first such position and the count.
+ */
+function frozenProblems(doc: ScheduleDocument): string[] {
+  const f = doc.frozen;
+  const bad: number[] = [];
+  for (let i = 0; i < f.count; i++) {
+    if (doc.purchase[i] !== f.purchase[i] || doc.sale[i] !== f.sale[i]) bad.push(i);
+  }
+  if (!bad.length) return [];
+  const i = bad[0];
+  const start = deliveryDay(doc.day).quarterHours[i]?.toString() ?? "?";
+  return [
+    `${bad.length} frozen quarter-hour${bad.length === 1 ? "" : "s"} would change, first position ${
+      i + 1
+    } (starting ${start}, inside the lead time): purchase ${doc.purchase[i]} / sale ${
+      doc.sale[i]
+    } MW instead of ${f.purchase[i]} / ${f.sale[i]} MW of the version the TSO has`,
+  ];
 }
 
 /**

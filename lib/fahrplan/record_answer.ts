@@ -11,7 +11,8 @@
 import type { Clock } from "../clock.ts";
 import type { EventLog } from "../store/events.ts";
 import type { EventKind } from "../wire/events.ts";
-import { applyAnswer, type TsoState } from "./tso_status.ts";
+import { recordVersionAnswer } from "./history.ts";
+import { applyAnswer, type TsoState, tsoStatusOf } from "./tso_status.ts";
 
 /** What an answer does to a status: the event kind and level of each state. */
 export const STATUS_OF: Record<
@@ -66,12 +67,17 @@ export async function recordAnswer(
   a: AnswerChange,
   by: string,
 ): Promise<"applied" | "same" | "older" | "unknown"> {
-  const applied = await applyAnswer(svc.kv, a.day, a.area, a.version, {
+  const change = {
     tso_status: a.state,
     reason_code: a.reason_code,
     reason_text: a.reason_text,
     at: new Date(svc.clock.now()).toISOString(),
-  });
+  };
+  // The version history keeps every version's answer, also one about an older version
+  // (docs/intraday.md, "Version history"): it tells which schedule the TSO has.
+  const version = a.version ?? (await tsoStatusOf(svc.kv, a.day, a.area))?.version;
+  if (version) await recordVersionAnswer(svc.kv, a.day, a.area, version, change);
+  const applied = await applyAnswer(svc.kv, a.day, a.area, a.version, change);
   if (applied !== "applied") return applied;
   const s = STATUS_OF[a.state];
   await svc.events.append({

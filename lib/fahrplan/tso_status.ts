@@ -143,3 +143,12 @@ export async function tsoStatuses(kv: Deno.Kv, day: string): Promise<TsoStatus[]
   for await (const e of kv.list<TsoStatus>(KEYS.tsoStatusesOfDay(day))) out.push(e.value);
   return out;
 }
+
+/** The schedule status of one day and area; `null` when no document was sent. */
+export async function tsoStatusOf(
+  kv: Deno.Kv,
+  day: string,
+  controlArea: string,
+): Promise<TsoStatus | null> {
+  return (await kv.get<TsoStatus>(KEYS.tsoStatus(day, controlArea))).value;
+}

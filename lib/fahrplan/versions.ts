@@ -4,8 +4,15 @@
  * KV (`KEYS.scheduleVersion`), so it survives restarts and every replica counts on.
  * @module
  */
+import { ScheduleInvalid } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
+
+/**
+ * Highest message version: the BDEW file name carries it in 3 digits (docs/fahrplan.md), so a
+ * day and area can have at most 999 versions.
+ */
+export const MAX_MESSAGE_VERSION = 999;
 
 /** The stored version of one day's and area's schedule. */
 export interface ScheduleVersion {
@@ -23,6 +30,10 @@ export interface ScheduleVersion {
  * same number for different documents). An older aggregate than the stored one keeps the stored
  * version: a version never goes back.
  * @param nowMs instant of the new version, ms since the epoch
+ * @param above the version must be above this one (a version the TSO rejected is never sent
+ *   again: the same aggregate then gets the next version)
+ * @throws {ScheduleInvalid} when the next version would exceed {@link MAX_MESSAGE_VERSION}
+ *   (nothing stored: the refusal says so in words)
  * @throws {KvContentionError} when KV stays contended
  */
 export async function scheduleVersion(
@@ -31,12 +42,18 @@ export async function scheduleVersion(
   controlArea: string,
   aggregateVersion: number,
   nowMs: number,
+  above = 0,
 ): Promise<ScheduleVersion> {
   const key = KEYS.scheduleVersion(day, controlArea);
   return await retryKv(`schedule version of ${day} ${controlArea}`, async () => {
     const cur = await kv.get<ScheduleVersion>(key);
-    const next = versionFor(cur.value, aggregateVersion, nowMs);
+    const next = versionFor(cur.value, aggregateVersion, nowMs, above);
     if (next === cur.value) return next;
+    if (next.message_version > MAX_MESSAGE_VERSION) {
+      throw new ScheduleInvalid([
+        `the schedule of ${day} for ${controlArea} already has ${MAX_MESSAGE_VERSION} versions, the most the format allows (3 digits in the file name); no further version can be sent for this day and control area`,
+      ]);
+    }
     const r = await kv.atomic().check(cur).set(key, next).commit();
     return r.ok ? next : undefined;
   });
@@ -62,8 +79,9 @@ function versionFor(
   cur: ScheduleVersion | null,
   aggregateVersion: number,
   nowMs: number,
+  above = 0,
 ): ScheduleVersion {
-  if (cur && cur.aggregate_version >= aggregateVersion) return cur;
+  if (cur && cur.aggregate_version >= aggregateVersion && cur.message_version > above) return cur;
   return {
     message_version: (cur?.message_version ?? 0) + 1,
     aggregate_version: aggregateVersion,

@@ -4,8 +4,9 @@
  * (`["leases", "orchestrator", <minute>]`, created with a null-versionstamp check) so that exactly
  * one replica runs a pass per minute, then runs a pass.
  *
- * A pass looks at every delivery day from tomorrow up to the horizon whose gate closure is still
- * ahead and that has market locations or forecasts, and runs what is missing or stale, in order:
+ * A pass looks at every delivery day from today up to the horizon in which a quarter-hour is still
+ * open (beyond the lead time) and that has market locations or forecasts, and runs what is
+ * missing or stale, in order:
  * forecast → aggregate → publish → submit. A failing step ends that day's pass (the error is an
  * `orchestration_error` event; while it repeats, the repeats are counted on that event and its
  * end is one `orchestration_recovered` event, lib/store/repeated_failures.ts) and is retried on
@@ -14,6 +15,7 @@
  */
 import type { ServiceContext, StepServices } from "../context.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
+import { frozenCount, gateClosure } from "../domain/deadlines.ts";
 import { readDay } from "../pipeline/day_state.ts";
 import { listMarketLocations } from "../pipeline/market_locations.ts";
 import { masterDataVersion } from "../pipeline/master_data.ts";
@@ -330,15 +332,20 @@ async function runPass(ctx: StepServices, by: string): Promise<PassReport> {
   const master = await masterDataVersion(ctx.kv);
   const hasLocations = (await listMarketLocations(ctx.kv, { limit: 1 })).length > 0;
   const today = localDayOf(now);
-  for (let i = 1; i <= cfg.orchestrator_horizon_days; i++) {
+  // The running day too (docs/intraday.md, "Orchestrator"): its schedules live until no
+  // quarter-hour is open any more; the JSON market submission of a day past gate closure is
+  // skipped without a word.
+  const jsonOnly = cfg.schedule_channel !== "files" && cfg.schedule_format === "json";
+  for (let i = 0; i <= cfg.orchestrator_horizon_days; i++) {
     const day = addDays(today, i);
-    if (deliveryDay(day, cfg.gate_closure_local_time).gateClosure.epochMilliseconds <= now) {
-      continue;
-    }
+    const d = deliveryDay(day);
+    if (frozenCount(d, now, cfg.intraday_lead_minutes) >= d.quarterHours.length) continue;
+    const marketClosed = gateClosure(d, cfg.gate_closure_local_time).epochMilliseconds <= now;
     const state = (await readDay(ctx.kv, day)).value;
     if (!hasLocations && !state) continue; // no market locations, no forecasts
     const entry: PassReport["days"][number] = { delivery_day: day, ran: [] };
     for (const step of await neededSteps(ctx.kv, day, master)) {
+      if (step === "submit" && marketClosed && jsonOnly) continue;
       if (!(await stillNeeded(ctx.kv, day, step))) continue;
       try {
         await runStep(ctx, day, step, by);

@@ -10,7 +10,7 @@
  * read as forecasts and the day's next forecast step deletes them.
  * @module
  */
-import { GateClosed } from "../domain/errors.ts";
+import { assertForecastOpen } from "../domain/deadlines.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import type { ProfileCode } from "../domain/slp/profile.ts";
 import { getManyChunked, getManyInRange } from "../store/kv.ts";
@@ -95,29 +95,14 @@ function withDayLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Pro
 }
 
 /**
- * Refuses a delivery day whose gate closure has passed.
- * @throws {GateClosed} naming the gate-closure instant
- */
-export function assertBeforeGateClosure(
-  day: string,
-  nowMs: number,
-  gateClosureLocalTime: string,
-  what: string,
-): void {
-  const gc = deliveryDay(day, gateClosureLocalTime).gateClosure;
-  if (gc.epochMilliseconds <= nowMs) {
-    throw new GateClosed(
-      `Gate closure for delivery day ${day} was ${gc.toString()} (${gateClosureLocalTime} Europe/Berlin on the day before); ${what}.`,
-    );
-  }
-}
-
-/**
  * Stores customer forecasts, all or nothing: one atomic that checks every touched day state,
  * writes the changed forecasts and bumps each day's `input_version` by one when anything of
  * that day changed.
  * @param items at most {@link MAX_BATCH}; validated by the caller
- * @throws {GateClosed} when a day's gate closure has passed (nothing is written)
+ * Accepted until the day's last quarter-hour has started (docs/intraday.md, "Forecasts until the
+ * day ends"): quarter-hours inside the lead time are stored for the record, but the schedule
+ * versions freeze them (`lib/fahrplan/freeze.ts`).
+ * @throws {GateClosed} when a day's last quarter-hour has started (nothing is written)
  * @throws {import("../store/kv.ts").KvContentionError} when the rounds ran out (answered 503)
  */
 export function ingestForecasts(
@@ -125,11 +110,10 @@ export function ingestForecasts(
   items: ForecastItem[],
   by: string,
   nowMs: number,
-  gateClosureLocalTime: string,
 ): Promise<IngestResult[]> {
   const days = [...new Set(items.map((i) => i.delivery_day))].sort();
   for (const d of days) {
-    assertBeforeGateClosure(d, nowMs, gateClosureLocalTime, "forecasts are no longer accepted");
+    assertForecastOpen(deliveryDay(d), nowMs, "forecasts are no longer accepted");
   }
   return withDayLocks(kv, days, () =>
     // Replicas take turns after three lost rounds (docs/architecture.md, "Writes and concurrency").

@@ -19,13 +19,8 @@ import {
 } from "./master_data.ts";
 import { KEYS } from "../store/keys.ts";
 
-/** A stored market location. */
-export interface MarketLocation extends z.infer<typeof MarketLocationInput> {
-  /** 11-digit MaLo-ID. */
-  malo_id: string;
-  /** ISO-8601 UTC instant of the last change. */
-  updated_at: string;
-}
+import type { MarketLocation } from "./market_location_record.ts";
+export type { MarketLocation } from "./market_location_record.ts";
 
 const key = KEYS.marketLocation;
 

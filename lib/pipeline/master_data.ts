@@ -8,7 +8,7 @@
  * and the master-data turn `["meta", "market_locations_turn"]` (`../store/turn.ts`).
  * @module
  */
-import type { MarketLocation } from "./market_locations.ts";
+import type { MarketLocation } from "./market_location_record.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { retryKv, withStoreLock } from "../store/kv.ts";
 import { retryWithTurn, type TurnGuard } from "../store/turn.ts";

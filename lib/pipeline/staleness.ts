@@ -4,7 +4,18 @@
  * `GET /v1/console/delivery-days` (`overview` in `day_state.ts`) shows it per step.
  * @module
  */
-import type { DayState, InputChange, StepName } from "./day_state.ts";
+import type { InputChange, StepRecord } from "../wire/delivery_days.ts";
+import type { StepName } from "./step_table.ts";
+
+/**
+ * What the decision reads of a day state (`DayState` of `./day_state.ts`, which imports this
+ * module: the type is spelled here so the two do not import each other).
+ */
+export interface StalenessInput {
+  input_version: number;
+  last_input: InputChange | null;
+  steps: Partial<Record<StepName, StepRecord>>;
+}
 
 /** A recorded step's staleness as the overview shows it. */
 export interface Staleness {
@@ -24,7 +35,7 @@ export interface Staleness {
  * change (`last_input`).
  * @returns `null` when the step has no record (it never ran: neither stale nor current)
  */
-export function staleness(state: DayState, step: StepName): Staleness | null {
+export function staleness(state: StalenessInput, step: StepName): Staleness | null {
   const rec = state.steps[step];
   if (!rec) return null;
   const stale = rec.version < state.input_version;

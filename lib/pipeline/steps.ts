@@ -109,6 +109,19 @@ async function runStepOnce(
           backoffBaseMs: ctx.settings.platformBackoffMs,
           redactor: ctx.redactor,
         });
+        if (r.documents?.length === 0 && r.unchanged?.length) {
+          // Intraday: nothing open changed enough in any area; no version left (docs/intraday.md).
+          await ctx.events.append({
+            kind: stepRow("submit").event,
+            message: `No new schedule version of ${day} (aggregate version ${r.version}): ${
+              r.unchanged.map((u) => `${u.control_area}: ${u.reason}`).join("; ")
+            }`,
+            caller: by,
+            delivery_day: day,
+            data: { version: r.version, documents: [], unchanged: r.unchanged },
+          });
+          return { ...r };
+        }
         if ("channel" in r) {
           await ctx.events.append({
             kind: stepRow("submit").event,

@@ -1,6 +1,8 @@
 /**
  * Submit (docs/pipeline.md, "Submit"): the day's latest aggregate as schedules per control
- * area (PT15M, MW) to the market platform, before gate closure only.
+ * area (PT15M, MW) to the market platform — the JSON payload before gate closure only; schedule
+ * documents (ESS/CIM, to the platform or as files) until no quarter-hour of the day is open, by
+ * the rules of docs/intraday.md.
  *
  * Exactly once per aggregate version: a claim `["submissions", <day>, <version>]` is created
  * with a versionstamp check before anything is sent, so of two concurrent submitters (the
@@ -17,20 +19,20 @@ import {
 import type { Clock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
-import {
-  CoverageTooLow,
-  DomainError,
-  NotAggregated,
-  NotConfigured,
-  SubmissionInFlight,
-} from "../domain/errors.ts";
-import { assertBeforeGateClosure } from "./forecasts.ts";
+import { DomainError, NotConfigured, SubmissionInFlight } from "../domain/errors.ts";
+import { assertBeforeGateClosure, assertScheduleOpen, gateClosure } from "../domain/deadlines.ts";
 import { retryKv } from "../store/kv.ts";
 import type { TextRedactor } from "../store/redactor.ts";
-import { type Aggregate, forecastCoverage, readAggregate } from "./aggregate.ts";
+import type { Aggregate } from "./aggregate.ts";
 import { readDay, recordStep } from "./day_state.ts";
+import { assertParties, submittableAggregate } from "./submit_checks.ts";
 import { type FilesSubmitResult, submitFiles } from "./submit_files.ts";
-import { type PlatformDocument, prepareDocuments, sendDocuments } from "./submit_documents.ts";
+import { type PlatformDocument, sendDocuments } from "./submit_documents.ts";
+import {
+  type PreparedDocuments,
+  prepareDocuments,
+  type UnchangedArea,
+} from "./schedule_documents.ts";
 import { KEYS } from "../store/keys.ts";
 
 /** A stored claim / receipt of one aggregate version. */
@@ -45,6 +47,8 @@ export interface Submission {
   /** With ESS or CIM documents: their format and each document the platform took. */
   format?: "ess" | "cim";
   documents?: PlatformDocument[];
+  /** Areas that got no new version: nothing open changed (docs/intraday.md). */
+  unchanged?: UnchangedArea[];
 }
 
 /** Result of a submit call. */
@@ -59,6 +63,8 @@ export interface SubmitResult {
   /** `json`: one payload; `ess`/`cim`: one document per control area (`documents`). */
   format: "json" | "ess" | "cim";
   documents?: PlatformDocument[];
+  /** ESS/CIM: areas that got no new version, nothing open changed (docs/intraday.md). */
+  unchanged?: UnchangedArea[];
 }
 
 /** Thrown when the platform refused or was unreachable; carries the platform error. */
@@ -98,7 +104,8 @@ export function schedulePayload(agg: Aggregate, cfg: EffectiveConfig) {
 
 /**
  * Submits the latest aggregate of `day` once and records the `submitted` step with the receipt.
- * @throws {GateClosed} after gate closure (nothing is sent); {@link NotAggregated} when the day
+ * @throws {GateClosed} JSON: after gate closure; documents: when no quarter-hour of the day is
+ *   open beyond the lead time (nothing is sent); {@link NotAggregated} when the day
  *   is not aggregated; {@link NotConfigured} when the platform, the balancing group or the
  *   sender EIC is not configured; {@link SubmissionInFlight} while another submission of the
  *   same version is in flight; {@link SubmitFailed} when the platform refused or was unreachable
@@ -117,13 +124,21 @@ export async function submitDay(
     redactor?: TextRedactor;
   },
 ): Promise<SubmitResult | FilesSubmitResult> {
-  const gc = deliveryDay(day, cfg.gate_closure_local_time).gateClosure;
-  assertBeforeGateClosure(
-    day,
-    opts.clock.now(),
-    cfg.gate_closure_local_time,
-    "nothing was submitted",
-  );
+  const d = deliveryDay(day);
+  const gc = gateClosure(d, cfg.gate_closure_local_time);
+  // Schedule documents (files, or ESS/CIM to the platform) live until the day's last open
+  // quarter-hour; the JSON market submission ends at gate closure (docs/intraday.md).
+  const documents = cfg.schedule_channel === "files" || cfg.schedule_format !== "json";
+  if (documents) {
+    assertScheduleOpen(d, opts.clock.now(), cfg.intraday_lead_minutes, "nothing was submitted");
+  } else {
+    assertBeforeGateClosure(
+      d,
+      opts.clock.now(),
+      cfg.gate_closure_local_time,
+      "nothing was submitted",
+    );
+  }
   if (cfg.schedule_channel === "files") return await submitFilesChannel(kv, day, cfg, opts);
   if (!cfg.market_platform_url || !cfg.market_platform_api_key) {
     throw new NotConfigured(
@@ -139,6 +154,9 @@ export async function submitDay(
   const prepared = cfg.schedule_format === "json"
     ? null
     : await prepareDocuments(kv, agg, cfg, opts.clock.now());
+  if (prepared && !prepared.docs.length) {
+    return await nothingChanged(kv, day, agg.version, key, prepared, opts);
+  }
 
   // Claim the version (or find it done / in flight).
   const existing = await kv.get<Submission>(subKey(day, agg.version));
@@ -177,19 +195,30 @@ export async function submitDay(
     url: cfg.market_platform_url,
     apiKey: cfg.market_platform_api_key,
     timeoutSeconds: cfg.market_platform_timeout_seconds,
-    // Nothing is sent after gate closure, not even a retry.
-    stopAfterMs: gc.epochMilliseconds - opts.clock.now(),
-    stopReason: `before gate closure ${gc.toString()}`,
+    // Nothing is sent after gate closure (JSON), or once the first open quarter-hour of the
+    // documents enters the lead time (ESS/CIM), not even a retry.
+    ...(prepared
+      ? {
+        stopAfterMs: prepared.leaveBeforeMs - opts.clock.now(),
+        stopReason: `before the first open quarter-hour enters the lead time (${
+          new Date(prepared.leaveBeforeMs).toISOString()
+        })`,
+      }
+      : {
+        stopAfterMs: gc.epochMilliseconds - opts.clock.now(),
+        stopReason: `before gate closure ${gc.toString()}`,
+      }),
     client: opts.client,
     backoffBaseMs: opts.backoffBaseMs,
     clock: opts.clock,
     redactor: opts.redactor,
   };
-  let sent: Pick<Submission, "receipt" | "format" | "documents">;
+  let sent: Pick<Submission, "receipt" | "format" | "documents" | "unchanged">;
   try {
     sent = prepared
       ? {
         format: prepared.format,
+        ...(prepared.unchanged.length ? { unchanged: prepared.unchanged } : {}),
         ...await sendDocuments(kv, prepared, target, key, opts.clock.now()),
       }
       : { receipt: await sendSchedules(target, schedulePayload(agg, cfg), key) };
@@ -202,6 +231,48 @@ export async function submitDay(
   await kv.set(subKey(day, agg.version), done);
   await recordSubmitted(kv, day, agg.version, key, done, opts.by, opts.clock.now());
   return resultOf(day, agg.version, key, true, done);
+}
+
+/**
+ * No area's schedule changed in an open quarter-hour (docs/intraday.md, "When a version goes
+ * out"): nothing is sent, nothing claimed; the `submitted` step records the aggregate version with
+ * the reasons, so the orchestrator does not try it again.
+ */
+async function nothingChanged(
+  kv: Deno.Kv,
+  day: string,
+  version: number,
+  key: string,
+  prepared: PreparedDocuments,
+  opts: { by: string; clock: Clock },
+): Promise<SubmitResult> {
+  const receipt: Receipt = {
+    status: 0,
+    attempts: 0,
+    idempotency_key: key,
+    body: { documents: [] },
+  };
+  await recordStep(kv, day, "submitted", {
+    version,
+    at: new Date(opts.clock.now()).toISOString(),
+    by: opts.by,
+    detail: {
+      channel: "platform",
+      format: prepared.format,
+      documents: [],
+      unchanged: prepared.unchanged,
+    },
+  });
+  return {
+    delivery_day: day,
+    version,
+    idempotency_key: key,
+    sent: false,
+    receipt,
+    format: prepared.format,
+    documents: [],
+    unchanged: prepared.unchanged,
+  };
 }
 
 /** The answer of a submission from its stored record. */
@@ -221,6 +292,7 @@ function resultOf(
     receipt: sub.receipt!,
     format: sub.format ?? "json",
     ...(documents ? { documents } : {}),
+    ...(sub.unchanged ? { unchanged: sub.unchanged } : {}),
   };
 }
 
@@ -250,6 +322,7 @@ async function recordSubmitted(
       ...(sub.documents
         ? { channel: "platform", format: sub.format, documents: sub.documents }
         : {}),
+      ...(sub.unchanged ? { unchanged: sub.unchanged } : {}),
     },
   });
 }
@@ -287,54 +360,4 @@ async function submitFilesChannel(
   assertParties(cfg, true, "nothing was handed over");
   const agg = await submittableAggregate(kv, day, cfg, "handed over");
   return await submitFiles(kv, agg, cfg, opts);
-}
-
-/**
- * The latest aggregate of `day` when it may be submitted: it exists and enough market locations
- * have a forecast (`min_forecast_coverage`, docs/pipeline.md).
- * @param done what did not happen, for the refusal ("nothing was submitted")
- * @throws {NotAggregated} before the first aggregate
- * @throws {CoverageTooLow} naming the share and the locations without a forecast
- */
-async function submittableAggregate(
-  kv: Deno.Kv,
-  day: string,
-  cfg: EffectiveConfig,
-  done: "submitted" | "handed over",
-): Promise<Aggregate> {
-  const agg = await readAggregate(kv, day);
-  if (!agg) throw new NotAggregated(day, "submit");
-  const coverage = forecastCoverage(agg.counts);
-  if (coverage.share < cfg.min_forecast_coverage) {
-    throw new CoverageTooLow(
-      `Only ${coverage.with} of ${coverage.of} market locations of ${day} have a forecast (${
-        (coverage.share * 100).toFixed(1)
-      } %, below min_forecast_coverage ${
-        cfg.min_forecast_coverage * 100
-      } %): ${coverage.missing} without one; nothing was ${done}.`,
-    );
-  }
-  return agg;
-}
-
-/**
- * The parties a schedule needs are configured: the balancing group and the sender EIC, and for a
- * document (ESS, CIM) the counterparty EIC.
- * @param done what did not happen, for the refusal ("nothing was submitted")
- * @throws {NotConfigured} `ERR_SCHEDULE_PARTIES_MISSING` naming each missing field
- */
-function assertParties(cfg: EffectiveConfig, document: boolean, done: string): void {
-  const fields = document
-    ? ["balancing_group", "sender_eic", "counterparty_eic"] as const
-    : ["balancing_group", "sender_eic"] as const;
-  const missing = fields.filter((f) => !cfg[f]);
-  if (!missing.length) return;
-  throw new NotConfigured(
-    "ERR_SCHEDULE_PARTIES_MISSING",
-    `A schedule${
-      document
-        ? " document needs the balancing group, the sender EIC and the counterparty EIC"
-        : " needs the balancing group and the sender EIC"
-    }; ${missing.join(" and ")} ${missing.length === 1 ? "is" : "are"} not configured; ${done}.`,
-  );
 }

@@ -17,12 +17,9 @@ import {
   sendSchedules,
 } from "../adapters/market_platform.ts";
 import { systemClock } from "../clock.ts";
-import type { EffectiveConfig } from "../config/fields.ts";
-import { type ScheduleDocument, scheduleFileName } from "../fahrplan/document.ts";
+import { scheduleFileName } from "../fahrplan/document.ts";
 import { renderSchedule } from "../fahrplan/render.ts";
-import { scheduleVersion } from "../fahrplan/versions.ts";
-import type { Aggregate } from "./aggregate.ts";
-import { markDocumentSent, scheduleFor } from "./submit_files.ts";
+import { markDocumentSent, type PreparedDocuments } from "./schedule_documents.ts";
 
 /** One document the platform took. */
 export interface PlatformDocument {
@@ -40,36 +37,11 @@ export interface PlatformDocument {
   status: number;
 }
 
-/** The checked documents of one aggregate, ready to send. */
-export interface PreparedDocuments {
-  format: "ess" | "cim";
-  docs: { area: string; doc: ScheduleDocument }[];
-}
-
-/**
- * Builds and checks every control area's document of `agg`, taking each message version from KV
- * (a version is never reused, also when sending fails).
- * @param nowMs creation time of the documents (epoch ms)
- * @throws {import("../domain/errors.ts").ScheduleInvalid} when one would be invalid (nothing sent)
- */
-export async function prepareDocuments(
-  kv: Deno.Kv,
-  agg: Aggregate,
-  cfg: EffectiveConfig,
-  nowMs: number,
-): Promise<PreparedDocuments> {
-  const docs = [];
-  for (const [area, mw] of Object.entries(agg.areas)) {
-    const v = await scheduleVersion(kv, agg.delivery_day, area, agg.version, nowMs);
-    docs.push({ area, doc: scheduleFor(cfg, agg, area, mw, v.message_version, nowMs) });
-  }
-  return { format: cfg.schedule_format === "cim" ? "cim" : "ess", docs };
-}
-
 /**
  * Sends the prepared documents one after the other and marks each `sent`. The target's budget
- * (`timeoutSeconds`) and stop (`stopAfterMs`, gate closure) hold for all documents together: no
- * document is sent, and no retry made, past gate closure or the budget.
+ * (`timeoutSeconds`) and stop (`stopAfterMs`: the instant the first open quarter-hour enters the
+ * lead time, `leaveBeforeMs` of the prepared documents) hold for all documents together: no
+ * document is sent, and no retry made, past either.
  * @param key the aggregate version's idempotency key (`<day>-v<version>`); each document's key
  *   adds its control area
  * @returns one receipt for the claim (status of the last answer, attempts summed, the documents
@@ -92,7 +64,8 @@ export async function sendDocuments(
   const clock = target.clock ?? systemClock;
   const budgetEnd = nowMs + target.timeoutSeconds * 1000;
   const stopAt = target.stopAfterMs === undefined ? Infinity : nowMs + target.stopAfterMs;
-  for (const { area, doc } of prepared.docs) {
+  for (const p of prepared.docs) {
+    const { area, doc } = p;
     const docKey = `${key}-${area}`;
     const now = clock.now();
     if (now >= stopAt || now >= budgetEnd) {
@@ -130,7 +103,7 @@ export async function sendDocuments(
       status: r.status,
     };
     documents.push(sent);
-    await markDocumentSent(kv, doc, file, nowMs, sent.submission_id);
+    await markDocumentSent(kv, p, file, nowMs, sent.submission_id);
   }
   return {
     receipt: { status, attempts, idempotency_key: key, body: { documents } },

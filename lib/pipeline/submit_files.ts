@@ -12,73 +12,14 @@
  */
 import type { Clock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
-import { tsoOverrides } from "../config/fields.ts";
 import { PublishFailed } from "../domain/errors.ts";
-import {
-  assertValidSchedule,
-  buildSchedule,
-  type ScheduleDocument,
-  scheduleFileName,
-} from "../fahrplan/document.ts";
+import { scheduleFileName } from "../fahrplan/document.ts";
 import { renderSchedule } from "../fahrplan/render.ts";
-import { markSent } from "../fahrplan/tso_status.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import type { Aggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
 import { deliverFile } from "./publish.ts";
-import { prepareDocuments } from "./submit_documents.ts";
-
-/**
- * The checked schedule document of `area` in aggregate `agg` with the configured parties
- * (`sender_eic`, `balancing_group`, `counterparty_eic`, `tso_party_eics`).
- * @param mw the area's open position per quarter-hour (MW)
- * @param nowMs creation time (epoch ms, UTC)
- * @throws {import("../domain/errors.ts").ScheduleInvalid} listing every problem
- */
-export function scheduleFor(
-  cfg: EffectiveConfig,
-  agg: Aggregate,
-  area: string,
-  mw: number[],
-  messageVersion: number,
-  nowMs: number,
-): ScheduleDocument {
-  const doc = buildSchedule({
-    day: agg.delivery_day,
-    aggregateVersion: agg.version,
-    controlArea: area,
-    mw,
-    senderEic: cfg.sender_eic ?? "",
-    balancingGroup: cfg.balancing_group ?? "",
-    counterpartyEic: cfg.counterparty_eic ?? "",
-    messageVersion,
-    createdAtMs: nowMs,
-    tsoOverrides: tsoOverrides(cfg.tso_party_eics),
-  });
-  assertValidSchedule(doc);
-  return doc;
-}
-
-/**
- * Records that `doc` (as `file`) left for its TSO at `atMs` (epoch ms): its day's and area's
- * status becomes `sent`; with `platformId` (the market platform's submission id) it is polled.
- */
-export async function markDocumentSent(
-  kv: Deno.Kv,
-  doc: ScheduleDocument,
-  file: string,
-  atMs: number,
-  platformId?: string | null,
-): Promise<void> {
-  await markSent(kv, doc.day, {
-    control_area: doc.controlArea,
-    receiver: doc.receiver,
-    version: doc.messageVersion,
-    file,
-    at: new Date(atMs).toISOString(),
-    ...(platformId ? { platform_id: platformId } : {}),
-  });
-}
+import { markDocumentSent, prepareDocuments, type UnchangedArea } from "./schedule_documents.ts";
 
 /** One document handed over. */
 export interface HandedOver {
@@ -100,6 +41,8 @@ export interface FilesSubmitResult {
   channel: "files";
   format: "ess" | "cim";
   documents: HandedOver[];
+  /** Areas that got no new version: nothing open changed (docs/intraday.md). */
+  unchanged: UnchangedArea[];
 }
 
 /**
@@ -116,9 +59,10 @@ export async function submitFiles(
 ): Promise<FilesSubmitResult> {
   const day = agg.delivery_day;
   const now = opts.clock.now();
-  const { format, docs } = await prepareDocuments(kv, agg, cfg, now);
+  const { format, docs, unchanged } = await prepareDocuments(kv, agg, cfg, now);
   const documents: HandedOver[] = [];
-  for (const { area, doc } of docs) {
+  for (const p of docs) {
+    const { area, doc } = p;
     const file = scheduleFileName(doc);
     const xml = renderSchedule(doc, format);
     let location: string;
@@ -136,13 +80,20 @@ export async function submitFiles(
       file,
       location,
     });
-    await markDocumentSent(kv, doc, file, now);
+    await markDocumentSent(kv, p, file, now);
   }
   await recordStep(kv, day, "submitted", {
     version: agg.version,
     at: new Date(now).toISOString(),
     by: opts.by,
-    detail: { channel: "files", format, documents },
+    detail: { channel: "files", format, documents, unchanged },
   });
-  return { delivery_day: day, version: agg.version, channel: "files", format, documents };
+  return {
+    delivery_day: day,
+    version: agg.version,
+    channel: "files",
+    format,
+    documents,
+    unchanged,
+  };
 }

@@ -16,7 +16,8 @@ import type { TsoStatus } from "../fahrplan/tso_status.ts";
 import type { Aggregate } from "../pipeline/aggregate.ts";
 import type { DayState } from "../pipeline/day_state.ts";
 import { openPositionCsv, openPositionFileName } from "../pipeline/open_position_csv.ts";
-import { scheduleFor } from "../pipeline/submit_files.ts";
+import { scheduleFor } from "../pipeline/schedule_documents.ts";
+import type { ScheduleVersionRecord } from "../fahrplan/history.ts";
 import { DAY_SCOPED_PREFIXES, dayScopedRange, KEYS } from "../store/keys.ts";
 import { dayFolder } from "./plan.ts";
 import { type ArchiveTarget, sha256Hex } from "./target.ts";
@@ -228,8 +229,33 @@ async function schedules(
     ? cfg.schedule_format
     : null;
   const out: ArchivedFile[] = [];
+  // Every version that left, from its version history (docs/intraday.md, "Version history"):
+  // the quantities as sent, rendered with the parties configured at archiving time.
+  const sentAreas = new Set<string>();
+  for (const e of byPrefix.get("schedule_history") ?? []) {
+    const h = e.value as ScheduleVersionRecord;
+    const area = e.key[2] as string;
+    sentAreas.add(area);
+    if (!format) continue;
+    try {
+      const doc = scheduleFor(
+        cfg,
+        { delivery_day: day, version: h.aggregate_version } as Aggregate,
+        area,
+        h.quantities,
+        h.version,
+        Date.parse(h.sent_at),
+      );
+      out.push(
+        await put(target, day, `schedules/${scheduleFileName(doc)}`, renderSchedule(doc, format)),
+      );
+    } catch (err) {
+      notes.push(`${area} v${h.version}: could not be rendered again: ${(err as Error).message}`);
+    }
+  }
   for (const e of byPrefix.get("schedule_versions") ?? []) {
     const area = e.key[2] as string;
+    if (sentAreas.has(area)) continue; // every version is archived from its history above
     const v = e.value as ScheduleVersion;
     if (!format) {
       notes.push(`${area}: the schedule went out as JSON; its receipt is in records.jsonl.`);
@@ -259,7 +285,7 @@ async function schedules(
   }
   if (out.length) {
     notes.push(
-      "schedules/: the XML is rendered again from the stored aggregate and message version with the parties configured at archiving time (the store does not keep the XML as sent); the latest version of each control area only.",
+      "schedules/: the XML is rendered again with the parties configured at archiving time (the store does not keep the XML as sent): every version from its version history with the quantities as sent; for a day without history, the latest version of each control area from the stored aggregate.",
     );
   }
   return out;

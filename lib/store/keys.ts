@@ -81,6 +81,20 @@ export const KEYS = {
   ],
   /** Every pending platform document, for `kv.list`. */
   platformPendingAll: { prefix: ["platform_pending"] } as Deno.KvListSelector,
+  /**
+   * One sent schedule version of a day and control area: phase, sent_at, frozen_before, its
+   * quantities and what the TSO answered about it. Owner: `lib/fahrplan/history.ts`.
+   */
+  scheduleHistory: (day: string, controlArea: string, version: number): Deno.KvKey => [
+    "schedule_history",
+    day,
+    controlArea,
+    version,
+  ],
+  /** Every sent version of one day and control area, oldest first, for `kv.list`. */
+  scheduleHistoryOf: (day: string, controlArea: string): Deno.KvListSelector => ({
+    prefix: ["schedule_history", day, controlArea],
+  }),
 
   /** One event record. Owner: `lib/store/events.ts`. */
   event: (id: number): Deno.KvKey => ["events", id],
@@ -155,6 +169,7 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "aggregates",
   "submissions",
   "schedule_versions",
+  "schedule_history",
   "tso_status",
   "platform_pending",
 ];

@@ -108,6 +108,20 @@ export const DayOverviewSchema = z.object({
     at: z.string(),
     /** The market platform's submission id (documents sent over `schedule_channel=platform`). */
     platform_id: z.string().optional(),
+    /**
+     * `day_ahead` or `intraday` (docs/intraday.md); `null` for a version without history. The
+     * route always sends the three; optional in the type for older producers of the shape.
+     */
+    phase: z.enum(["day_ahead", "intraday"]).nullable().optional(),
+    /** ISO-8601 UTC instant the version was handed over; `null` without history. */
+    sent_at: z.string().nullable().optional(),
+    /** ISO-8601 UTC start of the first open quarter-hour at sending; `null` without history. */
+    frozen_before: z.string().nullable().optional(),
+    /**
+     * MWh left between the open position and the schedule the TSO has in the quarter-hours
+     * frozen now (energy the BRP can no longer schedule away); `null` before an aggregate.
+     */
+    locked_deviation_mwh: z.number().nullable().optional(),
   })),
   /**
    * Per step, the last failed attempt since its last success (`null`: none). Beside `steps`,

@@ -61,14 +61,7 @@ export function registerForecasts(ctx: RouteContext): void {
     const items = isCsv
       ? await forecastsFromCsv(await c.req.text(), known)
       : await forecastsFromJson(await readJson(c.req.raw), known);
-    const cfg = await ctx.config.effective();
-    const results = await ingestForecasts(
-      ctx.kv,
-      items,
-      caller,
-      ctx.clock.now(),
-      cfg.gate_closure_local_time,
-    );
+    const results = await ingestForecasts(ctx.kv, items, caller, ctx.clock.now());
     const locations = new Set(items.map((i) => i.malo_id)).size;
     const days = results.map((r) =>
       `${r.delivery_day}: ${r.changed} changed, ${r.unchanged} unchanged`

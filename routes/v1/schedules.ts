@@ -1,14 +1,21 @@
 /**
- * `GET /v1/delivery-days/{day}/schedules/{control_area}?format=ess|cim` (process): the day-ahead
+ * `GET /v1/delivery-days/{day}/schedules/{control_area}?format=ess|cim&version=N` (process): the
  * schedule of one delivery day and control area as the ENTSO-E document a TSO receives — ESS 2.3
- * `ScheduleMessage` or CIM `Schedule_MarketDocument` — built from the latest aggregate, with its
- * BDEW file name in `Content-Disposition` (docs/fahrplan.md).
+ * `ScheduleMessage` or CIM `Schedule_MarketDocument` — built from the latest aggregate (frozen
+ * quarter-hours as they would leave now), or with `version` an older version as it was sent, with
+ * its BDEW file name in `Content-Disposition` (docs/fahrplan.md, docs/intraday.md);
+ * `…/versions` lists the day's and area's version history.
  * Reading a document stores nothing: its message version is the stored one, or the next one when
  * the aggregate is newer than the last document.
  * @module
  */
 import { z } from "zod";
-import { scheduleFileName } from "../../lib/fahrplan/document.ts";
+import { type ScheduleDocument, scheduleFileName } from "../../lib/fahrplan/document.ts";
+import { historyVersion, standingVersion, versionHistory } from "../../lib/fahrplan/history.ts";
+import { frozenCount } from "../../lib/domain/deadlines.ts";
+import { deliveryDay } from "../../lib/domain/delivery_day.ts";
+import { type ScheduleVersions, ScheduleVersionsSchema } from "../../lib/wire/schedules.ts";
+import type { Aggregate } from "../../lib/pipeline/aggregate.ts";
 import { renderSchedule } from "../../lib/fahrplan/render.ts";
 import { importInbox } from "../../lib/fahrplan/inbox.ts";
 import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
@@ -17,16 +24,33 @@ import { problem, ValidationFailed } from "../../lib/http/errors.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { parseOr422 } from "../../lib/http/validation.ts";
 import { readAggregate } from "../../lib/pipeline/aggregate.ts";
-import { scheduleFor } from "../../lib/pipeline/submit_files.ts";
+import { scheduleFor } from "../../lib/pipeline/schedule_documents.ts";
 import { dayParam } from "./delivery_days.ts";
 
 const ScheduleQuery = z.strictObject({
   format: z.enum(["ess", "cim"]).optional().meta({
     description: "ess (ENTSO-E ESS 2.3, default) or cim (IEC 62325-451-2)",
   }),
+  version: z.coerce.number().int().min(1).max(999).optional().meta({
+    description:
+      "an older version as it was sent (docs/intraday.md); without it, the next document from the latest aggregate",
+  }),
 });
 
 const EIC = /^[0-9A-Z-]{16}$/;
+
+/** The control-area path parameter, or 422. */
+function areaParam(raw: string | undefined): string {
+  const area = raw ?? "";
+  if (EIC.test(area)) return area;
+  throw new ValidationFailed([{
+    loc: ["path", "control_area"],
+    msg: "expected a control-area EIC (16 characters)",
+    type: "value_error.eic",
+    input: area,
+    ctx: {},
+  }]);
+}
 
 /** Registers the schedule document delivery. */
 export function registerSchedules(ctx: RouteContext): void {
@@ -52,17 +76,16 @@ export function registerSchedules(ctx: RouteContext): void {
     },
   }, async (c) => {
     const day = dayParam(c.req.param("day"));
-    const area = c.req.param("control_area") ?? "";
-    if (!EIC.test(area)) {
-      throw new ValidationFailed([{
-        loc: ["path", "control_area"],
-        msg: "expected a control-area EIC (16 characters)",
-        type: "value_error.eic",
-        input: area,
-        ctx: {},
-      }]);
-    }
+    const area = areaParam(c.req.param("control_area"));
     const q = parseOr422(ScheduleQuery, c.req.query(), "query");
+    const format = q.format ?? "ess";
+    if (q.version !== undefined) {
+      const doc = await sentDocument(ctx, day, area, q.version);
+      if (!doc) {
+        return problem(404, `Version ${q.version} of ${day} for ${area} was never sent.`);
+      }
+      return xmlAnswer(doc, format);
+    }
     const agg = await readAggregate(ctx.kv, day);
     if (!agg) {
       return problem(404, `Delivery day ${day} has not been aggregated yet; no schedule to show.`);
@@ -79,16 +102,65 @@ export function registerSchedules(ctx: RouteContext): void {
     const cfg = await ctx.config.effective();
     const now = ctx.clock.now();
     const v = await peekScheduleVersion(ctx.kv, day, area, agg.version, now);
-    const doc = scheduleFor(cfg, agg, area, mw, v.message_version, now);
-    const format = q.format ?? "ess";
-    const xml = renderSchedule(doc, format);
-    return new Response(xml, {
-      status: 200,
-      headers: {
-        "content-type": "application/xml; charset=utf-8",
-        "content-disposition": `attachment; filename="${scheduleFileName(doc)}"`,
-      },
-    });
+    // As it would leave now: the quarter-hours inside the lead time frozen (docs/intraday.md).
+    const frozen = {
+      count: frozenCount(deliveryDay(day), now, cfg.intraday_lead_minutes),
+      reference: standingVersion(await versionHistory(ctx.kv, day, area))?.quantities ?? [],
+    };
+    return xmlAnswer(scheduleFor(cfg, agg, area, mw, v.message_version, now, frozen), format);
+  });
+  registerScheduleVersions(ctx);
+}
+
+/** The document of a version as it was sent (its stored quantities, today's parties). */
+async function sentDocument(
+  ctx: RouteContext,
+  day: string,
+  area: string,
+  version: number,
+): Promise<ScheduleDocument | null> {
+  const h = await historyVersion(ctx.kv, day, area, version);
+  if (!h) return null;
+  const cfg = await ctx.config.effective();
+  const agg = { delivery_day: day, version: h.aggregate_version } as Aggregate;
+  return scheduleFor(cfg, agg, area, h.quantities, h.version, Date.parse(h.sent_at));
+}
+
+function xmlAnswer(doc: ScheduleDocument, format: "ess" | "cim"): Response {
+  return new Response(renderSchedule(doc, format), {
+    status: 200,
+    headers: {
+      "content-type": "application/xml; charset=utf-8",
+      "content-disposition": `attachment; filename="${scheduleFileName(doc)}"`,
+    },
+  });
+}
+
+/** Registers `GET /v1/delivery-days/{day}/schedules/{control_area}/versions`. */
+function registerScheduleVersions(ctx: RouteContext): void {
+  ctx.routes.add({
+    method: "get",
+    path: "/v1/delivery-days/{day}/schedules/{control_area}/versions",
+    access: "process",
+    summary:
+      "Every schedule version of a day and control area sent to the TSO: phase, sent_at, frozen_before, TSO status",
+    tags: ["data delivery"],
+    responses: {
+      200: { description: "the versions, oldest first", schema: ScheduleVersionsSchema },
+    },
+  }, async (c) => {
+    const day = dayParam(c.req.param("day"));
+    const area = areaParam(c.req.param("control_area"));
+    const history = await versionHistory(ctx.kv, day, area);
+    const standing = standingVersion(history);
+    const body: ScheduleVersions = {
+      delivery_day: day,
+      control_area: area,
+      standing_version: standing?.version ?? null,
+      standing_quantities: standing?.quantities ?? null,
+      versions: history.map(({ quantities: _q, ...v }) => v),
+    };
+    return answer(body);
   });
 }
 

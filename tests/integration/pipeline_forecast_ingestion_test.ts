@@ -144,15 +144,15 @@ Deno.test("forecast ingestion: every 422 case names the item and field; a batch 
       (plain.body as { detail: string }).detail,
       /Content-Type text\/plain is not accepted here; send application\/json .* or text\/csv/,
     );
-    // A batch over two days, one of them past gate closure: 409, nothing of it stored.
-    const past = "2026-11-21";
+    // A batch over two days, one of them over (its last quarter-hour started): 409, nothing stored.
+    const past = "2026-11-20";
     const mixed = await post(s, {
       forecasts: [ok, { ...ok, delivery_day: past }],
     });
     assert.equal(mixed.status, 409);
     assert.match(
       (mixed.body as { detail: string }).detail,
-      /Gate closure for delivery day 2026-11-21 was 2026-11-20T11:00:00Z/,
+      /Delivery day 2026-11-20 is over for forecasts: its last quarter-hour started at 2026-11-20T22:45:00Z \(23:45 Berlin/,
     );
     // Nothing was stored by any refused request, not even the valid first item of a batch.
     const state = await s.kv.get(["days", day]);

@@ -1,7 +1,7 @@
 /**
  * How accepted forecasts move a day's input version through the HTTP API (docs/pipeline.md,
  * "Day state and staleness", "Gate closure"): an identical re-post changes nothing, a newer
- * forecast makes the aggregate stale, gate closure refuses; 200 concurrent posts give 200
+ * forecast makes the aggregate stale, the day's last quarter-hour refuses; 200 concurrent posts give 200
  * versions and an aggregate that is their sum.
  */
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { call, startServer, storedEvents } from "../support/app.ts";
 import { clockFor, env, ext, flat, post, proc, register } from "../support/pipeline.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 
-Deno.test("gate closure: 409 with the instant; idempotent re-post; newer forecast makes steps stale", async () => {
+Deno.test("forecasts until the last quarter-hour: 409 with the instant; idempotent re-post; newer forecast makes steps stale", async () => {
   const day = "2026-11-23";
   const clock = clockFor(day);
   const s = await startServer(env, { clock });
@@ -45,23 +45,29 @@ Deno.test("gate closure: 409 with the instant; idempotent re-post; newer forecas
       entry.steps.aggregated.stale_reason,
       /^newer forecast for 1 market location at \d{2}:\d{2} Berlin/,
     );
-    clock.set(Date.parse("2026-11-22T11:00:00Z")); // 12:00 Berlin, gate closure
-    const late = await post(s, { ...f, values: flat(96, 12) });
+    // Gate closure (12:00 Berlin the day before) ends the market submission, not the forecasts:
+    // they are accepted until the day's last quarter-hour has started (docs/intraday.md).
+    clock.set(Date.parse("2026-11-22T11:00:00Z"));
+    assert.equal((await post(s, { ...f, values: flat(96, 12) })).status, 200);
+    clock.set(Date.parse("2026-11-23T22:44:59Z")); // 23:44:59 Berlin on the day
+    assert.equal((await post(s, { ...f, values: flat(96, 13) })).status, 200);
+    clock.set(Date.parse("2026-11-23T22:45:00Z")); // 23:45 Berlin: the last quarter-hour started
+    const late = await post(s, { ...f, values: flat(96, 14) });
     assert.equal(late.status, 409);
     assert.match(
       (late.body as { detail: string }).detail,
-      /Gate closure for delivery day 2026-11-23 was 2026-11-22T11:00:00Z/,
+      /Delivery day 2026-11-23 is over for forecasts: its last quarter-hour started at 2026-11-23T22:45:00Z \(23:45 Berlin \(\+01:00\)\); forecasts are no longer accepted/,
     );
     assert.equal(
       (await s.kv.get<{ values: number[] }>(["forecasts", day, maloId(1)])).value!.values[0],
-      11,
+      13,
     );
     // One forecast_received per accepted request (the identical re-post included), none for 409.
     const received = (await storedEvents(s.kv)).filter((e) => e.kind === "forecast_received");
-    assert.equal(received.length, 3);
+    assert.equal(received.length, 5);
     assert.deepEqual(
       received.map((e) => (e.data as { results: { changed: number }[] }).results[0].changed),
-      [1, 0, 1],
+      [1, 0, 1, 1, 1],
     );
   } finally {
     await s.close();

@@ -238,9 +238,13 @@ Deno.test("orchestrator: runs the missing steps; a newer forecast makes the day 
     r.clock.advance(30 * 60_000);
     await postForecast(r.s, 1, 150);
     const ov = await call(`${r.s.url}/v1/console/delivery-days`, { headers: proc });
+    // The running day is in the passes too (docs/intraday.md): pick the delivery day itself.
     const steps = (ov.body as {
-      delivery_days: { steps: Record<string, { stale: boolean; stale_reason: string }> }[];
-    }).delivery_days[0].steps;
+      delivery_days: {
+        delivery_day: string;
+        steps: Record<string, { stale: boolean; stale_reason: string }>;
+      }[];
+    }).delivery_days.find((d) => d.delivery_day === DAY)!.steps;
     assert.equal(steps.submitted.stale, true);
     assert.match(
       steps.submitted.stale_reason,

@@ -235,7 +235,6 @@ Deno.test("profile classes: a location with a customer forecast that moves area 
       }],
       "test",
       nowMs,
-      "12:00",
     );
     const opts = { by: "test", nowMs, region: "DE" };
     const aggOpts = { ...opts, activeAreas: [AREAS.amprion, AREAS.tennet] };

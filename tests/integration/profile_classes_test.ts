@@ -50,7 +50,7 @@ async function register(kv: Deno.Kv, locs: LocationInput[]): Promise<void> {
 async function ingest(kv: Deno.Kv, day: string, customers: Map<string, number[]>) {
   const items = [...customers].map(([malo_id, values]) => ({ malo_id, delivery_day: day, values }));
   for (let i = 0; i < items.length; i += 500) {
-    await ingestForecasts(kv, items.slice(i, i + 500), "acme", nowFor(day), "12:00");
+    await ingestForecasts(kv, items.slice(i, i + 500), "acme", nowFor(day));
   }
 }
 

@@ -41,17 +41,18 @@ export interface Rig {
 
 /**
  * Simulator + service with the clock at `nowIso`. `platformUrl` replaces the simulator's URL
- * (e.g. a proxy in front of it).
+ * (e.g. a proxy in front of it); `simOpts` are the simulator's options (e.g. the clock).
  */
 export async function rig(
   nowIso: string,
   extraEnv: Record<string, string> = {},
   platformUrl?: (sim: Sim) => string,
+  simOpts?: (clock: FakeClock) => Parameters<typeof startSimulator>[0],
 ): Promise<Rig> {
-  const sim = await startSimulator();
+  const clock = new FakeClock(Date.parse(nowIso));
+  const sim = await startSimulator(simOpts?.(clock));
   const dir = await Deno.makeTempDir({ prefix: "bridge-dayahead-" });
   await Deno.writeTextFile(`${dir}/ca.pem`, sim.caCert);
-  const clock = new FakeClock(Date.parse(nowIso));
   const env = {
     PROCESS_API_KEYS: `ops:${PROC}`,
     EXTERNAL_API_KEYS: `acme:${EXT}`,

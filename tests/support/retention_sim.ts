@@ -82,7 +82,6 @@ export async function simulateDay(s: TestServer, clock: FakeClock, day: string):
     })),
     "acme",
     now,
-    "12:00",
   );
   const agg = await aggregateDay(kv, day, {
     by: "orchestrator",

@@ -48,3 +48,43 @@ Deno.test("layers: lib/ imports nothing above it (routes, islands, components, t
   }
   assert.deepEqual(offenders, []);
 });
+
+/**
+ * Every import cycle among `modules` (each as `a → b → … → a`), found by a depth-first search
+ * over the graph `edges`; type-only imports count too (a cycle of types is still two modules that
+ * cannot be read one without the other).
+ */
+function importCycles(edges: Map<string, string[]>): string[] {
+  const cycles: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (m: string) => {
+    state.set(m, "open");
+    path.push(m);
+    for (const t of edges.get(m) ?? []) {
+      if (!edges.has(t)) continue;
+      if (state.get(t) === "open") cycles.push([...path.slice(path.indexOf(t)), t].join(" → "));
+      else if (!state.has(t)) visit(t);
+    }
+    path.pop();
+    state.set(m, "done");
+  };
+  for (const m of [...edges.keys()].sort()) if (!state.has(m)) visit(m);
+  return cycles;
+}
+
+Deno.test('layers: no import cycle under lib/ (docs/architecture.md, "Layers")', async () => {
+  const edges = new Map<string, string[]>();
+  for (const rel of await modules("lib/")) edges.set(rel, await importsOf(rel));
+  assert.deepEqual(importCycles(edges), []);
+});
+
+Deno.test("layers: the cycle check finds a cycle (a check that cannot fail proves nothing)", () => {
+  const edges = new Map([
+    ["lib/a.ts", ["lib/b.ts"]],
+    ["lib/b.ts", ["lib/c.ts"]],
+    ["lib/c.ts", ["lib/a.ts"]],
+    ["lib/d.ts", ["lib/a.ts"]],
+  ]);
+  assert.deepEqual(importCycles(edges), ["lib/a.ts → lib/b.ts → lib/c.ts → lib/a.ts"]);
+});

@@ -27,6 +27,8 @@ Deno.test("platform documents: no document leaves after gate closure, however lo
     const docs = Object.values(AREAS).map((area) => ({
       area,
       doc: buildSchedule({ ...scheduleInput("2026-11-23"), controlArea: area }),
+      phase: "day_ahead" as const,
+      frozen_before: "2026-11-22T23:00:00Z",
     }));
     const target = {
       url: "https://platform.invalid",
@@ -38,7 +40,7 @@ Deno.test("platform documents: no document leaves after gate closure, however lo
     };
     const err = await sendDocuments(
       kv,
-      { format: "ess", docs },
+      { format: "ess", docs, unchanged: [], leaveBeforeMs: Date.UTC(2026, 10, 22, 22, 45) },
       target,
       "2026-11-23-v1",
       clock.now(),

@@ -6,7 +6,7 @@
 import { answer } from "../../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
-import { tsoStatuses } from "../../../lib/fahrplan/tso_status.ts";
+import { scheduleEntries } from "../../../lib/pipeline/schedule_view.ts";
 import { listDays, overview } from "../../../lib/pipeline/day_state.ts";
 import { DayOverviewSchema } from "../../../lib/wire/delivery_days.ts";
 
@@ -31,7 +31,7 @@ export function registerDeliveryDayOverview(ctx: RouteContext): void {
     return answer({
       delivery_days: await Promise.all(days.map(async (d) => ({
         ...overview(d, now, cfg.gate_closure_local_time),
-        schedules: await tsoStatuses(ctx.kv, d.delivery_day),
+        schedules: await scheduleEntries(ctx.kv, d.delivery_day, now, cfg.intraday_lead_minutes),
       }))),
     });
   });
