@@ -25,7 +25,7 @@ import {
   text,
   type TsoAnswer,
   UnreadableAnswer,
-} from "./answers.ts";
+} from "./answer_shape.ts";
 
 /** The namespaces of IEC 62325-451-2's anomaly document, every version. */
 const NAMESPACE = /^urn:iec62325\.351:tc57wg16:451-2:anomalydocument:\d+:\d+$/;

@@ -87,6 +87,7 @@ Deno.test("a crash between archive and delete leaves the day whole and archived;
       assert.deepEqual((await checkedManifest(`${tmp.path}/archive`, d)).counts, {
         ...WHOLE,
         submissions: 0,
+        schedule_history: 0,
         platform_pending: 0,
       });
     }

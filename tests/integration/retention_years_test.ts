@@ -96,6 +96,7 @@ Deno.test("three years with RETENTION_DAYS=30: entries level off, archive comple
         aggregates: 1,
         submissions: 0,
         schedule_versions: 2,
+        schedule_history: 0,
         tso_status: 2,
         platform_pending: 0,
         forecasts: 3,

@@ -161,11 +161,11 @@ Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off an
       e.kind === "anomaly_reported" && e.data?.control_area === AREAS.hertz
     );
     assert.equal(anomaly.length, 1);
-    assert.equal(anomaly[0].level, "warning");
+    assert.equal(anomaly[0].level, "error");
     assert.equal(anomaly[0].delivery_day, DAY);
     assert.match(
       anomaly[0].message,
-      /10XDE-VE-TRANSMK anomaly the schedule of 2026-11-23 for 10YDE-VE-------2 \(version 1\): Counterpart time series quantity differences/,
+      /^The TSO 10XDE-VE-TRANSMK reported an anomaly in the schedule of 2026-11-23 for 10YDE-VE-------2 \(version 1\): Counterpart time series quantity differences/,
     );
     assert.doesNotMatch(anomaly[0].message, /missing/);
     const rejected = events.filter((e) => e.kind === "schedule_answer_rejected");
