@@ -5,6 +5,7 @@
  * islands here.
  * @module
  */
+import { Attention } from "./islands/Attention.tsx";
 import { ConfigEditor } from "./islands/ConfigEditor.tsx";
 import { DeliveryDays } from "./islands/DeliveryDays.tsx";
 import { EventStream } from "./islands/EventStream.tsx";
@@ -18,6 +19,7 @@ export const ISLANDS = {
   EventStream,
   ConfigEditor,
   DeliveryDays,
+  Attention,
 } as const;
 
 /** Name of an island. */

@@ -6,11 +6,22 @@
  */
 import type { RunnableStep } from "../lib/pipeline/step_table.ts";
 import type { DayOverview } from "../lib/console/types.ts";
+import {
+  berlinDate,
+  dayDeadline,
+  nothingSentText,
+  relativeDay,
+  tsoProblems,
+  tsoProblemText,
+  tsoSummary,
+  weekdayDate,
+} from "../lib/console/day_texts.ts";
 import { Badge } from "./Badge.tsx";
 import { ConfirmButton } from "./ConfirmButton.tsx";
 import { Countdown } from "./Countdown.tsx";
 import { LocalTime } from "./LocalTime.tsx";
 import { StepCell } from "./StepCell.tsx";
+import { now } from "../lib/console/session.ts";
 
 /** A manual pipeline step (`POST /v1/delivery-days/{day}/<step>`). */
 export interface StepAction {
@@ -30,6 +41,19 @@ export interface DayRowProps {
   onAction: (a: StepAction) => void;
   /** Time zone (default: the browser's); for tests. */
   timeZone?: string;
+  /**
+   * The clock (ms since the epoch) for "today"/"tomorrow" and the deadline countdown; default
+   * the session clock (the countdown ticks with it).
+   */
+  nowMs?: number;
+}
+
+/** "nothing sent — gate closure 12:00 Berlin in 2 h 10 min", ticking with the session clock. */
+function NothingSent({ day, nowMs }: { day: DayOverview; nowMs?: number }) {
+  const text = nothingSentText(dayDeadline(day), nowMs ?? now.value);
+  return (
+    <span class={`step step-none${text.startsWith("missed") ? " step-missed" : ""}`}>{text}</span>
+  );
 }
 
 /** A table row. */
@@ -37,11 +61,21 @@ export function DayRow(p: DayRowProps) {
   const d = p.day;
   const li = d.last_input;
   const tz = p.timeZone;
+  const t = p.nowMs ?? now.peek();
+  const rel = relativeDay(d.delivery_day, t);
+  const tso = tsoSummary(d);
+  const problems = tsoProblems(d).map(tsoProblemText);
+  // A day from today on with nothing sent says by when (or that the deadline was missed).
+  const nothingSent = !d.steps.submitted && d.delivery_day >= berlinDate(t)
+    ? <NothingSent day={d} nowMs={p.nowMs} />
+    : undefined;
   return (
     <tr
       class={p.selected ? "selected" : undefined}
       data-day={d.delivery_day}
       data-warning={d.warnings?.length ? "true" : undefined}
+      data-tso={tso?.tone}
+      id={`day-${d.delivery_day}`}
     >
       <th scope="row">
         <button
@@ -52,7 +86,16 @@ export function DayRow(p: DayRowProps) {
           onClick={p.onSelect}
         >
           {d.delivery_day}
-        </button>
+        </button>{" "}
+        <span class="day-name">
+          {weekdayDate(d.delivery_day)}
+          {rel && (
+            <>
+              {" · "}
+              <strong>{rel}</strong>
+            </>
+          )}
+        </span>
         {d.quarter_hours !== 96 && (
           <Badge tone="info" title="daylight-saving change">{d.quarter_hours} QH</Badge>
         )}
@@ -66,20 +109,16 @@ export function DayRow(p: DayRowProps) {
           </Badge>
         ))}
         {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
-        {(d.schedules ?? []).length > 0 && (
+        {tso && (
           <Badge
-            tone={d.schedules.some((x) => x.tso_status === "rejected" || x.tso_status === "anomaly")
-              ? "error"
-              : d.schedules.every((x) => x.tso_status === "confirmed")
-              ? "ok"
-              : "info"}
+            tone={tso.tone}
             title={d.schedules.map((x) =>
-              `${x.control_area}: ${x.tso_status}${x.reason_text ? ` (${x.reason_text})` : ""}`
+              `${x.control_area}: ${x.tso_status} (document v${x.version})${
+                x.reason_text ? ` — ${x.reason_text}` : ""
+              }`
             ).join(" · ")}
           >
-            {d.schedules.filter((x) => x.tso_status === "confirmed").length} of {d.schedules.length}
-            {" "}
-            confirmed
+            <span class="tso-summary">{tso.text}</span>
           </Badge>
         )}
       </th>
@@ -88,7 +127,9 @@ export function DayRow(p: DayRowProps) {
       </td>
       <td data-label="Input">
         <span class="step-line">
-          <span class="step-ver">v{d.input_version}</span>
+          <span class="step-ver" title="input version: the aggregate version the next steps take">
+            input v{d.input_version}
+          </span>
           {li && (
             <>
               {" "}
@@ -113,7 +154,13 @@ export function DayRow(p: DayRowProps) {
         <StepCell step={d.steps.published} failure={d.failures?.published} timeZone={tz} />
       </td>
       <td data-label="Submitted">
-        <StepCell step={d.steps.submitted} failure={d.failures?.submitted} timeZone={tz} />
+        <StepCell
+          step={d.steps.submitted}
+          failure={d.failures?.submitted}
+          timeZone={tz}
+          problems={problems}
+          empty={nothingSent}
+        />
       </td>
       {p.actions.length > 0 && (
         <td class="actions" data-label="Manual steps">

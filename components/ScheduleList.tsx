@@ -1,10 +1,12 @@
 /**
  * The schedules of one delivery day (docs/fahrplan.md): per
  * control area the TSO, the message version, what the TSO made of it — with the reason in words —
- * and buttons that download the ESS or CIM document. A summary says how many are confirmed.
+ * and buttons that download the ESS or CIM document. A summary says how many areas confirmed the
+ * current version (docs/console.md, "Rows").
  * @module
  */
 import type { DayOverview } from "../lib/console/types.ts";
+import { tsoSummary } from "../lib/console/day_texts.ts";
 import { Badge, type Tone } from "./Badge.tsx";
 
 const TONE: Record<string, Tone> = {
@@ -26,18 +28,19 @@ export interface ScheduleListProps {
 export function ScheduleList({ day, onDownload }: ScheduleListProps) {
   const list = day.schedules ?? [];
   if (!list.length) return null;
-  const confirmed = list.filter((s) => s.tso_status === "confirmed").length;
+  const summary = tsoSummary(day)!;
   return (
     <div class="schedules">
       <h3>
         Schedules {day.delivery_day}{" "}
-        <span class="muted">· {confirmed} of {list.length} confirmed</span>
+        <span class={`tso-summary tso-${summary.tone}`}>· {summary.text}</span>
       </h3>
       <ul>
         {list.map((s) => (
           <li key={s.control_area} data-area={s.control_area}>
             <span class="mono">{s.control_area}</span> → <span class="mono">{s.receiver}</span>{" "}
-            v{s.version} <Badge tone={TONE[s.tso_status] ?? "neutral"}>{s.tso_status}</Badge>
+            <span title="message version of the schedule document">document v{s.version}</span>{" "}
+            <Badge tone={TONE[s.tso_status] ?? "neutral"}>{s.tso_status}</Badge>
             {s.reason_text && <span class="reason">{s.reason_text}</span>}{" "}
             <button
               type="button"

@@ -3,6 +3,7 @@
  * marker with its reason when newer input arrived after the step (docs/pipeline.md, "Day state and staleness").
  * @module
  */
+import type { ComponentChildren } from "preact";
 import { formatBerlinHm } from "../lib/console/format.ts";
 import type { Step, StepFailure } from "../lib/console/types.ts";
 import { Badge } from "./Badge.tsx";
@@ -15,6 +16,10 @@ export interface StepCellProps {
   failure?: StepFailure | null;
   /** Time zone (default: the browser's); for tests. */
   timeZone?: string;
+  /** What the TSOs refused of the step's result, in words: shown in red above the step. */
+  problems?: readonly string[];
+  /** Shown for a step that has not run (default `—`), e.g. the deadline of a day with nothing sent. */
+  empty?: ComponentChildren;
 }
 
 /**
@@ -31,7 +36,7 @@ export function failureText(f: StepFailure): string {
 }
 
 /** The content of one step cell: a failure first, then the step (`—` when it has not run). */
-export function StepCell({ step, failure, timeZone }: StepCellProps) {
+export function StepCell({ step, failure, timeZone, problems, empty }: StepCellProps) {
   const failed = failure
     ? (
       <span class="step-line step-failure" role="alert">
@@ -39,18 +44,27 @@ export function StepCell({ step, failure, timeZone }: StepCellProps) {
       </span>
     )
     : null;
+  const refused = problems?.length
+    ? problems.map((text) => (
+      <span key={text} class="step-line step-failure step-tso-problem">
+        <Badge tone="error">TSO</Badge> <span class="failure-text">{text}</span>
+      </span>
+    ))
+    : null;
   if (!step) {
-    return failed
-      ? <span class="step step-failed">{failed}</span>
-      : <span class="muted" title="not run yet">—</span>;
+    if (failed) return <span class="step step-failed">{failed}</span>;
+    if (empty) return <>{empty}</>;
+    return <span class="muted" title="not run yet">—</span>;
   }
+  const bad = failed || refused;
   return (
-    <span class={failed ? "step step-failed" : step.stale ? "step step-stale" : "step step-ok"}>
+    <span class={bad ? "step step-failed" : step.stale ? "step step-stale" : "step step-ok"}>
       {failed}
+      {refused}
       <span class="step-line">
-        <span class="step-mark" aria-hidden="true">{step.stale ? "!" : "✓"}</span>
-        <span class="step-ver" title={`consumed input version ${step.version}`}>
-          v{step.version}
+        <span class="step-mark" aria-hidden="true">{refused ? "✕" : step.stale ? "!" : "✓"}</span>
+        <span class="step-ver" title={`consumed input (aggregate) version ${step.version}`}>
+          aggr. v{step.version}
         </span>{" "}
         <LocalTime iso={step.at} timeZone={timeZone} />
       </span>

@@ -14,6 +14,7 @@ import { PositionChart } from "../components/PositionChart.tsx";
 import { ScheduleList } from "../components/ScheduleList.tsx";
 import { ApiError, errorFrom } from "../lib/console/api.ts";
 import { api, apiKey, apiPaths, authProblem, feed, isRefusal } from "../lib/console/session.ts";
+import { focusDay } from "../lib/console/focus.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
 
@@ -89,7 +90,13 @@ export function DeliveryDays() {
   };
   const load = async () => {
     try {
-      const r = await api<{ delivery_days: DayOverview[] }>("GET", "/v1/console/delivery-days");
+      const r = await api<{ delivery_days: DayOverview[]; without_state?: DayOverview[] }>(
+        "GET",
+        "/v1/console/delivery-days",
+      );
+      // Today and tomorrow have a row also without state (docs/console.md, "Rows").
+      r.delivery_days = [...r.delivery_days, ...(r.without_state ?? [])]
+        .sort((a, b) => a.delivery_day.localeCompare(b.delivery_day));
       days.value = r.delivery_days;
       unavailable.value = false;
       error.value = null;
@@ -133,6 +140,18 @@ export function DeliveryDays() {
       clearTimeout(timer);
     };
   }, []);
+
+  // An attention item asks for a day: select it and bring its row into view.
+  useSignalEffect(() => {
+    const f = focusDay.value;
+    if (!f) return;
+    untracked(() => {
+      if (selected.peek() !== f.day) select(f.day);
+      const row = globalThis.document?.getElementById(`day-${f.day}`);
+      row?.scrollIntoView({ block: "center" });
+      row?.querySelector<HTMLButtonElement>("button")?.focus({ preventScroll: true });
+    });
+  });
 
   const paths = apiPaths.value;
   const actions = STEP_ACTIONS.filter((a) => paths?.has(`/v1/delivery-days/{day}/${a.step}`));

@@ -36,6 +36,7 @@ export function registerConsole(ctx: RouteContext): void {
         "/static/theme.css",
         "/static/styles.css",
         "/static/panels.css",
+        "/static/attention.css",
         "/static/narrow.css",
       ],
       fields,

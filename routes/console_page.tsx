@@ -75,6 +75,9 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
           <p class="banner banner-error">The console needs JavaScript.</p>
         </noscript>
         <main>
+          <section id="attention" class="attention-box" aria-label="Needs attention">
+            <Island collector={c} name="Attention" component={ISLANDS.Attention} props={{}} />
+          </section>
           <section id="days" class="panel" aria-labelledby="days-h">
             <h2 id="days-h">Delivery days</h2>
             <Island collector={c} name="DeliveryDays" component={ISLANDS.DeliveryDays} props={{}} />

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { OrchestratorStatusSchema } from "./orchestrator.ts";
+import { AttentionItemSchema } from "./attention.ts";
 
 /** Response body of the status endpoint. */
 export const StatusBodySchema = z.object({
@@ -37,6 +38,8 @@ export const StatusBodySchema = z.object({
     publish_target: z.enum(["sftp", "outbox"]),
     outbox_dir: z.string().nullable(),
   }),
+  /** What needs the operator, worst first (docs/console.md, "Attention"). */
+  attention: z.array(AttentionItemSchema),
 });
 /** The status body. */
 export type StatusBody = z.infer<typeof StatusBodySchema>;

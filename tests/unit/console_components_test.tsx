@@ -344,8 +344,12 @@ Deno.test("ScheduleList: per area TSO, version, status with the reason in words;
   const html = renderToString(
     <ScheduleList day={{ ...day, schedules }} onDownload={noop} />,
   );
-  assert.match(html, /1 of 2 confirmed/);
-  assert.match(html, /10YDE-EON------1<\/span> → <span class="mono">10XDE-EON-NETZ-C<\/span> v2/);
+  // The anomaly is the summary, in red; versions are named as the document's.
+  assert.match(html, /class="tso-summary tso-error">· anomaly in 1 of 2 areas · 1 confirmed/);
+  assert.match(
+    html,
+    /10YDE-EON------1<\/span> → <span class="mono">10XDE-EON-NETZ-C<\/span> <span[^>]*>document v2/,
+  );
   assert.match(html, /anomaly/);
   assert.match(html, /&lt;b>Counterparty&lt;\/b> schedule differs/);
   assert.match(html, /aria-label="CIM document 10YDE-RWENET---I"/);

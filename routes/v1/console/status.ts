@@ -4,7 +4,8 @@
  *
  * Built from memory: the security facts once at start, the orchestrator state and the runtime
  * config from their caches (no KV read while they are younger than a second), and the JSON text
- * once per combination of the two.
+ * once per combination of the two. `attention` (docs/console.md, "Attention") reads the days from
+ * today on, at most once a second.
  * @module
  */
 import {
@@ -19,6 +20,9 @@ import { publishTarget } from "../../../lib/pipeline/publish.ts";
 import type { PassLog } from "../../../lib/orchestrator/passes.ts";
 import type { PassHealth } from "../../../lib/wire/orchestrator.ts";
 import { VERSION } from "../../../lib/version.ts";
+import { attention as attentionOf, type AttentionItem } from "../../../lib/console/attention.ts";
+import { consoleDays } from "../../../lib/console/console_days.ts";
+import { berlinDate } from "../../../lib/console/day_texts.ts";
 
 /**
  * Registers the status endpoint.
@@ -67,29 +71,62 @@ export function registerStatus(
     summary: "Orchestrator state, version, configuration facts and security posture",
     tags: ["console"],
     responses: { 200: { description: "status", schema: StatusBody } },
-  }, () => {
-    const state = orchestrator.peek();
-    const cfg = ctx.config.peekSnapshot();
-    const health = passes.peek();
-    if (state && cfg && health !== undefined) return json(body(state, cfg, health));
-    return Promise.all([orchestrator.current(), ctx.config.snapshot(), passes.current()])
-      .then(([st, c, h]) => json(body(st, c, h)));
+  }, async () => {
+    const [st, c, h] = await Promise.all([
+      orchestrator.peek() ?? orchestrator.current(),
+      ctx.config.peekSnapshot() ?? ctx.config.snapshot(),
+      passes.peek() !== undefined ? passes.peek() as Readonly<PassHealth> | null : passes.current(),
+    ]);
+    return json(body(st, c, h, await attentionNow(st, c, h)));
   });
+
+  // The attention list reads the days from KV: computed at most once a second.
+  let attentionCache:
+    | { second: number; state: object; health: object | null; items: AttentionItem[] }
+    | undefined;
+  const attentionNow = async (
+    state: Readonly<OrchestratorState>,
+    cfg: Readonly<EffectiveConfig>,
+    health: Readonly<PassHealth> | null,
+  ): Promise<AttentionItem[]> => {
+    const now = ctx.clock.now();
+    const second = Math.floor(now / 1000);
+    const c = attentionCache;
+    if (c && c.second === second && c.state === state && c.health === health) return c.items;
+    const days = await consoleDays(ctx.kv, cfg.gate_closure_local_time, now, {
+      from: berlinDate(now),
+    });
+    const items = attentionOf({
+      days: [...days.delivery_days, ...days.without_state],
+      orchestrator: { state: state.state, failed_passes_in_a_row: health?.failed_in_a_row ?? 0 },
+      nowMs: now,
+    });
+    attentionCache = { second, state, health, items };
+    return items;
+  };
 
   // The JSON text of the last (state, config, passes, minute): shared objects that stay the same
   // while nothing changes, so a hot status route serialises once a minute at most.
   let last:
-    | { state: object; cfg: object; health: object | null; minute: number; text: string }
+    | {
+      state: object;
+      cfg: object;
+      health: object | null;
+      attention: object;
+      minute: number;
+      text: string;
+    }
     | undefined;
   const body = (
     state: Readonly<OrchestratorState>,
     cfg: Readonly<EffectiveConfig>,
     health: Readonly<PassHealth> | null,
+    attention: AttentionItem[],
   ): string => {
     const minute = Math.floor(ctx.clock.now() / 60_000);
     if (
       last && last.state === state && last.cfg === cfg && last.health === health &&
-      last.minute === minute
+      last.attention === attention && last.minute === minute
     ) return last.text;
     const target = publishTarget(cfg);
     const text = JSON.stringify({
@@ -109,8 +146,9 @@ export function registerStatus(
         publish_target: target,
         outbox_dir: target === "outbox" ? cfg.outbox_dir : null,
       },
+      attention,
     });
-    last = { state, cfg, health, minute, text };
+    last = { state, cfg, health, attention, minute, text };
     return text;
   };
 }
