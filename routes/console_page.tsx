@@ -1,6 +1,7 @@
 /**
- * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with five islands
- * (key gate, orchestrator with status pill, delivery days, event stream, config editor), one
+ * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with six islands
+ * (key gate, orchestrator with status pill, attention summary (docs/console.md), delivery days,
+ * event stream, config editor), one
  * stylesheet, one module script and the islands' props as a JSON data block. No inline script,
  * no `style` attribute: the page works under {@link CONSOLE_CSP}. It holds no service data;
  * the islands fetch everything with the operator's key.
