@@ -114,11 +114,11 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
     });
   }
   if (sub && scheduleOutdated(d)) {
-    const reason = sub.stale_reason ? ` (${sub.stale_reason})` : "";
+    const reason = sub.stale_reason ? ` — ${sub.stale_reason}` : "";
     add({
       code: "schedule_outdated",
       level: "warn",
-      message: `${sentence(name)}: new input after the schedule was sent${reason}: the TSOs have ` +
+      message: `${sentence(name)}: new input after the schedule was sent${reason}. The TSOs have ` +
         `aggregate v${sub.version}, the current one is v${d.input_version}${
           passed
             ? `; the ${deadline.name} has passed, so it is not sent any more`

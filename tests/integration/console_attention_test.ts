@@ -125,7 +125,7 @@ Deno.test("attention: all confirmed only for the current version; new input turn
     const outdated = await attentionOf(r.s.url);
     assert.deepEqual(codes(outdated), [`schedule_outdated:${DAY}`]);
     assert.equal(outdated[0].level, "warn");
-    assert.match(outdated[0].message, /the TSOs have aggregate v2, the current one is v3/);
+    assert.match(outdated[0].message, /\. The TSOs have aggregate v2, the current one is v3/);
   } finally {
     await r.close();
   }

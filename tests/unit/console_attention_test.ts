@@ -95,7 +95,10 @@ Deno.test("attention: all schedules for tomorrow confirmed, only when true", () 
   assert.equal(o[0].level, "warn");
   assert.match(o[0].message, /^Tomorrow \(Wed 25 Nov\): new input after the schedule was sent/);
   assert.match(o[0].message, /newer forecast for 12 market locations at 09:30 Berlin/);
-  assert.match(o[0].message, /the TSOs have aggregate v2, the current one is v3, not sent yet\.$/);
+  assert.match(
+    o[0].message,
+    /\. The TSOs have aggregate v2, the current one is v3, not sent yet\.$/,
+  );
   // A failing step on the confirmed day takes the "ok" away and is an error.
   const failing = view(
     state(TOMORROW, 2, 2, {
