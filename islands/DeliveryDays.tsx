@@ -79,6 +79,9 @@ export function DeliveryDays() {
 
   const loadPosition = async (day: string | null) => {
     if (!day) return void (position.value = null);
+    // A day never aggregated (e.g. tomorrow without state) has no open position to ask for.
+    const entry = days.peek()?.find((d) => d.delivery_day === day);
+    if (entry && !entry.steps.aggregated) return void (position.value = "missing");
     try {
       const p = await api<OpenPosition>("GET", `/v1/delivery-days/${day}/open-position`);
       if (selected.peek() === day) position.value = p;
