@@ -110,16 +110,16 @@ export function DayRow(p: DayRowProps) {
         ))}
         {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
         {tso && (
-          <Badge
-            tone={tso.tone}
+          <span
+            class={`tso-summary tso-line tso-${tso.tone}`}
             title={d.schedules.map((x) =>
               `${x.control_area}: ${x.tso_status} (document v${x.version})${
                 x.reason_text ? ` — ${x.reason_text}` : ""
               }`
             ).join(" · ")}
           >
-            <span class="tso-summary">{tso.text}</span>
-          </Badge>
+            {tso.text}
+          </span>
         )}
       </th>
       <td data-label="Gate closure">

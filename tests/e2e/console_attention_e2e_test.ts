@@ -229,6 +229,13 @@ Deno.test({
           assert.ok(colours.badge, "the Submitted cell carries a red TSO badge");
           assert.ok(colours.summaryRight <= colours.vw + 1, JSON.stringify(colours));
           await summaryShot(page, `24-attention-${width}-${scheme}`);
+          if (width === 1440 && scheme === "light") {
+            await page.evaluate(() => scrollTo(0, 0));
+            await page.screenshot({
+              path: new URL("19-attention-after-top-1440-light.png", SHOTS).pathname,
+              clip: { x: 0, y: 0, width: 1440, height: 700 },
+            });
+          }
           const row = page.locator('tr[data-day="2026-11-26"]');
           await row.scrollIntoViewIfNeeded();
           await row.screenshot({
