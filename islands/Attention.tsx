@@ -1,7 +1,7 @@
 /**
  * Island: the attention summary at the top of the console (docs/console.md, "Attention"). Reads
  * `attention` from `GET /v1/console/status` when the key is set, every 30 s and shortly after
- * every pipeline or TSO event; an item's link selects its day in the delivery-day overview.
+ * every event but the audit ones (a step, a failure, a TSO answer, a start or stop); an item's link selects its day in the delivery-day overview.
  * @module
  */
 import { useSignal, useSignalEffect } from "@preact/signals";
@@ -12,6 +12,8 @@ import { requestFocus } from "../lib/console/focus.ts";
 import { api, apiKey, feed, isRefusal } from "../lib/console/session.ts";
 import type { StatusBody } from "../lib/console/types.ts";
 import type { AttentionItem } from "../lib/wire/attention.ts";
+
+const AUDIT_KINDS = new Set(["api_call", "access_denied"]);
 
 /** The island. */
 export function Attention() {
@@ -38,7 +40,9 @@ export function Attention() {
   });
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const off = feed.subscribe(() => {
+    const off = feed.subscribe((batch) => {
+      // Audit events (calls, refusals) change nothing the list is made of.
+      if (batch.every((e) => AUDIT_KINDS.has(e.kind))) return;
       clearTimeout(timer);
       timer = setTimeout(load, 800);
     });
