@@ -279,7 +279,7 @@ export function DeliveryDays() {
         <div class="chart-box">
           <h3>
             Open position {selected.value}
-            {pos && pos !== "missing" && <span class="muted">· version {pos.version} · MW</span>}
+            {pos && pos !== "missing" && <span class="muted">· aggregate v{pos.version} · MW</span>}
           </h3>
           {pos === "missing" && <p class="placeholder">Not aggregated yet for this day.</p>}
           {pos && pos !== "missing" && <PositionChart position={pos} />}
