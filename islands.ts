@@ -5,6 +5,7 @@
  * islands here.
  * @module
  */
+import { Attention } from "./islands/Attention.tsx";
 import { ConfigEditor } from "./islands/ConfigEditor.tsx";
 import { DeliveryDays } from "./islands/DeliveryDays.tsx";
 import { EventStream } from "./islands/EventStream.tsx";
@@ -20,6 +21,7 @@ export const ISLANDS = {
   ConfigEditor,
   DeliveryDays,
   PassHistory,
+  Attention,
 } as const;
 
 /** Name of an island. */

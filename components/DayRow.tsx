@@ -6,6 +6,16 @@
  */
 import type { RunnableStep } from "../lib/pipeline/step_table.ts";
 import type { DayOverview } from "../lib/console/types.ts";
+import {
+  berlinDate,
+  dayDeadline,
+  nothingSentText,
+  relativeDay,
+  tsoProblems,
+  tsoProblemText,
+  tsoSummary,
+  weekdayDate,
+} from "../lib/console/day_texts.ts";
 import { Badge } from "./Badge.tsx";
 import { ConfirmButton } from "./ConfirmButton.tsx";
 import { Countdown } from "./Countdown.tsx";
@@ -24,6 +34,7 @@ export function missingForecastText(w: { market_locations: number; share: number
     total === 1 || (!of && w.market_locations === 1) ? "" : "s"
   } without forecast`;
 }
+import { now } from "../lib/console/session.ts";
 
 /** A manual pipeline step (`POST /v1/delivery-days/{day}/<step>`). */
 export interface StepAction {
@@ -43,6 +54,19 @@ export interface DayRowProps {
   onAction: (a: StepAction) => void;
   /** Time zone (default: the browser's); for tests. */
   timeZone?: string;
+  /**
+   * The clock (ms since the epoch) for "today"/"tomorrow" and the deadline countdown; default
+   * the session clock (the countdown ticks with it).
+   */
+  nowMs?: number;
+}
+
+/** "nothing sent — gate closure 12:00 Berlin in 2 h 10 min", ticking with the session clock. */
+function NothingSent({ day, nowMs }: { day: DayOverview; nowMs?: number }) {
+  const text = nothingSentText(dayDeadline(day), nowMs ?? now.value);
+  return (
+    <span class={`step step-none${text.startsWith("missed") ? " step-missed" : ""}`}>{text}</span>
+  );
 }
 
 /** A table row. */
@@ -50,11 +74,21 @@ export function DayRow(p: DayRowProps) {
   const d = p.day;
   const li = d.last_input;
   const tz = p.timeZone;
+  const t = p.nowMs ?? now.peek();
+  const rel = relativeDay(d.delivery_day, t);
+  const tso = tsoSummary(d);
+  const problems = tsoProblems(d).map(tsoProblemText);
+  // A day from today on with nothing sent says by when (or that the deadline was missed).
+  const nothingSent = !d.steps.submitted && d.delivery_day >= berlinDate(t)
+    ? <NothingSent day={d} nowMs={p.nowMs} />
+    : undefined;
   return (
     <tr
       class={p.selected ? "selected" : undefined}
       data-day={d.delivery_day}
       data-warning={d.warnings?.length ? "true" : undefined}
+      data-tso={tso?.tone}
+      id={`day-${d.delivery_day}`}
     >
       <th scope="row">
         <button
@@ -65,7 +99,16 @@ export function DayRow(p: DayRowProps) {
           onClick={p.onSelect}
         >
           {d.delivery_day}
-        </button>
+        </button>{" "}
+        <span class="day-name">
+          {weekdayDate(d.delivery_day)}
+          {rel && (
+            <>
+              {" · "}
+              <strong>{rel}</strong>
+            </>
+          )}
+        </span>
         {d.quarter_hours !== 96 && (
           <Badge tone="info" title="daylight-saving change">{d.quarter_hours} QH</Badge>
         )}
@@ -81,23 +124,19 @@ export function DayRow(p: DayRowProps) {
           </Badge>
         ))}
         {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
-        {(d.schedules ?? []).length > 0 && (
-          <Badge
-            tone={d.schedules.some((x) => x.tso_status === "rejected" || x.tso_status === "anomaly")
-              ? "error"
-              : d.schedules.every((x) => x.tso_status === "confirmed")
-              ? "ok"
-              : "info"}
+        {tso && (
+          <span
+            class={`tso-summary tso-line tso-${tso.tone}`}
             title={d.schedules.map((x) =>
               `${x.control_area}${
                 tsoName(x.control_area) ? ` ${tsoName(x.control_area)}` : ""
-              }: ${x.tso_status}${x.reason_text ? ` (${x.reason_text})` : ""}`
+              }: ${x.tso_status} (schedule v${x.version})${
+                x.reason_text ? ` — ${x.reason_text}` : ""
+              }`
             ).join(" · ")}
           >
-            {d.schedules.filter((x) => x.tso_status === "confirmed").length} of {d.schedules.length}
-            {" "}
-            confirmed
-          </Badge>
+            {tso.text}
+          </span>
         )}
       </th>
       <td data-label="Gate closure">
@@ -145,6 +184,8 @@ export function DayRow(p: DayRowProps) {
           failure={d.failures?.submitted}
           timeZone={tz}
           versionOf="aggregate"
+          problems={problems}
+          empty={nothingSent}
         />
       </td>
       {p.actions.length > 0 && (

@@ -2,11 +2,12 @@
  * The schedules of one delivery day (docs/fahrplan.md): per control area the TSO (its name
  * beside the EICs), the schedule's message version ("schedule v1", not the aggregate version),
  * what the TSO made of it — with the reason in words — and buttons that download the ESS or CIM
- * document. A summary says how many are confirmed.
+ * document. A summary says how many areas confirmed the current version (docs/console.md, "Rows").
  * @module
  */
 import type { DayOverview } from "../lib/console/types.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
+import { tsoSummary } from "../lib/console/day_texts.ts";
 import { Badge, type Tone } from "./Badge.tsx";
 
 const TONE: Record<string, Tone> = {
@@ -58,16 +59,12 @@ export interface ScheduleListProps {
 export function ScheduleList({ day, onDownload }: ScheduleListProps) {
   const list = day.schedules ?? [];
   if (!list.length) return null;
-  const confirmed = list.filter((s) => s.tso_status === "confirmed").length;
-  const aggregate = day.steps.submitted?.version;
+  const summary = tsoSummary(day)!;
   return (
     <div class="schedules">
       <h3>
         Schedules {day.delivery_day}{" "}
-        <span class="muted">
-          · {confirmed} of {list.length} confirmed
-          {aggregate !== undefined && ` · last submitted: aggregate v${aggregate}`}
-        </span>
+        <span class={`tso-summary tso-${summary.tone}`}>· {summary.text}</span>
       </h3>
       <ul>
         {list.map((s) => (

@@ -3,6 +3,7 @@
  * marker with its reason when newer input arrived after the step (docs/pipeline.md, "Day state and staleness").
  * @module
  */
+import type { ComponentChildren } from "preact";
 import { formatBerlinHm } from "../lib/console/format.ts";
 import type { Step, StepFailure } from "../lib/console/types.ts";
 import { Badge } from "./Badge.tsx";
@@ -20,6 +21,10 @@ export interface StepCellProps {
    * a schedule document's message version ("schedule v1"); default "input".
    */
   versionOf?: "input" | "aggregate";
+  /** What the TSOs refused of the step's result, in words: shown in red above the step. */
+  problems?: readonly string[];
+  /** Shown for a step that has not run (default `—`), e.g. the deadline of a day with nothing sent. */
+  empty?: ComponentChildren;
 }
 
 /**
@@ -36,7 +41,9 @@ export function failureText(f: StepFailure): string {
 }
 
 /** The content of one step cell: a failure first, then the step (`—` when it has not run). */
-export function StepCell({ step, failure, timeZone, versionOf = "input" }: StepCellProps) {
+export function StepCell(
+  { step, failure, timeZone, versionOf = "input", problems, empty }: StepCellProps,
+) {
   const failed = failure
     ? (
       <span class="step-line step-failure" role="alert">
@@ -44,16 +51,25 @@ export function StepCell({ step, failure, timeZone, versionOf = "input" }: StepC
       </span>
     )
     : null;
+  const refused = problems?.length
+    ? problems.map((text) => (
+      <span key={text} class="step-line step-failure step-tso-problem">
+        <Badge tone="error">TSO</Badge> <span class="failure-text">{text}</span>
+      </span>
+    ))
+    : null;
   if (!step) {
-    return failed
-      ? <span class="step step-failed">{failed}</span>
-      : <span class="muted" title="not run yet">—</span>;
+    if (failed) return <span class="step step-failed">{failed}</span>;
+    if (empty) return <>{empty}</>;
+    return <span class="muted" title="not run yet">—</span>;
   }
+  const bad = failed || refused;
   return (
-    <span class={failed ? "step step-failed" : step.stale ? "step step-stale" : "step step-ok"}>
+    <span class={bad ? "step step-failed" : step.stale ? "step step-stale" : "step step-ok"}>
       {failed}
+      {refused}
       <span class="step-line">
-        <span class="step-mark" aria-hidden="true">{step.stale ? "!" : "✓"}</span>
+        <span class="step-mark" aria-hidden="true">{refused ? "✕" : step.stale ? "!" : "✓"}</span>
         <LocalTime iso={step.at} timeZone={timeZone} />
       </span>
       <span class="step-line step-by">

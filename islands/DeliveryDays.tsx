@@ -23,6 +23,7 @@ import {
   refreshStatus,
   status,
 } from "../lib/console/session.ts";
+import { focusDay } from "../lib/console/focus.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
 
@@ -133,6 +134,9 @@ export function DeliveryDays() {
 
   const loadPosition = async (day: string | null) => {
     if (!day) return void (position.value = null);
+    // A day never aggregated (e.g. tomorrow without state) has no open position to ask for.
+    const entry = days.peek()?.find((d) => d.delivery_day === day);
+    if (entry && !entry.steps.aggregated) return void (position.value = "missing");
     try {
       const p = await api<OpenPosition>("GET", `/v1/delivery-days/${day}/open-position`);
       if (selected.peek() === day) position.value = p;
@@ -144,7 +148,13 @@ export function DeliveryDays() {
   };
   const load = async () => {
     try {
-      const r = await api<{ delivery_days: DayOverview[] }>("GET", "/v1/console/delivery-days");
+      const r = await api<{ delivery_days: DayOverview[]; without_state?: DayOverview[] }>(
+        "GET",
+        "/v1/console/delivery-days",
+      );
+      // Today and tomorrow have a row also without state (docs/console.md, "Rows").
+      r.delivery_days = [...r.delivery_days, ...(r.without_state ?? [])]
+        .sort((a, b) => a.delivery_day.localeCompare(b.delivery_day));
       days.value = r.delivery_days;
       unavailable.value = false;
       error.value = null;
@@ -189,6 +199,18 @@ export function DeliveryDays() {
       clearTimeout(timer);
     };
   }, []);
+
+  // An attention item asks for a day: select it and bring its row into view.
+  useSignalEffect(() => {
+    const f = focusDay.value;
+    if (!f) return;
+    untracked(() => {
+      if (selected.peek() !== f.day) select(f.day);
+      const row = globalThis.document?.getElementById(`day-${f.day}`);
+      row?.scrollIntoView({ block: "center" });
+      row?.querySelector<HTMLButtonElement>("button")?.focus({ preventScroll: true });
+    });
+  });
 
   const offered = new Set<string>(status.value?.manual_actions ?? []);
   const actions = STEP_ACTIONS.filter((a) => offered.has(a.step));

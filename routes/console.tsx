@@ -37,6 +37,7 @@ export function registerConsole(ctx: RouteContext): void {
         "/static/styles.css",
         "/static/panels.css",
         "/static/touch.css",
+        "/static/attention.css",
         "/static/narrow.css",
       ],
       fields,

@@ -1,7 +1,7 @@
 /**
- * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with six islands
- * (key gate, orchestrator with status pill, delivery days, event stream, config editor, pass
- * history), one
+ * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with seven islands
+ * (key gate, orchestrator with status pill, attention summary (docs/console.md), delivery days,
+ * event stream, config editor, pass history), one
  * stylesheet, one module script and the islands' props as a JSON data block. No inline script,
  * no `style` attribute: the page works under {@link CONSOLE_CSP}. It holds no service data;
  * the islands fetch everything with the operator's key.
@@ -77,6 +77,9 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
           <p class="banner banner-error">The console needs JavaScript.</p>
         </noscript>
         <main>
+          <section id="attention" class="attention-box" aria-label="Needs attention">
+            <Island collector={c} name="Attention" component={ISLANDS.Attention} props={{}} />
+          </section>
           <section id="days" class="panel" aria-labelledby="days-h">
             <h2 id="days-h">Delivery days</h2>
             <Island collector={c} name="DeliveryDays" component={ISLANDS.DeliveryDays} props={{}} />

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { OrchestratorStatusSchema } from "./orchestrator.ts";
+import { AttentionItemSchema } from "./attention.ts";
 
 /**
  * A manual action the console may offer, when this service has its route: one pass now
@@ -74,6 +75,8 @@ export const StatusBodySchema = z.object({
       events_archived: z.number().int(),
     }).nullable(),
   }),
+  /** What needs the operator, worst first (docs/console.md, "Attention"). */
+  attention: z.array(AttentionItemSchema),
 });
 /** The status body. */
 export type StatusBody = z.infer<typeof StatusBodySchema>;

@@ -96,7 +96,11 @@ Deno.test({
       await c.row.waitFor();
       assert.match(await c.row.locator("td").nth(1).innerText(), /v1/);
       assert.equal((await c.aggregated.innerText()).trim(), "—");
-      assert.equal((await c.submitted.innerText()).trim(), "—");
+      // Nothing sent yet: the Submitted cell names the deadline (docs/console.md, "Rows").
+      assert.match(
+        (await c.submitted.innerText()).trim(),
+        /^nothing sent — gate closure \d\d:\d\d Berlin in \d/,
+      );
     });
 
     await t.step("forecast, aggregate, publish, submit from the buttons", async () => {

@@ -2,7 +2,7 @@
  * The TSO's answers where the operator looks (docs/fahrplan.md; docs/architecture.md, "Console"): an operator submits one delivery day from the
  * button on the `files` channel, the TSO simulator answers every ESS document (a CNF for three
  * control areas, an ANO for the fourth), the answers are imported, and the selected day's
- * schedule list follows without a reload: "3 of 4 confirmed", the anomaly with the TSO's reason in
+ * schedule list follows without a reload: "anomaly in 1 of 4 areas · 3 confirmed", the anomaly with the TSO's reason in
  * words; the ESS button saves the very document handed to the TSO.
  *
  * Real parts: the app on 127.0.0.1 with a temp-file KV, the outbox and inbox on disk, the TSO
@@ -84,10 +84,12 @@ Deno.test({
         headers: proc,
       });
       assert.equal(r.status, 200, JSON.stringify(r.body));
-      if (/3 of 4 confirmed/.test(await list.innerText().catch(() => ""))) break;
+      if (/anomaly in 1 of 4 areas · 3 confirmed/.test(await list.innerText().catch(() => ""))) {
+        break;
+      }
       await page.waitForTimeout(100);
     }
-    await list.getByText("3 of 4 confirmed").waitFor({ timeout: 3000 });
+    await list.getByText("anomaly in 1 of 4 areas · 3 confirmed").waitFor({ timeout: 3000 });
     const ano = list.locator(`li[data-area="${AREAS.tennet}"]`);
     assert.match(await ano.innerText(), /anomaly/);
     assert.match(await ano.locator(".reason").innerText(), /\S/, "the TSO's reason in words");

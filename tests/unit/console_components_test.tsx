@@ -344,7 +344,8 @@ Deno.test("ScheduleList: per area TSO, version, status with the reason in words;
   const html = renderToString(
     <ScheduleList day={{ ...day, schedules }} onDownload={noop} />,
   );
-  assert.match(html, /1 of 2 confirmed/);
+  // The anomaly is the summary, in red; versions are named as the schedule's.
+  assert.match(html, /class="tso-summary tso-error">· anomaly in 1 of 2 areas · 1 confirmed/);
   assert.match(
     html,
     /10YDE-EON------1<\/span><span class="tso-name">TenneT TSO<\/span> → <span class="muted">TSO<\/span> <span class="mono">10XDE-EON-NETZ-C<\/span>/,

@@ -77,8 +77,9 @@ Deno.test("page: islands, one module script, CSP-clean markup", () => {
   assert.doesNotMatch(html, /\son[a-z]+=/i, "no inline event handler");
   assert.ok(!html.includes("<script>alert(1)"));
   const props = propsBlock(html) as unknown[];
-  assert.deepEqual((props[3] as { kinds: string[] }).kinds, [HOSTILE]);
-  assert.equal((props[4] as { fields: unknown[] }).fields.length, fieldMeta().length);
+  // KeyGate, OrchestratorPanel, Attention, DeliveryDays, EventStream, ConfigEditor.
+  assert.deepEqual((props[4] as { kinds: string[] }).kinds, [HOSTILE]);
+  assert.equal((props[5] as { fields: unknown[] }).fields.length, fieldMeta().length);
 });
 
 Deno.test("page: without a built bundle it says how to build, and has no script", () => {

@@ -1,13 +1,13 @@
 /**
  * `GET /v1/console/delivery-days` (docs/pipeline.md, "Day state and staleness"; process): one entry per delivery day with the
- * state of each step, staleness with its reason, and gate closure.
+ * state of each step, staleness with its reason, and gate closure; today and tomorrow also without
+ * state (docs/console.md, "Rows").
  * @module
  */
 import { answer } from "../../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../../lib/http/route_context.ts";
-import { scheduleEntries } from "../../../lib/pipeline/schedule_view.ts";
-import { listDays, overview } from "../../../lib/pipeline/day_state.ts";
+import { consoleDays } from "../../../lib/console/console_days.ts";
 import { DayOverviewSchema } from "../../../lib/wire/delivery_days.ts";
 
 /** Registers the overview. */
@@ -21,18 +21,24 @@ export function registerDeliveryDayOverview(ctx: RouteContext): void {
     responses: {
       200: {
         description: "the newest 60 delivery days, oldest first",
-        schema: z.object({ delivery_days: z.array(DayOverviewSchema) }),
+        schema: z.object({
+          delivery_days: z.array(DayOverviewSchema),
+          /** Today's date in Europe/Berlin by the service's clock. */
+          today: z.string(),
+          /** Today and tomorrow (Berlin) when no state is stored for them: entries without steps. */
+          without_state: z.array(DayOverviewSchema),
+        }),
       },
     },
   }, async () => {
     const cfg = await ctx.config.effective();
-    const now = ctx.clock.now();
-    const days = (await listDays(ctx.kv)).slice(-60);
-    return answer({
-      delivery_days: await Promise.all(days.map(async (d) => ({
-        ...overview(d, now, cfg.gate_closure_local_time),
-        schedules: await scheduleEntries(ctx.kv, d.delivery_day, now, cfg.intraday_lead_minutes),
-      }))),
-    });
+    return answer(
+      await consoleDays(
+        ctx.kv,
+        cfg.gate_closure_local_time,
+        cfg.intraday_lead_minutes,
+        ctx.clock.now(),
+      ),
+    );
   });
 }

@@ -4,7 +4,8 @@
  *
  * Built from memory: the security facts once at start, the orchestrator state and the runtime
  * config from their caches (no KV read while they are younger than a second), and the JSON text
- * once per combination of the two.
+ * once per combination of the two. `attention` (docs/console.md, "Attention") reads the days from
+ * today on, at most once a second.
  * @module
  */
 import {
@@ -32,6 +33,9 @@ import type { PassHealth } from "../../../lib/wire/orchestrator.ts";
 import { VERSION } from "../../../lib/version.ts";
 import type { FactsCache, RetentionFacts } from "../../../lib/retention/facts.ts";
 import { archiveWhere } from "../../../lib/retention/target_of.ts";
+import { attention as attentionOf, type AttentionItem } from "../../../lib/console/attention.ts";
+import { consoleDays } from "../../../lib/console/console_days.ts";
+import { berlinDate } from "../../../lib/console/day_texts.ts";
 
 /**
  * Registers the status endpoint.
@@ -88,20 +92,65 @@ export function registerStatus(
     tags: ["console"],
     responses: { 200: { description: "status", schema: StatusBody } },
   }, () => {
+    // The hot path: everything cached (this second's attention list included) is answered
+    // without a promise; otherwise the missing parts are read first.
     const state = orchestrator.peek();
     const cfg = ctx.config.peekSnapshot();
     const health = passes.peek();
     const size = facts.peek();
     if (state && cfg && health !== undefined && size !== undefined) {
-      return json(body(state, cfg, health, size));
+      const items = attentionCached(state, health);
+      if (items) return json(body(state, cfg, health, size, items));
     }
     return Promise.all([
-      orchestrator.current(),
-      ctx.config.snapshot(),
-      passes.current(),
-      facts.current(),
-    ]).then(([st, c, h, f]) => json(body(st, c, h, f)));
+      state ?? orchestrator.current(),
+      cfg ?? ctx.config.snapshot(),
+      health !== undefined ? health : passes.current(),
+      size !== undefined ? size : facts.current(),
+    ]).then(async ([st, c, h, f]) => json(body(st, c, h, f, await attentionNow(st, c, h))));
   });
+
+  // The attention list reads the days from KV: computed at most once a second.
+  let attentionCache:
+    | { second: number; state: object; health: object | null; items: AttentionItem[] }
+    | undefined;
+  /** This second's attention list when it was computed for the same state and pass health. */
+  const attentionCached = (
+    state: Readonly<OrchestratorState>,
+    health: Readonly<PassHealth> | null,
+  ): AttentionItem[] | undefined => {
+    const c = attentionCache;
+    const second = Math.floor(ctx.clock.now() / 1000);
+    return c && c.second === second && c.state === state && c.health === health
+      ? c.items
+      : undefined;
+  };
+  const attentionNow = async (
+    state: Readonly<OrchestratorState>,
+    cfg: Readonly<EffectiveConfig>,
+    health: Readonly<PassHealth> | null,
+  ): Promise<AttentionItem[]> => {
+    const now = ctx.clock.now();
+    const second = Math.floor(now / 1000);
+    const cached = attentionCached(state, health);
+    if (cached) return cached;
+    const days = await consoleDays(
+      ctx.kv,
+      cfg.gate_closure_local_time,
+      cfg.intraday_lead_minutes,
+      now,
+      {
+        from: berlinDate(now),
+      },
+    );
+    const items = attentionOf({
+      days: [...days.delivery_days, ...days.without_state],
+      orchestrator: { state: state.state, failed_passes_in_a_row: health?.failed_in_a_row ?? 0 },
+      nowMs: now,
+    });
+    attentionCache = { second, state, health, items };
+    return items;
+  };
 
   // The JSON text of the last (state, config, passes, minute): shared objects that stay the same
   // while nothing changes, so a hot status route serialises once a minute at most.
@@ -111,6 +160,7 @@ export function registerStatus(
       cfg: object;
       health: object | null;
       size: object | null;
+      attention: object;
       minute: number;
       text: string;
     }
@@ -120,11 +170,12 @@ export function registerStatus(
     cfg: Readonly<EffectiveConfig>,
     health: Readonly<PassHealth> | null,
     size: Readonly<RetentionFacts> | null,
+    attention: AttentionItem[],
   ): string => {
     const minute = Math.floor(ctx.clock.now() / 60_000);
     if (
       last && last.state === state && last.cfg === cfg && last.health === health &&
-      last.size === size &&
+      last.size === size && last.attention === attention &&
       last.minute === minute
     ) return last.text;
     const target = publishTarget(cfg);
@@ -147,8 +198,9 @@ export function registerStatus(
       },
       manual_actions: manualActions(),
       retention: retention(s, cfg, size),
+      attention,
     });
-    last = { state, cfg, health, size, minute, text };
+    last = { state, cfg, health, size, attention, minute, text };
     return text;
   };
 }

@@ -1,0 +1,70 @@
+/**
+ * What needs the operator, at the top of the console (docs/console.md, "Attention"): the
+ * `attention` items of `GET /v1/console/status` in words and colour, worst first; an item about a
+ * day is a link that selects the day in the overview. The box takes the colour of the worst item.
+ * @module
+ */
+import type { AttentionItem } from "../lib/wire/attention.ts";
+
+/** Props of {@link AttentionSummary}. */
+export interface AttentionSummaryProps {
+  items: readonly AttentionItem[];
+  /** Selects `day` in the overview and scrolls it into view. */
+  onSelect: (day: string) => void;
+}
+
+const MARK: Record<AttentionItem["level"], string> = { error: "✕", warn: "!", info: "·", ok: "✓" };
+
+/** The tone of the whole box: the worst level among the items (`none` without items). */
+export function attentionTone(items: readonly AttentionItem[]): AttentionItem["level"] | "none" {
+  for (const level of ["error", "warn", "info", "ok"] as const) {
+    if (items.some((i) => i.level === level)) return level;
+  }
+  return "none";
+}
+
+/** The summary. */
+export function AttentionSummary({ items, onSelect }: AttentionSummaryProps) {
+  const tone = attentionTone(items);
+  const errors = items.filter((i) => i.level === "error").length;
+  const warns = items.filter((i) => i.level === "warn").length;
+  const head = errors
+    ? `${errors} problem${errors === 1 ? "" : "s"} need${errors === 1 ? "s" : ""} you now`
+    : warns
+    ? `${warns} thing${warns === 1 ? "" : "s"} to check`
+    : tone === "ok"
+    ? "Nothing needs you"
+    : "Nothing needs you right now";
+  return (
+    <div class={`attention attention-${tone}`} data-tone={tone} role="status" aria-live="polite">
+      <p class="attention-head">{head}</p>
+      {items.length > 0 && (
+        <ul class="attention-list">
+          {items.map((i, n) => (
+            <li
+              key={`${i.code}-${i.delivery_day}-${i.control_area ?? ""}-${n}`}
+              class={`attention-item attention-${i.level}`}
+              data-code={i.code}
+              data-day={i.delivery_day ?? undefined}
+            >
+              <span class="attention-mark" aria-hidden="true">{MARK[i.level]}</span>
+              {i.delivery_day
+                ? (
+                  <a
+                    href={`#day-${i.delivery_day}`}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      onSelect(i.delivery_day!);
+                    }}
+                  >
+                    {i.message}
+                  </a>
+                )
+                : <span>{i.message}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * What needs the operator (docs/console.md, "Attention"): from the overview of the delivery days
+ * (`GET /v1/console/delivery-days`, today and tomorrow included also without state), the
+ * orchestrator's state and pass health and the clock, a list of items worst first — TSO
+ * rejections and anomalies with the TSO's reason, failing steps, a missed deadline, schedules
+ * outdated by newer input, missing forecasts — and "all schedules for tomorrow confirmed" only
+ * when that is the truth. Pure: no storage, no HTTP; messages are sentences in Berlin time.
+ * @module
+ */
+import type { AttentionItem, AttentionLevel } from "../wire/attention.ts";
+import type { DayOverview, StepFailure } from "../wire/delivery_days.ts";
+import {
+  berlinDate,
+  dayDeadline,
+  dayName,
+  nothingSentText,
+  relativeDay,
+  scheduleOutdated,
+  tsoProblems,
+  tsoSummary,
+} from "./day_texts.ts";
+import { formatBerlinHm } from "./format.ts";
+
+export type { AttentionItem } from "../wire/attention.ts";
+
+/** What the list is computed from. */
+export interface AttentionInput {
+  /** Overview entries (any order); days before today (Berlin) are left out. */
+  days: readonly DayOverview[];
+  /** The orchestrator's state and how many passes in a row failed. */
+  orchestrator: { state: "running" | "stopped"; failed_passes_in_a_row: number };
+  /** The clock, ms since the epoch. */
+  nowMs: number;
+}
+
+/** Passes in a row that must fail before the orchestrator itself is an error item. */
+const FAILED_PASSES = 3;
+
+const RANK: Record<AttentionLevel, number> = { error: 0, warn: 1, info: 2, ok: 3 };
+
+const sentence = (s: string): string => s[0].toUpperCase() + s.slice(1);
+
+/**
+ * The items, worst level first, then by day (earliest first).
+ * @returns `[]` when nothing is worth saying (no day from today on has any state or deadline)
+ */
+export function attention(input: AttentionInput): AttentionItem[] {
+  const { nowMs } = input;
+  const today = berlinDate(nowMs);
+  const out: AttentionItem[] = [];
+  const o = input.orchestrator;
+  if (o.failed_passes_in_a_row >= FAILED_PASSES) {
+    out.push({
+      code: "orchestrator_failing",
+      level: "error",
+      delivery_day: null,
+      message: `The last ${o.failed_passes_in_a_row} orchestrator passes failed.`,
+    });
+  }
+  if (o.state === "stopped") {
+    out.push({
+      code: "orchestrator_stopped",
+      level: "warn",
+      delivery_day: null,
+      message: "The orchestrator is stopped: nothing is aggregated, published or sent on schedule.",
+    });
+  }
+  const days = [...input.days].filter((d) => d.delivery_day >= today)
+    .sort((a, b) => a.delivery_day.localeCompare(b.delivery_day));
+  for (const d of days) out.push(...dayItems(d, nowMs));
+  return out.map((item, i) => ({ item, i }))
+    .sort((a, b) => RANK[a.item.level] - RANK[b.item.level] || a.i - b.i)
+    .map((x) => x.item);
+}
+
+/** The items of one day, in the order the summary shows them within a level. */
+function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
+  const day = d.delivery_day;
+  const name = dayName(day, nowMs);
+  const items: AttentionItem[] = [];
+  const add = (i: Omit<AttentionItem, "delivery_day">) => items.push({ ...i, delivery_day: day });
+  const problems = tsoProblems(d);
+  for (const s of problems) {
+    const anomaly = s.tso_status === "anomaly";
+    add({
+      code: anomaly ? "tso_anomaly" : "tso_rejected",
+      level: "error",
+      control_area: s.control_area,
+      message: `${sentence(name)}: the TSO ${
+        anomaly ? "reported an anomaly in" : "rejected"
+      } the schedule for ${s.control_area} (schedule v${s.version}): ${
+        s.reason_text ?? s.reason_code ?? "no reason given"
+      }.`,
+    });
+  }
+  for (const [step, f] of Object.entries(d.failures ?? {}) as [string, StepFailure | null][]) {
+    if (!f) continue;
+    add({
+      code: "step_failing",
+      level: "error",
+      message: `${sentence(name)}: the ${step} step failed at ${
+        formatBerlinHm(f.at)
+      } Berlin (${f.attempts} attempt${f.attempts === 1 ? "" : "s"}): ${f.message}`,
+    });
+  }
+  const sub = d.steps.submitted;
+  const deadline = dayDeadline(d);
+  const passed = Date.parse(deadline.at) <= nowMs;
+  if (!sub && relativeDay(day, nowMs) === "tomorrow") {
+    add({
+      code: passed ? "deadline_missed" : "not_sent_yet",
+      level: passed ? "error" : "info",
+      message: `${sentence(name)}: ${nothingSentText(deadline, nowMs)}.`,
+    });
+  }
+  if (sub && scheduleOutdated(d)) {
+    const reason = sub.stale_reason ? ` — ${sub.stale_reason}` : "";
+    add({
+      code: "schedule_outdated",
+      level: "warn",
+      message: `${sentence(name)}: new input after the schedule was sent${reason}. The TSOs have ` +
+        `aggregate v${sub.version}, the current one is v${d.input_version}${
+          passed
+            ? `; the ${deadline.name} has passed, so it is not sent any more`
+            : ", not sent yet"
+        }.`,
+    });
+  }
+  for (const w of d.warnings ?? []) {
+    const pct = Math.round(w.share * 1000) / 10;
+    add({
+      code: "missing_forecasts",
+      level: "warn",
+      message: `${sentence(name)}: ${w.market_locations} market location${
+        w.market_locations === 1 ? "" : "s"
+      } (${pct} % of the day's, by count) have no forecast in the latest aggregate.`,
+    });
+  }
+  const summary = tsoSummary(d);
+  if (summary && !problems.length && !scheduleOutdated(d)) {
+    const waiting = (d.schedules ?? []).filter((s) => s.tso_status !== "confirmed");
+    if (waiting.length) {
+      add({
+        code: "awaiting_answer",
+        level: "info",
+        message: `${sentence(name)}: ${summary.text} (${
+          waiting.map((s) => `${s.control_area} ${s.tso_status}`).join(", ")
+        }).`,
+      });
+    } else if (
+      relativeDay(day, nowMs) === "tomorrow" && !Object.values(d.failures ?? {}).some(Boolean)
+    ) {
+      add({
+        code: "all_confirmed",
+        level: "ok",
+        message: `All schedules for ${name} are ${summary.text}.`,
+      });
+    }
+  }
+  return items;
+}

@@ -1,0 +1,51 @@
+/**
+ * Wire shape of `attention` in `GET /v1/console/status` (docs/console.md, "Attention"): what needs
+ * the operator, one item per fact, worst first. Scripts and alerts read the same items the console
+ * shows at the top of the page. The list of codes grows (e.g. intraday codes): a reader ignores a
+ * code it does not know and goes by `level`.
+ * @module
+ */
+import { z } from "zod";
+
+/**
+ * Every code an item can carry (docs/console.md, "Attention"):
+ * `tso_rejected`, `tso_anomaly` (error, per control area, with the TSO's reason),
+ * `step_failing` (error, a step's last attempt failed), `deadline_missed` (error, tomorrow's
+ * deadline passed with nothing sent), `orchestrator_failing` (error, three passes in a row failed),
+ * `schedule_outdated` (warn, new input after the schedule was sent: the TSO has an older
+ * aggregate), `missing_forecasts` (warn), `orchestrator_stopped` (warn), `awaiting_answer`
+ * (info, the current version is sent, not every TSO answered), `not_sent_yet` (info, tomorrow,
+ * deadline ahead), `all_confirmed` (ok, every schedule of tomorrow confirmed in its current version).
+ */
+export const ATTENTION_CODES = [
+  "tso_rejected",
+  "tso_anomaly",
+  "step_failing",
+  "deadline_missed",
+  "orchestrator_failing",
+  "schedule_outdated",
+  "missing_forecasts",
+  "orchestrator_stopped",
+  "awaiting_answer",
+  "not_sent_yet",
+  "all_confirmed",
+] as const;
+
+/** One item. */
+export const AttentionItemSchema = z.object({
+  code: z.enum(ATTENTION_CODES),
+  /** `error` red, `warn` amber, `info` neutral, `ok` green. */
+  level: z.enum(["error", "warn", "info", "ok"]),
+  /** The delivery day concerned (`YYYY-MM-DD`); `null` for the service as a whole. */
+  delivery_day: z.string().nullable(),
+  /** The control area's EIC, for items about one area. */
+  control_area: z.string().optional(),
+  /** A sentence for people; times in Europe/Berlin. */
+  message: z.string(),
+});
+/** One item. */
+export type AttentionItem = z.infer<typeof AttentionItemSchema>;
+/** One of {@link ATTENTION_CODES}. */
+export type AttentionCode = AttentionItem["code"];
+/** One of the levels. */
+export type AttentionLevel = AttentionItem["level"];
