@@ -6,7 +6,7 @@
  * It wraps every route from the outside, so it sees the final answer: the body has passed the
  * redaction step (`lib/http/redact_answer.ts`) and the headers are complete. Left alone: event
  * streams (each event must leave at once), answers under 1 KB (a small JSON answer such as the
- * status is sent as it is, without reading or copying its body), HEAD, 204/206/304, bodies
+ * health check is sent as it is, without reading or copying its body), HEAD, 204/206/304, bodies
  * already encoded and `Cache-Control: no-transform`. Every compressible answer carries
  * `Vary: Accept-Encoding`. A strong `ETag` becomes weak (the bytes differ from the identity
  * form; `If-None-Match` compares weakly). The encoded bytes of an answer with an `ETag` (the
