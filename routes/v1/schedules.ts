@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { scheduleFileName } from "../../lib/fahrplan/document.ts";
-import { renderSchedule } from "../../lib/fahrplan/render.ts";
+import { renderScheduleMemo } from "../../lib/fahrplan/render_memo.ts";
 import { importInbox } from "../../lib/fahrplan/inbox.ts";
 import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
 import { answer } from "../../lib/http/respond.ts";
@@ -81,7 +81,7 @@ export function registerSchedules(ctx: RouteContext): void {
     const v = await peekScheduleVersion(ctx.kv, day, area, agg.version, now);
     const doc = scheduleFor(cfg, agg, area, mw, v.message_version, now);
     const format = q.format ?? "ess";
-    const xml = renderSchedule(doc, format);
+    const xml = renderScheduleMemo(doc, format);
     return new Response(xml, {
       status: 200,
       headers: {
