@@ -3,7 +3,9 @@
  * consecutive samples in which the thread was busy (not `(idle)`) — while one runs, no request on
  * that thread is answered — and, for the stretches of at least `minMs` (20 ms), the project or
  * package function that owns each sample (the deepest frame whose file is in the project, else
- * the deepest frame of an npm package), summed: the functions that make requests wait.
+ * the deepest frame of an npm package), summed: the functions that make requests wait. Sampling
+ * intervals over 20 ms while busy are counted apart: the thread had no core then (other threads
+ * or processes ran), which is no function's cost.
  *
  * Standalone: `deno run -A bench/cpuprofile_stretches.ts <file.cpuprofile> [minMs] [top]`
  * @module
@@ -20,6 +22,9 @@ interface CpuProfile {
   samples?: number[];
   timeDeltas?: number[];
 }
+
+/** A sampling interval above this (ms; the sampler ticks every ~1 ms) means the thread did not run. */
+const GAP_MS = 20;
 
 const label = (n: Node) => {
   const { functionName, url, lineNumber } = n.callFrame;
@@ -57,9 +62,11 @@ export async function summarizeStretches(path: string, minMs = 20, top = 20): Pr
   const idle = new Set(
     p.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id),
   );
-  const stretches: { ms: number; owners: Map<string, number> }[] = [];
-  let cur: { ms: number; owners: Map<string, number> } | undefined;
+  type Stretch = { ms: number; at: number; owners: Map<string, number> };
+  const stretches: Stretch[] = [];
+  let cur: Stretch | undefined;
   let total = 0;
+  const gaps: number[] = [];
   for (let i = 0; i < samples.length; i++) {
     // A sample's time is the delta to the next one.
     const ms = (deltas[i + 1] ?? 0) / 1000;
@@ -69,10 +76,13 @@ export async function summarizeStretches(path: string, minMs = 20, top = 20): Pr
       cur = undefined;
       continue;
     }
-    cur ??= { ms: 0, owners: new Map() };
-    cur.ms += ms;
+    cur ??= { ms: 0, at: total / 1000, owners: new Map() };
+    // An interval far above the sampling rate: the thread (and its sampler) had no core.
+    const ran = ms > GAP_MS ? Math.min(ms, 1) : ms;
+    if (ms > GAP_MS) gaps.push(ms);
+    cur.ms += ran;
     const o = owner(samples[i]);
-    cur.owners.set(o, (cur.owners.get(o) ?? 0) + ms);
+    cur.owners.set(o, (cur.owners.get(o) ?? 0) + ran);
   }
   if (cur) stretches.push(cur);
   const busy = stretches.reduce((a, s) => a + s.ms, 0);
@@ -96,8 +106,19 @@ export async function summarizeStretches(path: string, minMs = 20, top = 20): Pr
     `${long.length} stretches ≥ ${minMs} ms hold ${(longMs / 1000).toFixed(2)} s; longest ${
       [...stretches].sort((a, b) => b.ms - a.ms).slice(0, 8).map((s) => s.ms.toFixed(0)).join(", ")
     } ms`,
+    `without a core: ${gaps.length} sampling intervals over ${GAP_MS} ms while busy, ${
+      (gaps.reduce((a, b) => a + b, 0) / 1000).toFixed(2)
+    } s in all, longest ${Math.max(0, ...gaps).toFixed(0)} ms (other threads or processes had ` +
+    "the core; not counted in the stretches)",
     "busy stretches by length:",
     ...hist,
+    "the longest (start in s from the profile's start: its heaviest owners):",
+    ...[...stretches].sort((a, b) => b.ms - a.ms).slice(0, 5).map((s) =>
+      `  ${s.ms.toFixed(0)} ms at ${s.at.toFixed(1)} s: ${
+        [...s.owners].sort((a, b) => b[1] - a[1]).slice(0, 3)
+          .map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(", ")
+      }`
+    ),
     `owners of the stretches ≥ ${minMs} ms (share of their time):`,
     ...[...owners].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => `${pct(v)}  ${k}`),
   ];
