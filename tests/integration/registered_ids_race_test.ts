@@ -60,7 +60,7 @@ Deno.test("registered MaLo-IDs: lookups racing this process's own changes list n
   const { kv, listings } = await countingStore();
   try {
     const ids = Array.from({ length: 50 }, (_, i) => maloId(i));
-    await putMarketLocations(kv, ids.map((id, i) => ({ malo_id: id, ...input(1000) })), 0);
+    await putMarketLocations(kv, ids.map((id) => ({ malo_id: id, ...input(1000) })), 0);
     await registeredMarketLocations(kv, ids); // the first lookup builds the index
     await marketLocationIndexSettled(kv);
     const built = listings(); // the index build (and the first class table's)
