@@ -82,6 +82,12 @@ const PARTS: Part[] = [
     quick: { BENCH_REPLICAS_SINGLES: "500", BENCH_REPLICAS_BATCHES: "2" },
   },
   {
+    name: "mixed",
+    what: "issue 22: 32 mixed clients + orchestrator passes on 10,000 locations, p99 per kind",
+    script: "bench/mixed.ts",
+    quick: { BENCH_MIXED_N: "2000", BENCH_MIXED_SECONDS: "10", BENCH_MIXED_WARMUP_S: "2" },
+  },
+  {
     name: "million",
     what: "1,000,000 locations: forecast+aggregate, registration, overview, probes, 10 days",
     script: "bench/million.ts",

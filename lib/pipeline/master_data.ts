@@ -248,8 +248,9 @@ export async function masterDataStamp(kv: Deno.Kv): Promise<string | null> {
 /**
  * The registered ones among `ids` per the in-memory index, when it reflects the master-data
  * version entry with versionstamp `stamp`; else `undefined` (read the store), and the index is
- * built in the background (see `./registered_ids.ts`) unless it is ahead of `stamp` (this process
- * changed master data since `stamp` was read).
+ * built in the background (see `./registered_ids.ts`) when it is still behind the stored version
+ * entry once no change of this process is under way (see {@link rebuildIfBehind}) — not when it
+ * is ahead of `stamp` (this process changed master data since `stamp` was read).
  */
 export function indexedRegistered(
   kv: Deno.Kv,
@@ -258,7 +259,25 @@ export function indexedRegistered(
 ): Set<string> | undefined {
   const index = idsOf(kv);
   const known = index.lookup(stamp, ids);
-  if (!known && !index.isAhead(stamp)) {
+  if (!known && !index.isAhead(stamp)) rebuildIfBehind(kv, index);
+  return known;
+}
+
+/** Per store: the pending {@link rebuildIfBehind} check. */
+const behindChecks = new WeakMap<Deno.Kv, Promise<void>>();
+
+/**
+ * Builds the index again when, under the master-data lock, it does not reflect the stored version
+ * entry. A lookup can read the entry just after a change of this process committed and before the
+ * change reported itself to the index ({@link commitMasterData}); under the lock that report is
+ * done, the index is found current and nothing is listed. (Under a stream of single changes this
+ * race started a listing of every MaLo-ID on the request thread several times a minute,
+ * docs/mixed-load.md.) One check per store at a time.
+ */
+function rebuildIfBehind(kv: Deno.Kv, index: RegisteredIds): void {
+  if (behindChecks.has(kv)) return;
+  const check = withMasterDataLock(kv, async () => {
+    if (index.lookup(await masterDataStamp(kv), []) !== undefined) return;
     index.rebuild({
       // Under the lock: no change of this process is between its commit and its report.
       versionstamp: () => withMasterDataLock(kv, () => masterDataStamp(kv)),
@@ -268,11 +287,13 @@ export function indexedRegistered(
         }
       },
     });
-  }
-  return known;
+  }).catch(() => {}) // the store went away: the lookups keep reading it
+    .finally(() => behindChecks.delete(kv));
+  behindChecks.set(kv, check);
 }
 
 /** Resolves when no index build of this store runs any more (call before closing the store). */
-export function marketLocationIndexSettled(kv: Deno.Kv): Promise<void> {
-  return idIndexes.get(kv)?.settled() ?? Promise.resolve();
+export async function marketLocationIndexSettled(kv: Deno.Kv): Promise<void> {
+  await behindChecks.get(kv);
+  await idIndexes.get(kv)?.settled();
 }

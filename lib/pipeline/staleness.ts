@@ -59,7 +59,21 @@ function whatArrived(li: InputChange): string {
   } Berlin`;
 }
 
+/**
+ * Berlin wall-clock times of the instants seen lately: the overview asks for the same few (each
+ * day's last input) on every request, and a Temporal conversion with a time zone costs 6 µs and
+ * more (under the mixed load of `bench/mixed.ts`, a quarter of the console overview's JavaScript
+ * time).
+ */
+const HHMM_MEMO = new Map<string, string>();
+const HHMM_MEMO_SIZE = 1024;
+
 function hhmm(iso: string): string {
-  return Temporal.Instant.from(iso).toZonedDateTimeISO("Europe/Berlin").toPlainTime().toString()
-    .slice(0, 5);
+  const known = HHMM_MEMO.get(iso);
+  if (known !== undefined) return known;
+  const out = Temporal.Instant.from(iso).toZonedDateTimeISO("Europe/Berlin").toPlainTime()
+    .toString().slice(0, 5);
+  if (HHMM_MEMO.size >= HHMM_MEMO_SIZE) HHMM_MEMO.clear();
+  HHMM_MEMO.set(iso, out);
+  return out;
 }

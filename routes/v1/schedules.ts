@@ -16,7 +16,7 @@ import { frozenCount } from "../../lib/domain/deadlines.ts";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { type ScheduleVersions, ScheduleVersionsSchema } from "../../lib/wire/schedules.ts";
 import type { Aggregate } from "../../lib/pipeline/aggregate.ts";
-import { renderSchedule } from "../../lib/fahrplan/render.ts";
+import { renderScheduleMemo } from "../../lib/fahrplan/render_memo.ts";
 import { importInbox } from "../../lib/fahrplan/inbox.ts";
 import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
 import { answer } from "../../lib/http/respond.ts";
@@ -127,7 +127,8 @@ async function sentDocument(
 }
 
 function xmlAnswer(doc: ScheduleDocument, format: "ess" | "cim"): Response {
-  return new Response(renderSchedule(doc, format), {
+  // Rendered once per content (docs/mixed-load.md): the same document is asked for often.
+  return new Response(renderScheduleMemo(doc, format), {
     status: 200,
     headers: {
       "content-type": "application/xml; charset=utf-8",
