@@ -1,5 +1,5 @@
 /**
- * The KV key layout (docs/architecture.md, "KV key layout"): the one module that builds KV keys.
+ * The KV key layout (docs/kv.md): the one module that builds KV keys.
  * Every other module asks here for the key of what it stores, and each kind of record has one
  * owning module that reads and writes it (named beside each key below). `tests/unit/layers_test.ts`
  * checks that no other module spells a key.

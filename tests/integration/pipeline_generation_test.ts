@@ -1,5 +1,5 @@
 /**
- * The forecast step through the HTTP API (docs/pipeline.md, "Standard load profiles",
+ * The forecast step through the HTTP API (docs/domain.md, "Standard load profiles",
  * "Forecasts"): BDEW profile forecasts for every real quarter-hour of the clock-change days and
  * Christmas, idempotent, never over a customer forecast; the aggregate adds them up. Nothing is
  * stored per profile location: the only forecast record of the day is the customer's.

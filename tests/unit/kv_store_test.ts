@@ -1,5 +1,5 @@
 /**
- * The KV layer (docs/architecture.md, "KV key layout", "Writes and concurrency"): one module
+ * The KV layer (docs/kv.md; docs/architecture.md, "Writes and concurrency"): one module
  * spells every key, and every write retries `database is locked` below the domain.
  */
 import assert from "node:assert/strict";

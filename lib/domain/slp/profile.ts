@@ -1,5 +1,5 @@
 /**
- * BDEW standard load profiles (Standardlastprofile) for delivery days (docs/pipeline.md, "Standard load profiles";
+ * BDEW standard load profiles (Standardlastprofile) for delivery days (docs/domain.md, "Standard load profiles";
  * rules from data/bdew/SOURCE.md).
  *
  * Profiles: the 1999 profiles H0 (household), G0..G6 (commerce), L0..L2 (agriculture) and the
