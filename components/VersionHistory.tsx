@@ -35,6 +35,15 @@ function sentText(day: string, iso: string): string {
   return `${formatBerlinHm(iso)} Berlin${date === day ? "" : ` ${weekdayDate(date)}`}`;
 }
 
+/**
+ * The TSO's reason in words; the bare code only where it explains a rejection or an anomaly (a
+ * confirmation's A06 says nothing the status does not).
+ */
+function reasonOf(v: ScheduleVersions["versions"][number]): string | null {
+  if (v.reason_text) return v.reason_text;
+  return v.tso_status === "rejected" || v.tso_status === "anomaly" ? v.reason_code : null;
+}
+
 /** The drill-down. */
 export function VersionHistory({ day, area, load }: VersionHistoryProps) {
   const [h, setH] = useState<ScheduleVersions | "loading" | string | null>(null);
@@ -83,6 +92,7 @@ export function VersionHistory({ day, area, load }: VersionHistoryProps) {
                 >
                   <td data-label="Version">
                     v{v.version}
+                    {v.version === h.standing_version && " "}
                     {v.version === h.standing_version && (
                       <span class="muted">(the TSO has it)</span>
                     )}
@@ -94,9 +104,7 @@ export function VersionHistory({ day, area, load }: VersionHistoryProps) {
                   </td>
                   <td data-label="TSO">
                     <Badge tone={TONE[v.tso_status] ?? "neutral"}>{v.tso_status}</Badge>
-                    {(v.reason_text ?? v.reason_code) && (
-                      <span class="reason">{v.reason_text ?? v.reason_code}</span>
-                    )}
+                    {reasonOf(v) && <span class="reason">{reasonOf(v)}</span>}
                   </td>
                 </tr>
               ))}
