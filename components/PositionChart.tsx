@@ -203,7 +203,7 @@ export function PositionChart({ position, width, tso = {} }: PositionChartProps)
               ? (
                 <polyline
                   key={`tso-${a}`}
-                  class={`series tso-line s${k % 6}`}
+                  class={`series tso-series s${k % 6}`}
                   data-area={a}
                   points={line(tso[a].mw)}
                 />

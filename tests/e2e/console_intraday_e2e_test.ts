@@ -104,8 +104,8 @@ Deno.test({
 
     // The schedule the TSO has: one dashed line per area beside the open position.
     const chart = page.locator(".chart-plot");
-    await page.locator(`polyline.tso-line[data-area="${AREAS.hertz}"]`).waitFor();
-    assert.equal(await page.locator("polyline.tso-line").count(), 4);
+    await page.locator(`polyline.tso-series[data-area="${AREAS.hertz}"]`).waitFor();
+    assert.equal(await page.locator("polyline.tso-series").count(), 4);
     assert.match(await page.locator(".legend").innerText(), /the TSO has schedule v2/);
     // A tap at 10 % of the plot (about 02:00 Berlin, frozen): 4.4 MW open, the TSO has 4.0 MW.
     const box = (await chart.boundingBox())!;
