@@ -17,6 +17,8 @@ export interface ReadoutValue {
   mw: number;
   /** Series colour index (`s0`…`s5`), as in the chart. */
   series: number;
+  /** MW of the schedule the TSO has in this quarter-hour; absent when the chart has none. */
+  tsoMw?: number;
 }
 
 /** Props of {@link ChartReadout}. */
@@ -49,6 +51,9 @@ export function ChartReadout({ at, id }: ChartReadoutProps) {
             <span class="mono">{v.area}</span>
             {name && <span class="tso-name">{name}</span>}{" "}
             <strong>{Number.isFinite(v.mw) ? `${formatMw(v.mw)} MW` : "no value"}</strong>
+            {v.tsoMw !== undefined && Number.isFinite(v.tsoMw) && (
+              <span class="chart-readout-tso">(TSO has {formatMw(v.tsoMw)} MW)</span>
+            )}
           </span>
         );
       })}

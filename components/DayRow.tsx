@@ -22,6 +22,7 @@ import { Countdown } from "./Countdown.tsx";
 import { LocalTime } from "./LocalTime.tsx";
 import { StepCell } from "./StepCell.tsx";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
+import { phaseLine, schedulesOpen } from "../lib/console/intraday_texts.ts";
 
 /**
  * The missing-forecast warning in words: "1 of 3 market locations without forecast" (the total
@@ -77,6 +78,7 @@ export function DayRow(p: DayRowProps) {
   const t = p.nowMs ?? now.peek();
   const rel = relativeDay(d.delivery_day, t);
   const tso = tsoSummary(d);
+  const phase = phaseLine(d);
   const problems = tsoProblems(d).map(tsoProblemText);
   // A day from today on with nothing sent says by when (or that the deadline was missed).
   const nothingSent = !d.steps.submitted && d.delivery_day >= berlinDate(t)
@@ -138,6 +140,7 @@ export function DayRow(p: DayRowProps) {
             {tso.text}
           </span>
         )}
+        {phase && <span class="phase-line tso-line">{phase}</span>}
       </th>
       <td data-label="Gate closure">
         <Countdown iso={d.gate_closure} timeZone={tz} />
@@ -191,7 +194,9 @@ export function DayRow(p: DayRowProps) {
       {p.actions.length > 0 && (
         <td class="actions" data-label="Manual steps">
           {p.actions.map((a) => {
-            const closed = a.step === "submit" && d.gate_closure_passed;
+            // Schedules go out while a quarter-hour is open (intraday); the service refuses the
+            // market platform's submission after gate closure itself (docs/intraday.md).
+            const closed = a.step === "submit" && !schedulesOpen(d, t);
             const name = `${a.label} ${d.delivery_day}`;
             return a.confirm
               ? (
@@ -201,7 +206,11 @@ export function DayRow(p: DayRowProps) {
                   label={`${a.label}…`}
                   ariaLabel={name}
                   disabled={p.busy || closed}
-                  question={`Submit the schedules for ${d.delivery_day} to the market platform now?`}
+                  question={`Submit the schedules for ${d.delivery_day} now?${
+                    d.gate_closure_passed
+                      ? " Gate closure has passed: only new intraday schedule versions go to the TSOs, nothing to the market platform."
+                      : ""
+                  }`}
                   confirmLabel={`Yes, submit ${d.delivery_day}`}
                   onConfirm={() => p.onAction(a)}
                 />

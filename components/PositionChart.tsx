@@ -9,6 +9,10 @@
  * click on the chart, or the arrow keys on the focused chart (← → a quarter-hour, Page Up/Down
  * an hour, Home/End), show that quarter-hour's values in a visible readout
  * ({@link ChartReadout}); hovering still shows them as a title.
+ *
+ * With `tso`, each area's schedule the TSO has (the standing version's quantities,
+ * docs/intraday.md) is drawn as a dashed line in the area's colour beside its open position, and
+ * the readout gives both.
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -71,10 +75,15 @@ export interface PositionChartProps {
   position: OpenPosition;
   /** Fixed drawing width in px (tests); without it, the width of the chart's box. */
   width?: number;
+  /**
+   * Per control area, the schedule the TSO has: MW per quarter-hour of the standing version
+   * (`standing_quantities` of `…/versions`), with its version; areas without one are left out.
+   */
+  tso?: Record<string, { version: number; mw: number[] }>;
 }
 
 /** The chart; its `<title>` names it for assistive technology. */
-export function PositionChart({ position, width }: PositionChartProps) {
+export function PositionChart({ position, width, tso = {} }: PositionChartProps) {
   const plot = useRef<HTMLDivElement>(null);
   const [measured, setMeasured] = useState(DEFAULT_WIDTH);
   const [at, setAt] = useState<number | null>(null);
@@ -97,7 +106,9 @@ export function PositionChart({ position, width }: PositionChartProps) {
   const qh = position.quarter_hours;
   const areas = Object.keys(position.areas).sort();
   const n = Math.max(qh.length, 1);
-  const all = areas.flatMap((a) => position.areas[a]).filter(Number.isFinite);
+  const tsoAreas = areas.filter((a) => tso[a]?.mw.length);
+  const all = [...areas.flatMap((a) => position.areas[a]), ...tsoAreas.flatMap((a) => tso[a].mw)]
+    .filter(Number.isFinite);
   const lo0 = Math.min(0, ...all);
   const hi0 = Math.max(0, ...all);
   const pad = (hi0 - lo0) * 0.05 || 1;
@@ -129,7 +140,12 @@ export function PositionChart({ position, width }: PositionChartProps) {
   const readout = at === null || !qh[at] ? null : {
     from: qh[at].local,
     to: qh[at + 1]?.local ?? qh[0]?.local ?? "",
-    values: areas.map((a, k) => ({ area: a, mw: valueAt(a, at), series: k })),
+    values: areas.map((a, k) => ({
+      area: a,
+      mw: valueAt(a, at),
+      series: k,
+      ...(tso[a] ? { tsoMw: tso[a].mw[at] ?? NaN } : {}),
+    })),
   };
   return (
     <figure class="chart">
@@ -162,6 +178,7 @@ export function PositionChart({ position, width }: PositionChartProps) {
           <title id={titleId}>
             Open position {position.delivery_day} (aggregate version{" "}
             {position.version}), MW per quarter-hour and control area
+            {tsoAreas.length ? "; dashed: the schedule the TSO has" : ""}
           </title>
           <text class="axis-label" x={4} y={13} text-anchor="start">
             MW (consumption +, generation −)
@@ -181,6 +198,18 @@ export function PositionChart({ position, width }: PositionChartProps) {
           {areas.map((a, k) => (
             <polyline key={a} class={`series s${k % 6}`} points={line(position.areas[a])} />
           ))}
+          {areas.map((a, k) =>
+            tso[a]?.mw.length
+              ? (
+                <polyline
+                  key={`tso-${a}`}
+                  class={`series tso-series s${k % 6}`}
+                  data-area={a}
+                  points={line(tso[a].mw)}
+                />
+              )
+              : null
+          )}
           {at !== null && qh[at] && (
             <g class="cursor" aria-hidden="true">
               <rect x={x(at)} y={M.top} width={Math.max(iw / n, 2)} height={ih} />
@@ -231,6 +260,13 @@ export function PositionChart({ position, width }: PositionChartProps) {
                 <span class="muted">
                   min {formatMw(Math.min(...v))} · max {formatMw(Math.max(...v))} MW
                 </span>
+                {tso[a] && (
+                  <span class="tso-legend">
+                    {" "}
+                    <span class={`swatch swatch-dashed s${k % 6}`} aria-hidden="true" />
+                    the TSO has schedule v{tso[a].version}
+                  </span>
+                )}
               </li>
             );
           })}

@@ -8,7 +8,10 @@
 import type { DayOverview } from "../lib/console/types.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { tsoSummary } from "../lib/console/day_texts.ts";
+import { frozenText, lockedDeviationText, phaseLine } from "../lib/console/intraday_texts.ts";
+import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { Badge, type Tone } from "./Badge.tsx";
+import { VersionHistory } from "./VersionHistory.tsx";
 
 const TONE: Record<string, Tone> = {
   sent: "info",
@@ -53,19 +56,29 @@ export interface ScheduleListProps {
   day: DayOverview;
   /** Downloads the document of `area` in `format`. */
   onDownload: (area: string, format: "ess" | "cim") => void;
+  /** Reads a version history (`GET …/versions`) for the drill-down of each area; none without. */
+  loadVersions?: (path: string) => Promise<ScheduleVersions>;
 }
 
 /** The list; nothing when no schedule was handed over for the day. */
-export function ScheduleList({ day, onDownload }: ScheduleListProps) {
+export function ScheduleList({ day, onDownload, loadVersions }: ScheduleListProps) {
   const list = day.schedules ?? [];
   if (!list.length) return null;
   const summary = tsoSummary(day)!;
+  const locked = list.map(lockedDeviationText).filter((t): t is string => !!t);
   return (
     <div class="schedules">
       <h3>
         Schedules {day.delivery_day}{" "}
         <span class={`tso-summary tso-${summary.tone}`}>· {summary.text}</span>
       </h3>
+      <p class="phase-line">{phaseLine(day)}</p>
+      {locked.length > 0 && (
+        <p class="locked-deviation" role="note">
+          {locked.join("; ")}: the quarter-hours inside the lead time are frozen at the schedule the
+          TSO has.
+        </p>
+      )}
       <ul>
         {list.map((s) => (
           <li key={s.control_area} data-area={s.control_area}>
@@ -80,6 +93,14 @@ export function ScheduleList({ day, onDownload }: ScheduleListProps) {
               schedule v{s.version}
             </span>{" "}
             <Badge tone={TONE[s.tso_status] ?? "neutral"}>{s.tso_status}</Badge>
+            {s.phase && (
+              <span class="muted schedule-phase">
+                {s.phase === "intraday" ? "intraday" : "day-ahead"}
+                {frozenText(day.delivery_day, s.frozen_before)
+                  ? `, ${frozenText(day.delivery_day, s.frozen_before)}`
+                  : ""}
+              </span>
+            )}
             {s.reason_text && <span class="reason">{s.reason_text}</span>}{" "}
             <span class="schedule-downloads">
               <button
@@ -99,6 +120,9 @@ export function ScheduleList({ day, onDownload }: ScheduleListProps) {
                 CIM
               </button>
             </span>
+            {loadVersions && (
+              <VersionHistory day={day.delivery_day} area={s.control_area} load={loadVersions} />
+            )}
           </li>
         ))}
       </ul>

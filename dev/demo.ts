@@ -9,7 +9,10 @@
  * 4. starts the orchestrator and runs its first pass at once (the cron keeps ticking every
  *    minute), driving the next delivery day whose gate closure is still ahead through
  *    aggregated → published (local outbox) → submitted (simulator);
- * 5. prints the console URL, the keys and where the CSV landed, and keeps serving.
+ * 5. once the next day's schedules are confirmed, updates today's PV forecasts and hands today's
+ *    intraday version to the TSOs (`dev/demo_intraday.ts`): "today: v2 sent 20:13, frozen before
+ *    20:30 Berlin, 4 of 4 confirmed";
+ * 6. prints the console URL, the keys and where the CSV landed, and keeps serving.
  *
  * Environment: `PORT` (default 8000; 0 = any free port), `DEMO_LOCATIONS` (default 400; up to
  * 100,000 — registration and the parks' forecasts go in batches under the API's limit of 500),
@@ -23,6 +26,7 @@ import { maloCheckDigit } from "../lib/domain/malo.ts";
 import { startSimulator } from "./market_platform_simulator.ts";
 import { startTsoSimulator } from "./tso_simulator.ts";
 import { encodeBase64Url } from "./base64url.ts";
+import { intradayToday, parkRows } from "./demo_intraday.ts";
 
 const AREAS = ["10YDE-RWENET---I", "10YDE-EON------1", "10YDE-ENBW-----N", "10YDE-VE-------2"];
 const PROFILES: [string, number, number][] = [
@@ -64,7 +68,15 @@ const simulatorPort = Deno.env.get("SIMULATOR_PORT");
 const sim = await startSimulator({ port: simulatorPort ? Number(simulatorPort) : undefined });
 await Deno.writeTextFile(`${dir}/simulator-ca.pem`, sim.caCert);
 // The TSOs: they answer every schedule handed over to the outbox (ACK, then a CNF).
-const tsos = startTsoSimulator({ outbox: `${dir}/outbox`, inbox: `${dir}/inbox`, cnfDelayMs: 300 });
+// On the system clock, so they keep the lead-time and 18:00 rules (docs/intraday.md).
+const tsos = startTsoSimulator({
+  outbox: `${dir}/outbox`,
+  inbox: `${dir}/inbox`,
+  cnfDelayMs: 300,
+  clock: { now: () => Date.now() },
+  leadMinutes: Number(Deno.env.get("INTRADAY_LEAD_MINUTES") ?? 15),
+  tsoDeadlineLocalTime: Deno.env.get("TSO_DEADLINE_LOCAL_TIME") ?? "14:30",
+});
 const processKey = key();
 const externalKey = key();
 const server = await start({
@@ -133,26 +145,18 @@ for (let i = 0; i < locations - parks; i++) {
   });
 }
 const csv = ["market_location_id,start,kw"];
-const dayStart = Temporal.PlainDate.from(day).toZonedDateTime({ timeZone: "Europe/Berlin" });
-const dayEnd = dayStart.add({ days: 1 });
+const parkList: { id: string; peakKw: number }[] = [];
 for (let j = 0; j < parks; j++) {
   const id = malo(locations - parks + j + 1);
   const peakKw = Math.round(500 + 1500 * random());
+  parkList.push({ id, peakKw });
   portfolio.push({
     malo_id: id,
     control_area: AREAS[j % 4],
     direction: "generation",
-    name: `PV park ${j + 1} (${peakKw} kWp)`,
+    name: `PV park ${j + 1} (${peakKw} kWp, battery)`,
   });
-  for (
-    let t = dayStart;
-    Temporal.ZonedDateTime.compare(t, dayEnd) < 0;
-    t = t.add({ minutes: 15 })
-  ) {
-    const hour = t.hour + t.minute / 60;
-    const sun = Math.max(0, Math.sin(((hour - 8) / 8.5) * Math.PI)); // late-autumn day, 08:00–16:30
-    csv.push(`${id},${t.toString({ timeZoneName: "never" })},${(peakKw * 0.35 * sun).toFixed(3)}`);
-  }
+  csv.push(...parkRows(id, day, peakKw));
 }
 for (let i = 0; i < portfolio.length; i += 500) {
   await api(
@@ -183,6 +187,8 @@ for (let i = 0; filesChannel && i < 50; i++) {
   await new Promise((r) => setTimeout(r, 200));
 }
 const confirmed = schedules.filter((x) => x.tso_status === "confirmed").length;
+// Intraday: today's PV forecasts arrive, today's next version goes out (files channel).
+const today = filesChannel ? await intradayToday(api, externalKey, parkList) : null;
 const overview = await api("/v1/console/delivery-days");
 const entry = overview.delivery_days.find((d: { delivery_day: string }) => d.delivery_day === day);
 const published = entry?.steps.published;
@@ -201,6 +207,7 @@ const summary = {
   confirmed: `${confirmed} of ${schedules.length} confirmed`,
   simulator: { url: sim.url, key: sim.apiKey, ca: `${dir}/simulator-ca.pem` },
   days_in_first_pass: pass.days.length,
+  today,
   seconds: Number(seconds),
 };
 console.log(`
@@ -219,7 +226,7 @@ Scheduling bridge demo — first pass done in ${seconds} s
   process key:   ${processKey}   (caller "operator"; shown only now)
   external key:  ${externalKey}   (caller "customer")
   KV:            ${dir}/bridge.kv
-The orchestrator keeps running every minute. Stop with Ctrl-C.`);
+The orchestrator keeps running every minute. Stop with Ctrl-C.${today ? `\n${today.line}` : ""}`);
 console.log(`DEMO_SUMMARY ${JSON.stringify(summary)}`);
 if (Deno.env.get("DEMO_EXIT") === "1") {
   await server.shutdown();

@@ -11,8 +11,8 @@ import { untracked, useSignal, useSignalEffect } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { ConfirmButton } from "../components/ConfirmButton.tsx";
 import { DayRow, type StepAction } from "../components/DayRow.tsx";
-import { PositionChart } from "../components/PositionChart.tsx";
-import { downloadName, ScheduleList } from "../components/ScheduleList.tsx";
+import { DayChart } from "../components/DayChart.tsx";
+import { downloadName } from "../components/ScheduleList.tsx";
 import { ApiError, errorFrom } from "../lib/console/api.ts";
 import {
   api,
@@ -25,6 +25,7 @@ import {
 } from "../lib/console/session.ts";
 import { focusDay } from "../lib/console/focus.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
+import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
 
 /**
@@ -271,7 +272,6 @@ export function DeliveryDays() {
   };
 
   const list = days.value;
-  const pos = position.value;
   const selectedDay = list?.find((d) => d.delivery_day === selected.value);
   return (
     <div class="days">
@@ -349,20 +349,13 @@ export function DeliveryDays() {
       )}
       {selected.value && list && list.length > 0 && (
         <div class="chart-box" ref={chartBox}>
-          <h3>
-            Open position {selected.value}
-            {pos && pos !== "missing" && (
-              <span class="muted">· aggregate version {pos.version} · MW</span>
-            )}
-          </h3>
-          {pos === "missing" && <p class="placeholder">Not aggregated yet for this day.</p>}
-          {pos && pos !== "missing" && <PositionChart position={pos} />}
-          {selectedDay && (
-            <ScheduleList
-              day={selectedDay}
-              onDownload={(area, format) => void download(area, format)}
-            />
-          )}
+          <DayChart
+            dayName={selected.value}
+            day={selectedDay}
+            position={position.value}
+            onDownload={(area, format) => void download(area, format)}
+            loadVersions={(path) => api<ScheduleVersions>("GET", path)}
+          />
         </div>
       )}
     </div>

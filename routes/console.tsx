@@ -38,6 +38,7 @@ export function registerConsole(ctx: RouteContext): void {
         "/static/panels.css",
         "/static/touch.css",
         "/static/attention.css",
+        "/static/intraday.css",
         "/static/narrow.css",
       ],
       fields,

@@ -19,7 +19,8 @@ import {
   tsoProblems,
   tsoSummary,
 } from "./day_texts.ts";
-import { formatBerlinHm } from "./format.ts";
+import { formatBerlinHm, formatMwh } from "./format.ts";
+import { areaName, LOCKED_DEVIATION_MIN_MWH, schedulesOpen } from "./intraday_texts.ts";
 
 export type { AttentionItem } from "../wire/attention.ts";
 
@@ -106,6 +107,7 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
   const sub = d.steps.submitted;
   const deadline = dayDeadline(d);
   const passed = Date.parse(deadline.at) <= nowMs;
+  const open = schedulesOpen(d, nowMs);
   if (!sub && relativeDay(day, nowMs) === "tomorrow") {
     add({
       code: passed ? "deadline_missed" : "not_sent_yet",
@@ -120,11 +122,25 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
       level: "warn",
       message: `${sentence(name)}: new input after the schedule was sent${reason}. The TSOs have ` +
         `aggregate v${sub.version}, the current one is v${d.input_version}${
-          passed
-            ? `; the ${deadline.name} has passed, so it is not sent any more`
-            : ", not sent yet"
+          open ? ", not sent yet" : "; no quarter-hour is open any more, so it is not sent"
         }.`,
     });
+  }
+  if (relativeDay(day, nowMs) === "today") {
+    for (const s of d.schedules ?? []) {
+      const mwh = s.locked_deviation_mwh ?? 0;
+      if (mwh < LOCKED_DEVIATION_MIN_MWH) continue;
+      add({
+        code: "locked_deviation",
+        level: "warn",
+        control_area: s.control_area,
+        message:
+          `${sentence(name)}: ${formatMwh(mwh)} MWh can no longer be scheduled away in ${
+            areaName(s.control_area)
+          } (${s.control_area}): ` +
+          "the frozen quarter-hours deviate from the schedule the TSO has.",
+      });
+    }
   }
   for (const w of d.warnings ?? []) {
     const pct = Math.round(w.share * 1000) / 10;

@@ -58,16 +58,19 @@ export interface Deadline {
 }
 
 /**
- * The deadline by which a day's schedules must be sent: today the gate closure of the overview
- * (docs/pipeline.md, "Gate closure"). The one place to switch when another deadline applies.
+ * The deadline by which a day's schedules must be sent: the TSO deadline of the day-ahead
+ * schedule (docs/intraday.md, StromNZV § 5: 14:30 Berlin the day before), or the gate closure
+ * when the overview does not carry it (an older producer of the shape).
  */
 export function dayDeadline(day: DayOverview): Deadline {
-  return { name: "gate closure", at: day.gate_closure };
+  return day.tso_deadline
+    ? { name: "TSO deadline", at: day.tso_deadline }
+    : { name: "gate closure", at: day.gate_closure };
 }
 
 /**
- * A day with nothing sent, in words: `nothing sent — gate closure 12:00 Berlin in 2 h 10 min`
- * before the deadline, `missed: gate closure passed, nothing sent` after it.
+ * A day with nothing sent, in words: `nothing sent — TSO deadline 14:30 Berlin in 2 h 10 min`
+ * before the deadline, `missed: TSO deadline passed, nothing sent` after it.
  */
 export function nothingSentText(deadline: Deadline, nowMs: number): string {
   const at = Date.parse(deadline.at);

@@ -11,9 +11,11 @@ import { z } from "zod";
  * Every code an item can carry (docs/console.md, "Attention"):
  * `tso_rejected`, `tso_anomaly` (error, per control area, with the TSO's reason),
  * `step_failing` (error, a step's last attempt failed), `deadline_missed` (error, tomorrow's
- * deadline passed with nothing sent), `orchestrator_failing` (error, three passes in a row failed),
+ * TSO deadline passed with nothing sent), `orchestrator_failing` (error, three passes in a row failed),
  * `schedule_outdated` (warn, new input after the schedule was sent: the TSO has an older
- * aggregate), `missing_forecasts` (warn), `orchestrator_stopped` (warn), `awaiting_answer`
+ * aggregate), `missing_forecasts` (warn), `orchestrator_stopped` (warn), `locked_deviation` (warn,
+ * today, per control area: at least 0.1 MWh left between the open position and the schedule the
+ * TSO has in the frozen quarter-hours), `awaiting_answer`
  * (info, the current version is sent, not every TSO answered), `not_sent_yet` (info, tomorrow,
  * deadline ahead), `all_confirmed` (ok, every schedule of tomorrow confirmed in its current version).
  */
@@ -26,6 +28,7 @@ export const ATTENTION_CODES = [
   "schedule_outdated",
   "missing_forecasts",
   "orchestrator_stopped",
+  "locked_deviation",
   "awaiting_answer",
   "not_sent_yet",
   "all_confirmed",

@@ -67,6 +67,17 @@ export const DayOverviewSchema = z.object({
   /** ISO-8601 UTC instant. */
   gate_closure: z.string(),
   gate_closure_passed: z.boolean(),
+  /**
+   * ISO-8601 UTC instant of the TSO deadline of the day-ahead schedule (docs/intraday.md, 14:30
+   * Berlin the day before by default). Sent by `GET /v1/console/delivery-days`; optional for
+   * other producers of the shape (then gate closure is the day's deadline).
+   */
+  tso_deadline: z.string().optional(),
+  /**
+   * ISO-8601 UTC instant from which no quarter-hour of the day is open any more (its last
+   * quarter-hour's start minus the intraday lead time): until then a schedule version can go out.
+   */
+  schedules_open_until: z.string().optional(),
   input_version: z.number().int(),
   last_input: InputChangeSchema.nullable(),
   steps: z.object({

@@ -92,7 +92,7 @@ Deno.test({
       assert.match(await row.locator("th .day-name").innerText(), /^Wed 25 Nov · tomorrow$/);
       assert.equal(
         await row.locator('td[data-label="Submitted"]').innerText(),
-        "nothing sent — gate closure 12:00 Berlin in 3 h 0 min",
+        "nothing sent — TSO deadline 14:30 Berlin in 5 h 30 min",
       );
       assert.match(
         await page.locator('tr[data-day="2026-11-24"] th .day-name').innerText(),
@@ -101,7 +101,7 @@ Deno.test({
       const item = page.locator('.attention li[data-code="not_sent_yet"]');
       assert.equal(
         await item.innerText(),
-        "·\nTomorrow (Wed 25 Nov): nothing sent — gate closure 12:00 Berlin in 3 h 0 min.",
+        "·\nTomorrow (Wed 25 Nov): nothing sent — TSO deadline 14:30 Berlin in 5 h 30 min.",
       );
       await summaryShot(page, "20-attention-before-nothing-sent");
     });

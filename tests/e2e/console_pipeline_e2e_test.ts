@@ -99,7 +99,7 @@ Deno.test({
       // Nothing sent yet: the Submitted cell names the deadline (docs/console.md, "Rows").
       assert.match(
         (await c.submitted.innerText()).trim(),
-        /^nothing sent — gate closure \d\d:\d\d Berlin in \d/,
+        /^nothing sent — TSO deadline \d\d:\d\d Berlin in \d/,
       );
     });
 

@@ -2,7 +2,7 @@
  * `attention` in `GET /v1/console/status` (docs/console.md, "Attention"): a TSO rejection and an
  * anomaly imported from the inbox appear with the TSO's reason; "all confirmed" only once every
  * area confirmed the current version, and new input after it is amber; tomorrow without state is
- * "not sent yet" until gate closure, then "missed"; today and tomorrow have overview rows.
+ * "not sent yet" until the TSO deadline, then "missed"; today and tomorrow have overview rows.
  *
  * Real parts: the app on a temp-file KV over HTTP on 127.0.0.1 with a fake clock, the outbox and
  * inbox on disk, answer files in the structure of the real ESS samples.
@@ -140,7 +140,7 @@ Deno.test("attention: tomorrow without state — not sent yet, then missed; toda
       code: "not_sent_yet",
       level: "info",
       delivery_day: DAY,
-      message: "Tomorrow (Mon 23 Nov): nothing sent — gate closure 12:00 Berlin in 3 h 0 min.",
+      message: "Tomorrow (Mon 23 Nov): nothing sent — TSO deadline 14:30 Berlin in 5 h 30 min.",
     }]);
     const ov = await call(`${r.s.url}/v1/console/delivery-days`, { headers: proc });
     const body = ov.body as {
@@ -154,13 +154,15 @@ Deno.test("attention: tomorrow without state — not sent yet, then missed; toda
       ["2026-11-22", null],
       [DAY, null],
     ]);
-    r.clock.advance(3 * 3600_000); // 12:00 Berlin: gate closure of DAY
+    r.clock.advance(3 * 3600_000); // 12:00 Berlin: gate closure of DAY, the TSO deadline ahead
+    assert.deepEqual(codes(await attentionOf(r.s.url)), [`not_sent_yet:${DAY}`]);
+    r.clock.advance(2.5 * 3600_000); // 14:30 Berlin: the TSO deadline of DAY (docs/intraday.md)
     const after = await attentionOf(r.s.url);
     assert.deepEqual(codes(after), [`deadline_missed:${DAY}`]);
     assert.equal(after[0].level, "error");
     assert.equal(
       after[0].message,
-      "Tomorrow (Mon 23 Nov): missed: gate closure passed, nothing sent.",
+      "Tomorrow (Mon 23 Nov): missed: TSO deadline passed, nothing sent.",
     );
   } finally {
     await r.close();

@@ -1,7 +1,9 @@
 /**
  * The demo as a test: start it, wait for the next open day to be handed over to the TSOs as ESS
  * documents and confirmed by the TSO simulator ("4 of 4 confirmed"), and check that the outbox
- * CSV, the documents and the aggregate agree. Runs `dev/demo.ts` as its own process.
+ * CSV, the documents and the aggregate agree; then today's PV forecasts are updated and the last
+ * line tells today's intraday version ("today: v2 sent 20:13, frozen before 20:30 Berlin, 4 of 4
+ * confirmed"), which the version history confirms. Runs `dev/demo.ts` as its own process.
  */
 import assert from "node:assert/strict";
 import { XMLParser } from "fast-xml-parser";
@@ -75,6 +77,36 @@ Deno.test("demo: next open day handed over to the TSOs and confirmed 4 of 4; CSV
       assert.ok(mw.some((q) => q !== 0), "a non-trivial open position");
     }
     assert.equal(s.confirmed, "4 of 4 confirmed");
+
+    // Today's intraday version: the final line, as the version history has it.
+    const berlinNow = Temporal.Now.zonedDateTimeISO("Europe/Berlin");
+    if (berlinNow.hour * 60 + berlinNow.minute < 23 * 60 + 25) {
+      const final = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-1)!;
+      const m =
+        /^today: v(\d+) sent (\d\d:\d\d), frozen before (\d\d:\d\d) Berlin, 4 of 4 confirmed$/
+          .exec(final);
+      assert.ok(m, `final line: ${final}`);
+      const today = (summary as {
+        today: { delivery_day: string; version: number; sent_at: string; frozen_before: string };
+      }).today;
+      assert.equal(today.delivery_day, berlinNow.toPlainDate().toString());
+      assert.ok(Number(m[1]) >= 2, "an intraday version after the first pass's");
+      const ahead = Date.parse(today.frozen_before) - Date.parse(today.sent_at);
+      assert.ok(ahead >= 15 * 60_000 && ahead < 30 * 60_000, `lead time 15 min: ${ahead} ms`);
+      const berlinHm = (iso: string) =>
+        Temporal.Instant.from(iso).toZonedDateTimeISO("Europe/Berlin").toPlainTime().toString()
+          .slice(0, 5);
+      assert.deepEqual([m[2], m[3]], [berlinHm(today.sent_at), berlinHm(today.frozen_before)]);
+      const h = await (await fetch(
+        `${base}/v1/delivery-days/${today.delivery_day}/schedules/10YDE-VE-------2/versions`,
+        { headers: { "x-api-key": (summary as { process_key: string }).process_key } },
+      )).json() as { standing_version: number; versions: { phase: string; tso_status: string }[] };
+      assert.equal(h.standing_version, Number(m[1]));
+      assert.deepEqual(
+        [h.versions.at(-1)?.phase, h.versions.at(-1)?.tso_status],
+        ["intraday", "confirmed"],
+      );
+    }
   } finally {
     child.kill("SIGTERM");
     await lines.cancel().catch(() => {});

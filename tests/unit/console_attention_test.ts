@@ -187,7 +187,8 @@ Deno.test("attention: missing forecasts with their share, and outdated after gat
   const c = new FakeClock(Date.parse("2026-11-24T11:30:00Z")); // 12:30 Berlin
   const items = attention({ days: [view(s, [], c.now())], orchestrator: running, nowMs: c.now() });
   assert.deepEqual(codes(items), ["schedule_outdated", "missing_forecasts"]);
-  assert.match(items[0].message, /the gate closure has passed, so it is not sent any more\.$/);
+  // Without `schedules_open_until` the overview's gate closure ends the day's schedules.
+  assert.match(items[0].message, /no quarter-hour is open any more, so it is not sent\.$/);
   assert.equal(
     items[1].message,
     "Tomorrow (Wed 25 Nov): 20 market locations (5 % of the day's, by count) have no forecast " +

@@ -38,6 +38,7 @@ export function registerDeliveryDayOverview(ctx: RouteContext): void {
         cfg.gate_closure_local_time,
         cfg.intraday_lead_minutes,
         ctx.clock.now(),
+        { tsoDeadlineLocalTime: cfg.tso_deadline_local_time },
       ),
     );
   });

@@ -141,6 +141,7 @@ export function registerStatus(
       now,
       {
         from: berlinDate(now),
+        tsoDeadlineLocalTime: cfg.tso_deadline_local_time,
       },
     );
     const items = attentionOf({

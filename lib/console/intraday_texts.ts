@@ -1,0 +1,89 @@
+/**
+ * The intraday words of a delivery day (docs/console.md, "Intraday", docs/intraday.md): the phase
+ * line of the schedules ("intraday v7 · frozen until 10:30 Berlin · 4 of 4 confirmed"), the
+ * deviation left in the frozen quarter-hours in words, and whether a schedule version can still
+ * go out. Pure (the clock is a parameter) and free of `Temporal`, like `day_texts.ts`, so the
+ * server's attention list and the browser's rows say the same.
+ * @module
+ */
+import type { DayOverview } from "../wire/delivery_days.ts";
+import { tsoName } from "../fahrplan/tso_names.ts";
+import { berlinDate } from "./day_texts.ts";
+import { formatBerlinHm, formatMwh } from "./format.ts";
+
+/** One schedule entry of the overview. */
+export type ScheduleEntry = DayOverview["schedules"][number];
+
+/**
+ * MWh from which a locked deviation of today is an attention item (`locked_deviation`, warn):
+ * 0.1 MWh, e.g. 0.4 MW over one quarter-hour — below it the deviation is rounding and small
+ * forecast noise, above it imbalance energy worth an operator's look (docs/console.md).
+ */
+export const LOCKED_DEVIATION_MIN_MWH = 0.1;
+
+/** `day-ahead` or `intraday`, as people write it. */
+export function phaseLabel(phase: ScheduleEntry["phase"]): string {
+  return phase === "intraday" ? "intraday" : phase === "day_ahead" ? "day-ahead" : "schedule";
+}
+
+/**
+ * Where the frozen quarter-hours of a version end, in words: `frozen until 10:30 Berlin`; `every
+ * quarter-hour frozen` when none was open at sending; `null` when nothing was frozen (sent before
+ * the day, minus the lead time, began).
+ * @param day the delivery day (`YYYY-MM-DD`, Berlin)
+ * @param frozenBefore ISO-8601 UTC start of the first open quarter-hour at sending
+ */
+export function frozenText(day: string, frozenBefore: string | null | undefined): string | null {
+  if (!frozenBefore) return null;
+  const ms = Date.parse(frozenBefore);
+  if (Number.isNaN(ms)) return null;
+  const date = berlinDate(ms);
+  if (date > day) return "every quarter-hour frozen";
+  if (date < day || formatBerlinHm(frozenBefore) === "00:00") return null;
+  return `frozen until ${formatBerlinHm(frozenBefore)} Berlin`;
+}
+
+/**
+ * The phase line of a day's schedules, of its newest version: `intraday v7 · frozen until 10:30
+ * Berlin · 4 of 4 confirmed`, `day-ahead v1 · 4 of 4 confirmed`; `v3–v7` when the areas stand at
+ * different versions. `null` when no schedule was handed to a TSO.
+ */
+export function phaseLine(day: DayOverview): string | null {
+  const list = day.schedules ?? [];
+  if (!list.length) return null;
+  const newest = [...list].sort((a, b) => (b.sent_at ?? b.at).localeCompare(a.sent_at ?? a.at))[0];
+  const vs = list.map((s) => s.version);
+  const lo = Math.min(...vs);
+  const hi = Math.max(...vs);
+  const confirmed = list.filter((s) => s.tso_status === "confirmed").length;
+  return [
+    `${phaseLabel(newest.phase)} ${lo === hi ? `v${hi}` : `v${lo}–v${hi}`}`,
+    frozenText(day.delivery_day, newest.frozen_before),
+    `${confirmed} of ${list.length} confirmed`,
+  ].filter(Boolean).join(" · ");
+}
+
+/** The area as people say it: the TSO's short name, else its EIC. */
+export function areaName(area: string): string {
+  return tsoName(area) ?? area;
+}
+
+/**
+ * `2.4 MWh can no longer be scheduled away in 50Hertz`; `null` when there is none (below
+ * 0.05 MWh, which reads as 0.0) or the entry carries no figure.
+ */
+export function lockedDeviationText(s: ScheduleEntry): string | null {
+  const mwh = s.locked_deviation_mwh;
+  if (mwh === null || mwh === undefined || mwh < 0.05) return null;
+  return `${formatMwh(mwh)} MWh can no longer be scheduled away in ${areaName(s.control_area)}`;
+}
+
+/**
+ * True while a schedule version of the day can still go out at `nowMs`: some quarter-hour is open
+ * beyond the lead time (`schedules_open_until`); without that field, until gate closure.
+ */
+export function schedulesOpen(day: DayOverview, nowMs: number): boolean {
+  return day.schedules_open_until
+    ? nowMs < Date.parse(day.schedules_open_until)
+    : !day.gate_closure_passed;
+}
