@@ -228,14 +228,16 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   hono.onError(onError);
   // Outermost: compresses the final (redacted) answer when the client accepts it.
   hono.use("*", compressAnswers());
+  // These answers quote the request and skip the route pipeline (and its redaction step): the
+  // sentence passes the redactor here, so a key pasted into a URL does not come back whole.
   hono.notFound((c) => {
     const allowed = routes.methodsFor(c.req.path);
-    if (allowed.length === 0) return problem(404, `No route for ${c.req.method} ${c.req.path}.`);
-    return problem(
-      405,
-      `${c.req.path} does not answer ${c.req.method}; it answers ${allowed.join(", ")}.`,
-      { allow: allowed.join(", ") },
-    );
+    const path = redactor.text(c.req.path, 200);
+    const method = redactor.text(c.req.method, 40);
+    if (allowed.length === 0) return problem(404, `No route for ${method} ${path}.`);
+    return problem(405, `${path} does not answer ${method}; it answers ${allowed.join(", ")}.`, {
+      allow: allowed.join(", "),
+    });
   });
 
   registerHealth(ctx);
