@@ -43,6 +43,7 @@ import { createRegistry, type Registry } from "./lib/metrics/registry.ts";
 import { HttpMetrics } from "./lib/metrics/http_metrics.ts";
 import { PipelineMetrics } from "./lib/metrics/pipeline_metrics.ts";
 import { registerStateGauges } from "./lib/metrics/state_gauges.ts";
+import { lockedDeviationSource, storeFactsSource } from "./lib/metrics/hook_sources.ts";
 import { routeTiming } from "./lib/http/route_timing.ts";
 import { RuntimeConfig } from "./lib/config/runtime_config.ts";
 import { KeyRing } from "./lib/auth/api_keys.ts";
@@ -267,6 +268,12 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     orchestratorState: () => orchestratorState.current(),
     passHealth: () => passes.current(),
     streamClients: () => hub.size,
+    lockedDeviationMwh: lockedDeviationSource(
+      kv,
+      clock,
+      async () => (await config.effective()).intraday_lead_minutes,
+    ),
+    storeFacts: storeFactsSource(retentionFacts),
     onError: (err) => log.error("metrics_failed", "the state gauges could not be read", err),
   });
   registerOpenApi(ctx);
