@@ -59,7 +59,7 @@ async function prepare(kvPath: string, facts: RetentionFacts | null): Promise<vo
   }
 }
 
-async function withApp(facts: RetentionFacts | null, fn: (text: string) => Promise<void>) {
+async function withApp(facts: RetentionFacts | null, fn: (text: string) => void | Promise<void>) {
   const dir = await Deno.makeTempDir({ prefix: "bridge-hooks-" });
   const kvPath = `${dir}/bridge.kv`;
   await prepare(kvPath, facts);
@@ -90,7 +90,7 @@ const FACTS: RetentionFacts = {
 };
 
 Deno.test("metrics: today's locked deviation per area and the store's size facts", async () => {
-  await withApp(FACTS, async (text) => {
+  await withApp(FACTS, (text) => {
     // 41 frozen quarter-hours (00:00 … 10:00) × |2 MW − 0 MW the TSO has| × 0.25 h.
     assert.equal(
       sample(text, "fahrplan_locked_deviation_joules", { control_area: A }),
@@ -115,7 +115,7 @@ Deno.test("metrics: today's locked deviation per area and the store's size facts
 });
 
 Deno.test("metrics: before retention's first count the store gauges are left out", async () => {
-  await withApp(null, async (text) => {
+  await withApp(null, (text) => {
     assert.match(text, /^# TYPE fahrplan_store_delivery_day_states gauge$/m);
     assert.equal(sample(text, "fahrplan_store_delivery_day_states"), undefined);
     assert.equal(sample(text, "fahrplan_store_last_pruning_timestamp_seconds"), undefined);
