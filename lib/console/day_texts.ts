@@ -131,19 +131,19 @@ export function tsoSummary(day: DayOverview): TsoSummary | null {
   if (scheduleOutdated(day)) {
     return {
       tone: "warn",
-      text: `confirmed: document ${versions(list)} in ${confirmed} of ${n} areas${agg} · ` +
+      text: `confirmed: schedule ${versions(list)} in ${confirmed} of ${n} areas${agg} · ` +
         `aggregate v${day.input_version} not sent yet`,
     };
   }
   if (confirmed === n) {
     return {
       tone: "ok",
-      text: `confirmed: document ${versions(list)} in ${n} of ${n} areas${agg}`,
+      text: `confirmed: schedule ${versions(list)} in ${n} of ${n} areas${agg}`,
     };
   }
   return {
     tone: "warn",
-    text: `confirmed: ${confirmed} of ${n} areas · document ${versions(list)}${agg} waiting for ${
+    text: `confirmed: ${confirmed} of ${n} areas · schedule ${versions(list)}${agg} waiting for ${
       n - confirmed
     } TSO answer${n - confirmed === 1 ? "" : "s"}`,
   };

@@ -144,7 +144,7 @@ Deno.test("row: a rejection turns the Submitted cell red and says why", () => {
     cell,
     /10YDE-AREA-----0: rejected by the TSO \(schedule v1\): &lt;b>sum&lt;\/b> of time series 2 wrong/,
   );
-  assert.match(cell, /aggr\. v1/);
+  assert.match(cell, /aggregate v1/);
 });
 
 Deno.test("summary: worst colour, items link to their day", () => {
