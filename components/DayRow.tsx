@@ -6,6 +6,7 @@
  */
 import type { RunnableStep } from "../lib/pipeline/step_table.ts";
 import type { DayOverview } from "../lib/console/types.ts";
+import { missingForecastsText } from "../lib/console/attention.ts";
 import {
   berlinDate,
   dayDeadline,
@@ -25,14 +26,28 @@ import { tsoName } from "../lib/fahrplan/tso_names.ts";
 
 /**
  * The missing-forecast warning in words: "1 of 3 market locations without forecast" (the total
- * derived from the share of the day's market locations the warning carries).
+ * derived from the share of the day's market locations the warning carries), then their share of
+ * the day's expected energy: "· 62.5 % of the energy" ("≥ 62.5 %" when some of the missing
+ * locations' energy is unknown; "energy share unknown" when none is known), docs/console.md,
+ * "Missing forecasts by energy".
  */
-export function missingForecastText(w: { market_locations: number; share: number }): string {
+export function missingForecastText(
+  w: {
+    market_locations: number;
+    share: number;
+    energy_share?: number | null;
+    energy_unknown_locations?: number;
+  },
+): string {
   const total = w.share > 0 ? Math.round(w.market_locations / w.share) : 0;
   const of = total >= w.market_locations ? ` of ${total}` : "";
-  return `${w.market_locations}${of} market location${
+  const count = `${w.market_locations}${of} market location${
     total === 1 || (!of && w.market_locations === 1) ? "" : "s"
   } without forecast`;
+  if (w.energy_share === undefined) return count;
+  if (w.energy_share === null) return `${count} · energy share unknown`;
+  const atLeast = (w.energy_unknown_locations ?? 0) > 0 ? "≥ " : "";
+  return `${count} · ${atLeast}${Math.round(w.energy_share * 1000) / 10} % of the energy`;
 }
 import { now } from "../lib/console/session.ts";
 
@@ -116,9 +131,7 @@ export function DayRow(p: DayRowProps) {
           <Badge
             key={w.code}
             tone="warn"
-            title={`${
-              (w.share * 100).toFixed(1)
-            } % of the day's market locations have no forecast: their energy is missing from the open position`}
+            title={missingForecastsText(w)}
           >
             {missingForecastText(w)}
           </Badge>

@@ -160,6 +160,20 @@ Deno.test("missingForecastText: counts market locations of the day in words", ()
     "2 market locations without forecast",
     "no share: no invented total",
   );
+  // With the energy: the count alone can hide that they are most of the day's energy.
+  const w = { market_locations: 20, share: 0.05, energy_unknown_locations: 0 };
+  assert.equal(
+    missingForecastText({ ...w, energy_share: 0.75 }),
+    "20 of 400 market locations without forecast · 75 % of the energy",
+  );
+  assert.equal(
+    missingForecastText({ ...w, energy_share: 0.75, energy_unknown_locations: 3 }),
+    "20 of 400 market locations without forecast · ≥ 75 % of the energy",
+  );
+  assert.equal(
+    missingForecastText({ ...w, energy_share: null, energy_unknown_locations: 20 }),
+    "20 of 400 market locations without forecast · energy share unknown",
+  );
 });
 
 Deno.test("downloadName: ESS and CIM of one schedule get distinct names", () => {
