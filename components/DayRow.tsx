@@ -26,28 +26,29 @@ import { tsoName } from "../lib/fahrplan/tso_names.ts";
 
 /**
  * The missing-forecast warning in words: "1 of 3 market locations without forecast" (the total
- * derived from the share of the day's market locations the warning carries), then their share of
- * the day's expected energy: "· 62.5 % of the energy" ("≥ 62.5 %" when some of the missing
- * locations' energy is unknown; "energy share unknown" when none is known), docs/console.md,
- * "Missing forecasts by energy".
+ * derived from the share of the day's market locations the warning carries).
  */
-export function missingForecastText(
-  w: {
-    market_locations: number;
-    share: number;
-    energy_share?: number | null;
-    energy_unknown_locations?: number;
-  },
-): string {
+export function missingForecastText(w: { market_locations: number; share: number }): string {
   const total = w.share > 0 ? Math.round(w.market_locations / w.share) : 0;
   const of = total >= w.market_locations ? ` of ${total}` : "";
-  const count = `${w.market_locations}${of} market location${
+  return `${w.market_locations}${of} market location${
     total === 1 || (!of && w.market_locations === 1) ? "" : "s"
   } without forecast`;
-  if (w.energy_share === undefined) return count;
-  if (w.energy_share === null) return `${count} · energy share unknown`;
+}
+
+/**
+ * Their share of the day's expected energy, for a badge of its own beside the count: "75 % of
+ * the energy", "≥ 75 % of the energy" when some of the missing locations' energy is unknown,
+ * "energy share unknown" when none is known; `null` for a warning without energy figures
+ * (docs/console.md, "Missing forecasts by energy").
+ */
+export function missingEnergyText(
+  w: { energy_share?: number | null; energy_unknown_locations?: number },
+): string | null {
+  if (w.energy_share === undefined) return null;
+  if (w.energy_share === null) return "energy share unknown";
   const atLeast = (w.energy_unknown_locations ?? 0) > 0 ? "≥ " : "";
-  return `${count} · ${atLeast}${Math.round(w.energy_share * 1000) / 10} % of the energy`;
+  return `${atLeast}${Math.round(w.energy_share * 1000) / 10} % of the energy`;
 }
 import { now } from "../lib/console/session.ts";
 
@@ -136,6 +137,13 @@ export function DayRow(p: DayRowProps) {
             {missingForecastText(w)}
           </Badge>
         ))}
+        {(d.warnings ?? []).map((w) =>
+          missingEnergyText(w) && (
+            <Badge key={`${w.code}-energy`} tone="warn" title={missingForecastsText(w)}>
+              {missingEnergyText(w)}
+            </Badge>
+          )
+        )}
         {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
         {tso && (
           <span

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { renderToString } from "preact-render-to-string";
 import { ChartReadout } from "../../components/ChartReadout.tsx";
-import { missingForecastText } from "../../components/DayRow.tsx";
+import { missingEnergyText, missingForecastText } from "../../components/DayRow.tsx";
 import {
   labelEveryHours,
   PositionChart,
@@ -160,20 +160,18 @@ Deno.test("missingForecastText: counts market locations of the day in words", ()
     "2 market locations without forecast",
     "no share: no invented total",
   );
-  // With the energy: the count alone can hide that they are most of the day's energy.
-  const w = { market_locations: 20, share: 0.05, energy_unknown_locations: 0 };
+  // The energy share is a badge of its own: the count alone can hide most of the day's energy.
+  const w = { energy_unknown_locations: 0 };
+  assert.equal(missingEnergyText({ ...w, energy_share: 0.75 }), "75 % of the energy");
   assert.equal(
-    missingForecastText({ ...w, energy_share: 0.75 }),
-    "20 of 400 market locations without forecast · 75 % of the energy",
+    missingEnergyText({ energy_share: 0.75, energy_unknown_locations: 3 }),
+    "≥ 75 % of the energy",
   );
   assert.equal(
-    missingForecastText({ ...w, energy_share: 0.75, energy_unknown_locations: 3 }),
-    "20 of 400 market locations without forecast · ≥ 75 % of the energy",
+    missingEnergyText({ energy_share: null, energy_unknown_locations: 20 }),
+    "energy share unknown",
   );
-  assert.equal(
-    missingForecastText({ ...w, energy_share: null, energy_unknown_locations: 20 }),
-    "20 of 400 market locations without forecast · energy share unknown",
-  );
+  assert.equal(missingEnergyText({}), null, "a warning without energy figures: no badge");
 });
 
 Deno.test("downloadName: ESS and CIM of one schedule get distinct names", () => {
