@@ -43,6 +43,7 @@ import { createRegistry, type Registry } from "./lib/metrics/registry.ts";
 import { HttpMetrics } from "./lib/metrics/http_metrics.ts";
 import { PipelineMetrics } from "./lib/metrics/pipeline_metrics.ts";
 import { registerStateGauges } from "./lib/metrics/state_gauges.ts";
+import { lockedDeviationSource, storeFactsSource } from "./lib/metrics/hook_sources.ts";
 import { routeTiming } from "./lib/http/route_timing.ts";
 import { RuntimeConfig } from "./lib/config/runtime_config.ts";
 import { KeyRing } from "./lib/auth/api_keys.ts";
@@ -228,14 +229,16 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   hono.onError(onError);
   // Outermost: compresses the final (redacted) answer when the client accepts it.
   hono.use("*", compressAnswers());
+  // These answers quote the request and skip the route pipeline (and its redaction step): the
+  // sentence passes the redactor here, so a key pasted into a URL does not come back whole.
   hono.notFound((c) => {
     const allowed = routes.methodsFor(c.req.path);
-    if (allowed.length === 0) return problem(404, `No route for ${c.req.method} ${c.req.path}.`);
-    return problem(
-      405,
-      `${c.req.path} does not answer ${c.req.method}; it answers ${allowed.join(", ")}.`,
-      { allow: allowed.join(", ") },
-    );
+    const path = redactor.text(c.req.path, 200);
+    const method = redactor.text(c.req.method, 40);
+    if (allowed.length === 0) return problem(404, `No route for ${method} ${path}.`);
+    return problem(405, `${path} does not answer ${method}; it answers ${allowed.join(", ")}.`, {
+      allow: allowed.join(", "),
+    });
   });
 
   registerHealth(ctx);
@@ -265,6 +268,12 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     orchestratorState: () => orchestratorState.current(),
     passHealth: () => passes.current(),
     streamClients: () => hub.size,
+    lockedDeviationMwh: lockedDeviationSource(
+      kv,
+      clock,
+      async () => (await config.effective()).intraday_lead_minutes,
+    ),
+    storeFacts: storeFactsSource(retentionFacts),
     onError: (err) => log.error("metrics_failed", "the state gauges could not be read", err),
   });
   registerOpenApi(ctx);

@@ -6,6 +6,7 @@
  */
 import type { RunnableStep } from "../lib/pipeline/step_table.ts";
 import type { DayOverview } from "../lib/console/types.ts";
+import { missingForecastsText } from "../lib/console/attention.ts";
 import {
   berlinDate,
   dayDeadline,
@@ -34,6 +35,21 @@ export function missingForecastText(w: { market_locations: number; share: number
   return `${w.market_locations}${of} market location${
     total === 1 || (!of && w.market_locations === 1) ? "" : "s"
   } without forecast`;
+}
+
+/**
+ * Their share of the day's expected energy, for a badge of its own beside the count: "75 % of
+ * the energy", "≥ 75 % of the energy" when some of the missing locations' energy is unknown,
+ * "energy share unknown" when none is known; `null` for a warning without energy figures
+ * (docs/console.md, "Missing forecasts by energy").
+ */
+export function missingEnergyText(
+  w: { energy_share?: number | null; energy_unknown_locations?: number },
+): string | null {
+  if (w.energy_share === undefined) return null;
+  if (w.energy_share === null) return "energy share unknown";
+  const atLeast = (w.energy_unknown_locations ?? 0) > 0 ? "≥ " : "";
+  return `${atLeast}${Math.round(w.energy_share * 1000) / 10} % of the energy`;
 }
 import { now } from "../lib/console/session.ts";
 
@@ -118,13 +134,18 @@ export function DayRow(p: DayRowProps) {
           <Badge
             key={w.code}
             tone="warn"
-            title={`${
-              (w.share * 100).toFixed(1)
-            } % of the day's market locations have no forecast: their energy is missing from the open position`}
+            title={missingForecastsText(w)}
           >
             {missingForecastText(w)}
           </Badge>
         ))}
+        {(d.warnings ?? []).map((w) =>
+          missingEnergyText(w) && (
+            <Badge key={`${w.code}-energy`} tone="warn" title={missingForecastsText(w)}>
+              {missingEnergyText(w)}
+            </Badge>
+          )
+        )}
         {Object.values(d.failures ?? {}).some(Boolean) && <Badge tone="error">failing</Badge>}
         {tso && (
           <span

@@ -6,6 +6,7 @@
  * @module
  */
 import type { DayOverview } from "../lib/console/types.ts";
+import { formatTaggedName } from "../lib/fahrplan/download_name.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { tsoSummary } from "../lib/console/day_texts.ts";
 import { frozenText, lockedDeviationText, phaseLine } from "../lib/console/intraday_texts.ts";
@@ -22,9 +23,9 @@ const TONE: Record<string, Tone> = {
 };
 
 /**
- * The file name a downloaded document is saved under: the service's name (BDEW convention,
- * from `Content-Disposition`) with the format before the extension, so the ESS and the CIM
- * document of one schedule do not overwrite each other ("…_001_ESS.xml", "…_001_CIM.xml").
+ * The file name a downloaded document is saved under: the service's name from
+ * `Content-Disposition` (already tagged "…_001_ESS.xml" / "…_001_CIM.xml"), tagged with
+ * {@link formatTaggedName} should an answer carry a plain name, or day and area without one.
  * @param disposition the answer's `Content-Disposition` header (`null`: none)
  */
 export function downloadName(
@@ -34,10 +35,7 @@ export function downloadName(
   format: "ess" | "cim",
 ): string {
   const given = /filename="([^"]+)"/.exec(disposition ?? "")?.[1] ?? `${day}_${area}.xml`;
-  const tag = format.toUpperCase();
-  const dot = given.lastIndexOf(".");
-  const [stem, ext] = dot > 0 ? [given.slice(0, dot), given.slice(dot)] : [given, ".xml"];
-  return stem.toUpperCase().endsWith(`_${tag}`) ? `${stem}${ext}` : `${stem}_${tag}${ext}`;
+  return formatTaggedName(given, format);
 }
 
 /** An EIC with its TSO's name beside it when it is one of the four German TSOs'. */

@@ -143,13 +143,10 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
     }
   }
   for (const w of d.warnings ?? []) {
-    const pct = Math.round(w.share * 1000) / 10;
     add({
       code: "missing_forecasts",
       level: "warn",
-      message: `${sentence(name)}: ${w.market_locations} market location${
-        w.market_locations === 1 ? "" : "s"
-      } (${pct} % of the day's, by count) have no forecast in the latest aggregate.`,
+      message: `${sentence(name)}: ${missingForecastsText(w)}`,
     });
   }
   const summary = tsoSummary(d);
@@ -174,4 +171,34 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
     }
   }
   return items;
+}
+
+/** Percent with at most one decimal (`0.0512` → `5.1`). */
+const percent = (share: number) => Math.round(share * 1000) / 10;
+
+/**
+ * The sentence of a `missing_forecasts` warning (docs/pipeline.md, "Missing forecasts by
+ * energy"): the locations by count, their share of the day's expected energy, and how many of
+ * them have an energy nobody knows.
+ */
+export function missingForecastsText(w: DayOverview["warnings"][number]): string {
+  const n = w.market_locations;
+  const head = `${n} market location${n === 1 ? "" : "s"} (${percent(w.share)} % of the day's, ` +
+    `by count) ${n === 1 ? "has" : "have"} no forecast in the latest aggregate`;
+  // An aggregate from before energy was counted knows nothing of it.
+  if (w.expected_mwh === null) {
+    return `${head}; energy share unknown (aggregated before it was counted).`;
+  }
+  const u = w.energy_unknown_locations;
+  const without = (k: number) => `${k} location${k === 1 ? "" : "s"} without load profile`;
+  if (w.energy_share === null) {
+    return `${head}; energy share unknown for ${
+      u > 0 ? without(u) : "the day: no expected energy known"
+    }.`;
+  }
+  const energy = `${percent(w.energy_share)} % of the day's expected energy (${w.missing_mwh} ` +
+    `of ${w.expected_mwh} MWh)`;
+  return u === 0
+    ? `${head}; they carry ${energy}.`
+    : `${head}; they carry at least ${energy}; energy unknown for ${without(u)}.`;
 }

@@ -6,8 +6,9 @@
  * entry per control area), tomorrow's aggregate, and the cached orchestrator state, pass health
  * and configuration — read once per scrape, shared by every gauge.
  *
- * Two groups are hooks, registered only when their source is given: the locked deviation per
- * control area for today (intraday schedules) and the store's size facts (retention).
+ * Two groups are registered only when their source is given (the app gives both, from
+ * lib/metrics/hook_sources.ts): the locked deviation per control area for today (intraday
+ * schedules) and the store's size facts (retention).
  * @module
  */
 import type { Clock } from "../clock.ts";
@@ -23,6 +24,9 @@ import { Counter, Gauge, METRIC_PREFIX, type Registry } from "./registry.ts";
  * day should be confirmed by its TSO (docs/metrics.md, "Alerts").
  */
 export const CONFIRMATION_DUE_LOCAL_TIME = "15:00";
+
+/** Joules in one MWh: the locked deviation gauge is in the base unit. */
+export const JOULES_PER_MWH = 3.6e9;
 
 /** The TSO states of a schedule document, and `none` for an area without one. */
 const DOCUMENT_STATES: readonly (TsoState | "none")[] = [
@@ -60,15 +64,15 @@ export interface StateSources {
   /** Told when a scrape could not read the state (the gauges are then left out). */
   onError?(err: unknown): void;
   /**
-   * HOOK (intraday schedules): today's locked deviation per control area EIC, MWh. Absent: the
-   * gauge `fahrplan_locked_deviation_megawatt_hours` is not registered.
+   * Today's locked deviation per control area EIC, MWh (intraday schedules). Absent: the gauge
+   * `fahrplan_locked_deviation_joules` is not registered.
    */
   lockedDeviationMwh?(): Promise<Record<string, number>>;
   /**
-   * HOOK (retention): the store's size facts. Absent: the `fahrplan_store_*` gauges are not
-   * registered.
+   * The store's size facts (retention), `null` before the first count (the gauges are then left
+   * out). Absent: the `fahrplan_store_*` gauges are not registered.
    */
-  storeFacts?(): Promise<StoreFacts>;
+  storeFacts?(): Promise<StoreFacts | null>;
 }
 
 /** The state one scrape reads once. */
@@ -225,8 +229,17 @@ export function registerStateGauges(registry: Registry, src: StateSources): void
       this.inc({ reason: "conflict" }, c.conflict);
     },
   });
-  if (src.lockedDeviationMwh) registerLockedDeviation(registry, src.lockedDeviationMwh);
-  if (src.storeFacts) registerStoreFacts(registry, src.storeFacts);
+  // A source that fails leaves its gauges out of this scrape (and is counted), never the scrape.
+  const guarded = <T>(source: () => Promise<T>) => (): Promise<T | undefined> =>
+    source().catch((err) => {
+      failures.inc();
+      src.onError?.(err);
+      return undefined;
+    });
+  if (src.lockedDeviationMwh) {
+    registerLockedDeviation(registry, guarded(src.lockedDeviationMwh));
+  }
+  if (src.storeFacts) registerStoreFacts(registry, guarded(src.storeFacts));
 }
 
 /** Reads what one scrape shows. */
@@ -252,27 +265,36 @@ async function read(src: StateSources): Promise<Snapshot> {
   };
 }
 
-/** HOOK (intraday schedules): `fahrplan_locked_deviation_megawatt_hours{control_area}`. */
+/**
+ * Intraday schedules: `fahrplan_locked_deviation_joules{control_area}`, in the base unit of
+ * energy (Prometheus naming conventions); 1 MWh = {@link JOULES_PER_MWH} J.
+ */
 function registerLockedDeviation(
   registry: Registry,
-  source: () => Promise<Record<string, number>>,
+  source: () => Promise<Record<string, number> | undefined>,
 ): void {
   new Gauge({
-    name: `${METRIC_PREFIX}locked_deviation_megawatt_hours`,
-    help: "Today's locked deviation per control area, MWh.",
+    name: `${METRIC_PREFIX}locked_deviation_joules`,
+    help:
+      "Today's locked deviation per control area: the sum over the frozen quarter-hours of |open position - the schedule the TSO has| x 0.25 h, joules (1 MWh = 3.6e9 J).",
     labelNames: ["control_area"],
     registers: [registry],
     async collect() {
       const byArea = await source();
       this.reset();
-      for (const [area, mwh] of Object.entries(byArea)) this.set({ control_area: area }, mwh);
+      for (const [area, mwh] of Object.entries(byArea ?? {})) {
+        this.set({ control_area: area }, mwh * JOULES_PER_MWH);
+      }
     },
   });
 }
 
-/** HOOK (retention): `fahrplan_store_*` from the store's size facts. */
-function registerStoreFacts(registry: Registry, source: () => Promise<StoreFacts>): void {
-  let pending: Promise<StoreFacts> | undefined;
+/** Retention: `fahrplan_store_*` from the store's size facts. */
+function registerStoreFacts(
+  registry: Registry,
+  source: () => Promise<StoreFacts | null | undefined>,
+): void {
+  let pending: Promise<StoreFacts | null | undefined> | undefined;
   const facts = () => pending ??= source().finally(() => queueMicrotask(() => pending = undefined));
   const fact = (name: string, help: string, value: (f: StoreFacts) => number) =>
     new Gauge({
@@ -280,13 +302,18 @@ function registerStoreFacts(registry: Registry, source: () => Promise<StoreFacts
       help,
       registers: [registry],
       async collect() {
-        const v = value(await facts());
+        const f = await facts();
+        const v = f ? value(f) : NaN;
         this.reset();
         this.remove();
         if (Number.isFinite(v)) this.set(v);
       },
     });
-  fact("store_days_kept", "Delivery days kept in the store.", (f) => f.days_kept);
+  fact(
+    "store_delivery_day_states",
+    "Delivery days whose state is kept in the store.",
+    (f) => f.days_kept,
+  );
   fact("store_events_kept", "Events kept in the store.", (f) => f.events_kept);
   fact(
     "store_oldest_day_timestamp_seconds",

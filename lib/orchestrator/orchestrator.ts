@@ -150,7 +150,7 @@ export class Orchestrator {
       await reportFailure(this.#ctx, { source, label: "Retention (archive and pruning)" }, {
         kind: "orchestration_error",
         level: "error",
-        message: `retention (archive and pruning) failed: ${report.error}`,
+        message: `Retention (archive and pruning) failed: ${report.error}`,
         caller: "orchestrator",
         data: { replica: holder },
       }).catch((e) => this.#ctx.log.error("orchestration_error", "retention failed", e));
@@ -162,7 +162,7 @@ export class Orchestrator {
   /** Records a failed tick as an event (or a process-log line should that fail too). */
   async #tickFailed(holder: string, source: string, err: unknown): Promise<void> {
     const ctx = this.#ctx;
-    const message = `orchestrator tick of ${holder} failed: ${(err as Error).message}`;
+    const message = `The orchestrator tick of ${holder} failed: ${(err as Error).message}`;
     try {
       await reportFailure(ctx, { source, label: "The orchestrator tick" }, {
         kind: "orchestration_error",
@@ -193,12 +193,12 @@ export class Orchestrator {
     const tasks = [
       [
         "answers_import",
-        "importing the TSO answers",
+        "Importing the TSO answers",
         async () => importInbox(ctx, await cfg, "orchestrator"),
       ],
       [
         "answers_platform",
-        "asking the market platform for the TSO answers",
+        "Asking the market platform for the TSO answers",
         async () => pollPlatform(ctx, await cfg, "orchestrator"),
       ],
     ] as const;
@@ -207,7 +207,7 @@ export class Orchestrator {
         await task();
         await reportRecovery(ctx, source, null, "orchestrator");
       } catch (err) {
-        await reportFailure(ctx, { source, label: what[0].toUpperCase() + what.slice(1) }, {
+        await reportFailure(ctx, { source, label: what }, {
           kind: "orchestration_error",
           level: "error",
           message: `${what} failed: ${(err as Error).message}`,

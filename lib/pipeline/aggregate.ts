@@ -8,6 +8,7 @@
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { type DayState, updateDay } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
+import { missingEnergy } from "./missing_energy.ts";
 import { openPosition, warmShapes } from "./open_position.ts";
 import { KEYS } from "../store/keys.ts";
 import { areaTotals } from "./totals.ts";
@@ -64,11 +65,12 @@ export async function aggregateDay(
     const region = String(state.steps.forecast?.detail?.region ?? opts.region);
     const inputs = await readDayInputs(kv, day);
     await warmShapes(inputs.classes, day, region);
-    const { sums, counts } = openPosition(inputs, day, {
+    const how = {
       region,
       activeAreas: opts.activeAreas,
       withProfiles: state.steps.forecast !== undefined,
-    });
+    };
+    const { sums, counts } = openPosition(inputs, day, how);
     const areas: Record<string, number[]> = {};
     for (const [a, acc] of Object.entries(sums)) {
       areas[a] = Array.from(acc, (kw) => Math.round(kw * 1000) / 1e6); // kW → MW, 1 W steps
@@ -90,6 +92,8 @@ export async function aggregateDay(
       detail: {
         ...counts,
         areas: opts.activeAreas.length,
+        // What of the day's expected energy lies with the locations without forecast.
+        missing_energy: missingEnergy(inputs, day, how),
         // Energy (MWh) and peak (MW) per control area, for the overview.
         totals: Object.fromEntries(Object.entries(areas).map(([a, mw]) => [a, areaTotals(mw)])),
       },

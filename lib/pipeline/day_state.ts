@@ -20,6 +20,7 @@ import type {
   StepRecord,
   StepView,
 } from "../wire/delivery_days.ts";
+import { type MissingEnergy, missingEnergyShare } from "./missing_energy_share.ts";
 import { staleness } from "./staleness.ts";
 
 export type {
@@ -209,7 +210,9 @@ export async function listDays(kv: Deno.Kv): Promise<DayState[]> {
 
 /**
  * The completeness warning of a day from its latest aggregate's counts: market locations (in
- * active control areas) without any forecast, and their share of the day's market locations.
+ * active control areas) without any forecast, their share of the day's market locations, and the
+ * share of the day's expected energy that lies with them (docs/console.md, "Missing forecasts
+ * by energy"; `null` with every location counted unknown for an aggregate from before it).
  */
 export function coverageWarnings(
   detail: Record<string, unknown> | undefined,
@@ -217,9 +220,14 @@ export function coverageWarnings(
   const missing = Number(detail?.missing_forecast ?? 0);
   const withForecast = Number(detail?.market_locations ?? 0);
   if (!(missing > 0)) return [];
+  const energy = detail?.missing_energy as MissingEnergy | undefined;
   return [{
     code: "missing_forecasts",
     market_locations: missing,
     share: Math.round((missing / (missing + withForecast)) * 10_000) / 10_000,
+    energy_share: energy ? missingEnergyShare(energy, missing) : null,
+    missing_mwh: energy?.missing_mwh ?? null,
+    expected_mwh: energy?.expected_mwh ?? null,
+    energy_unknown_locations: energy?.unknown_locations ?? missing,
   }];
 }

@@ -1,8 +1,10 @@
 /**
  * The one step table (docs/pipeline.md): each pipeline step's name, the route that runs it
  * (`POST /v1/delivery-days/{day}/<route>`), the event it records, the field of the day state and
- * overview that shows it, and its label in the console. Routes, the pipeline, the orchestrator
- * and the console all read it from here. Plain constants, so the browser bundle may import it.
+ * overview that shows it, its label in the console, and what running it is called in event
+ * sentences (`doing`: "Publishing the open position of 2026-11-25 failed: …" / "… works again").
+ * Routes, the pipeline, the orchestrator and the console all read it from here. Plain constants,
+ * so the browser bundle may import it.
  * @module
  */
 
@@ -14,6 +16,7 @@ export const STEP_TABLE = [
     event: "forecasts_generated",
     field: "forecast",
     label: "Forecast",
+    doing: "Generating the forecasts",
   },
   {
     step: "aggregate",
@@ -21,6 +24,7 @@ export const STEP_TABLE = [
     event: "positions_aggregated",
     field: "aggregated",
     label: "Aggregate",
+    doing: "Aggregating the open position",
   },
   {
     step: "publish",
@@ -28,6 +32,7 @@ export const STEP_TABLE = [
     event: "csv_published",
     field: "published",
     label: "Publish",
+    doing: "Publishing the open position",
   },
   {
     step: "submit",
@@ -35,6 +40,7 @@ export const STEP_TABLE = [
     event: "schedules_submitted",
     field: "submitted",
     label: "Submit",
+    doing: "Submitting the schedules",
   },
 ] as const;
 

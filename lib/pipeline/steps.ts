@@ -180,11 +180,13 @@ async function runStepOnce(
         next_attempt_at: await nextAttemptAt(ctx, nowMs),
       });
     }
-    await reportFailure(ctx, { source: `step:${step}`, label: `${step} of ${day}` }, {
+    // A sentence, and the subject of the recovery sentence ("… works again after 3 failures").
+    const label = `${stepRow(step).doing} of ${day}`;
+    await reportFailure(ctx, { source: `step:${step}`, label }, {
       kind: "orchestration_error",
       // A refusal (gate closure, nothing to publish, not configured) is a warning; a failure an error.
       level: err instanceof DomainError && err.outcome !== "failed" ? "warning" : "error",
-      message: `${step} of ${day} failed: ${(err as Error).message}`,
+      message: `${label} failed: ${(err as Error).message}`,
       caller: by,
       delivery_day: day,
       data: {

@@ -97,12 +97,20 @@ export const DayOverviewSchema = z.object({
   ),
   /**
    * What the operator must know about the day's data: today market locations left without any
-   * forecast by the latest aggregate (`share`: of the day's market locations, 0–1).
+   * forecast by the latest aggregate (`share`: of the day's market locations, 0–1), and by energy
+   * (docs/console.md, "Missing forecasts by energy"): `energy_share` (0–1) = `missing_mwh` /
+   * `expected_mwh`, the day's expected energy (MWh, by absolute value) of the locations whose
+   * energy is known; `energy_unknown_locations` of the missing ones have no load profile, so their
+   * energy is unknown and in neither figure; `energy_share` is `null` when no energy is known.
    */
   warnings: z.array(z.object({
     code: z.literal("missing_forecasts"),
     market_locations: z.number().int(),
     share: z.number(),
+    energy_share: z.number().nullable(),
+    missing_mwh: z.number().nullable(),
+    expected_mwh: z.number().nullable(),
+    energy_unknown_locations: z.number().int(),
   })),
   /**
    * Per control area, the latest schedule document handed to its TSO and what the TSO made of it

@@ -3,7 +3,8 @@
  * schedule of one delivery day and control area as the ENTSO-E document a TSO receives — ESS 2.3
  * `ScheduleMessage` or CIM `Schedule_MarketDocument` — built from the latest aggregate (frozen
  * quarter-hours as they would leave now), or with `version` an older version as it was sent, with
- * its BDEW file name in `Content-Disposition` (docs/fahrplan.md, docs/intraday.md);
+ * its BDEW file name tagged with the format (`…_001_ESS.xml`, `…_001_CIM.xml`) in
+ * `Content-Disposition` (docs/fahrplan.md, docs/intraday.md);
  * `…/versions` lists the day's and area's version history.
  * Reading a document stores nothing: its message version is the stored one, or the next one when
  * the aggregate is newer than the last document.
@@ -11,6 +12,7 @@
  */
 import { z } from "zod";
 import { type ScheduleDocument, scheduleFileName } from "../../lib/fahrplan/document.ts";
+import { formatTaggedName } from "../../lib/fahrplan/download_name.ts";
 import { historyVersion, standingVersion, versionHistory } from "../../lib/fahrplan/history.ts";
 import { frozenCount } from "../../lib/domain/deadlines.ts";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
@@ -132,7 +134,9 @@ function xmlAnswer(doc: ScheduleDocument, format: "ess" | "cim"): Response {
     status: 200,
     headers: {
       "content-type": "application/xml; charset=utf-8",
-      "content-disposition": `attachment; filename="${scheduleFileName(doc)}"`,
+      "content-disposition": `attachment; filename="${
+        formatTaggedName(scheduleFileName(doc), format)
+      }"`,
     },
   });
 }

@@ -32,10 +32,16 @@ Deno.test("missing forecasts: warning with count and share, warning event, submi
     const view = await dayView(r.s, DAY) as unknown as {
       warnings: { code: string; market_locations: number; share: number }[];
     };
+    // The third location is a generator without a load profile: its energy is unknown, and so
+    // is the share of the day's energy that is missing (not 0 %).
     assert.deepEqual(view.warnings, [{
       code: "missing_forecasts",
       market_locations: 1,
       share: 0.3333,
+      energy_share: null,
+      missing_mwh: 0,
+      expected_mwh: 7.2, // 100 kW and 200 kW all day: 2.4 + 4.8 MWh
+      energy_unknown_locations: 1,
     }]);
     // Totals per control area: the same arithmetic as the open position's quarter-hours.
     const pos = await call(`${r.s.url}/v1/delivery-days/${DAY}/open-position`, { headers: proc });

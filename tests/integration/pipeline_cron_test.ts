@@ -112,7 +112,10 @@ Deno.test("two service processes on one KV file, both running Deno.cron → exac
     assert.ok(errors.length >= 1, "the pass ran (and met the refusing sFTP port)");
     const perDay = new Map<string, number>();
     for (const e of errors) {
-      assert.match(String(e.message), /^publish of \d{4}-\d{2}-\d{2} failed: Publishing/);
+      assert.match(
+        String(e.message),
+        /^Publishing the open position of \d{4}-\d{2}-\d{2} failed: Publishing/,
+      );
       const day = String(e.delivery_day);
       perDay.set(day, (perDay.get(day) ?? 0) + 1);
     }

@@ -312,7 +312,7 @@ Deno.test("orchestrator tick: a KV that stays locked is retried, bounded, then a
     const errors = (await storedEvents(r.s.kv)).filter((e) => e.kind === "orchestration_error");
     assert.equal(errors.length, 1);
     assert.equal(errors[0].level, "error");
-    assert.match(String(errors[0].message), /orchestrator tick of replica-x failed: .*lease/);
+    assert.match(String(errors[0].message), /^The orchestrator tick of replica-x failed: .*lease/);
     assert.equal(r.sim.submissions().length, 0, "nothing was submitted");
     // The lock is gone: the next tick runs the pass.
     assert.equal((await new Orchestrator(ctx).tick("replica-x")).ran, true);

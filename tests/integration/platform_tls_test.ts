@@ -67,7 +67,7 @@ Deno.test("submit: an untrusted platform certificate is named in the 502 and the
     assert.equal(errors[0].level, "error");
     assert.equal(
       errors[0].message,
-      `submit of ${DAY} failed: Submission of ${DAY} failed: ${MESSAGE}`,
+      `Submitting the schedules of ${DAY} failed: Submission of ${DAY} failed: ${MESSAGE}`,
     );
     assert.deepEqual(errors[0].data, {
       step: "submit",

@@ -82,7 +82,7 @@ Deno.test("40 failing ticks: one error event per story with repeats 39, across a
     assert.equal(publish.delivery_day, DAY);
     assert.match(
       publish.message,
-      /^publish of 2026-11-23 failed: .*sFTP connection to 127\.0\.0\.1:\d+ failed/,
+      /^Publishing the open position of 2026-11-23 failed: .*sFTP connection to 127\.0\.0\.1:\d+ failed/,
     );
     assert.match(inbox.message, /^The sFTP inbox \/in could not be read/);
     assert.deepEqual(kinds(second.lines), [], "nothing per repeat");
@@ -104,7 +104,7 @@ Deno.test("40 failing ticks: one error event per story with repeats 39, across a
     assert.equal(recovered[0].delivery_day, DAY);
     assert.match(
       recovered[0].message,
-      /^publish of 2026-11-23 works again after 40 failures since 09:00 Berlin \(first: publish of 2026-11-23 failed: /,
+      /^Publishing the open position of 2026-11-23 works again after 40 failures since 09:00 Berlin \(first: Publishing the open position of 2026-11-23 failed: /,
     );
     assert.equal(recovered[0].data?.failure_event_id, publish.id);
     errs = await errors();

@@ -61,7 +61,7 @@ Deno.test("schedule documents: ESS and CIM, BDEW file name, versions that only g
     assert.equal(ess.headers.get("content-type"), "application/xml; charset=utf-8");
     assert.equal(
       ess.headers.get("content-disposition"),
-      `attachment; filename="20261123_TPS_${PARTIES.sender}_10XDE-RWENET---W_001.xml"`,
+      `attachment; filename="20261123_TPS_${PARTIES.sender}_10XDE-RWENET---W_001_ESS.xml"`,
     );
     const m = xml.parse(ess.text).ScheduleMessage;
     assert.equal(m.MessageVersion["@v"], "1");
@@ -71,6 +71,11 @@ Deno.test("schedule documents: ESS and CIM, BDEW file name, versions that only g
 
     const cim = await fetchDoc(r.s.url, AREAS.amprion, "cim");
     assert.equal(cim.status, 200);
+    // The same version in CIM is another file: its name says so.
+    assert.equal(
+      cim.headers.get("content-disposition"),
+      `attachment; filename="20261123_TPS_${PARTIES.sender}_10XDE-RWENET---W_001_CIM.xml"`,
+    );
     assert.equal(xml.parse(cim.text).Schedule_MarketDocument.revisionNumber, 1);
 
     // The version is stored when a document is sent; a newer aggregate then gives version 2,

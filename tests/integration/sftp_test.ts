@@ -355,7 +355,7 @@ Deno.test({
           `^Publishing ${FILE} failed: sFTP connection to 127\\.0\\.0\\.1:${sshd.port} failed: .*authentication methods failed`,
         ),
       );
-      await assertRefused(sshd, s, detail, /publish of 2026-07-01 failed/);
+      await assertRefused(sshd, s, detail, /^Publishing the open position of 2026-07-01 failed/);
       assert.match(sshd.log(), new RegExp(`Failed password for ${sshd.username} `));
 
       const everything = JSON.stringify([

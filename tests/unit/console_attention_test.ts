@@ -192,7 +192,30 @@ Deno.test("attention: missing forecasts with their share, and outdated after gat
   assert.equal(
     items[1].message,
     "Tomorrow (Wed 25 Nov): 20 market locations (5 % of the day's, by count) have no forecast " +
-      "in the latest aggregate.",
+      "in the latest aggregate; energy share unknown (aggregated before it was counted).",
+  );
+  // 5 % by count can be most of the day's energy: the message says both.
+  const energy = (missing_mwh: number, unknown_locations: number) => {
+    s.steps.aggregated = rec(2, undefined, {
+      market_locations: 380,
+      missing_forecast: 20,
+      missing_energy: { expected_mwh: 40, missing_mwh, unknown_locations },
+    });
+    return attention({ days: [view(s, [], c.now())], orchestrator: running, nowMs: c.now() })[1]
+      .message;
+  };
+  assert.equal(
+    energy(30, 0),
+    "Tomorrow (Wed 25 Nov): 20 market locations (5 % of the day's, by count) have no forecast " +
+      "in the latest aggregate; they carry 75 % of the day's expected energy (30 of 40 MWh).",
+  );
+  assert.match(
+    energy(30, 4),
+    /; they carry at least 75 % of the day's expected energy \(30 of 40 MWh\); energy unknown for 4 locations without load profile\.$/,
+  );
+  assert.match(
+    energy(0, 20),
+    /; energy share unknown for 20 locations without load profile\.$/,
   );
 });
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { renderToString } from "preact-render-to-string";
 import { ChartReadout } from "../../components/ChartReadout.tsx";
-import { missingForecastText } from "../../components/DayRow.tsx";
+import { missingEnergyText, missingForecastText } from "../../components/DayRow.tsx";
 import {
   labelEveryHours,
   PositionChart,
@@ -160,6 +160,18 @@ Deno.test("missingForecastText: counts market locations of the day in words", ()
     "2 market locations without forecast",
     "no share: no invented total",
   );
+  // The energy share is a badge of its own: the count alone can hide most of the day's energy.
+  const w = { energy_unknown_locations: 0 };
+  assert.equal(missingEnergyText({ ...w, energy_share: 0.75 }), "75 % of the energy");
+  assert.equal(
+    missingEnergyText({ energy_share: 0.75, energy_unknown_locations: 3 }),
+    "≥ 75 % of the energy",
+  );
+  assert.equal(
+    missingEnergyText({ energy_share: null, energy_unknown_locations: 20 }),
+    "energy share unknown",
+  );
+  assert.equal(missingEnergyText({}), null, "a warning without energy figures: no badge");
 });
 
 Deno.test("downloadName: ESS and CIM of one schedule get distinct names", () => {

@@ -23,7 +23,7 @@ import { encodeSseEvents, encodeSseUpdate } from "../../lib/http/sse.ts";
 
 const START = Date.parse("2026-11-22T09:02:00Z"); // 10:02 Berlin
 const INBOX = { source: "sftp_inbox:/in", label: "The sFTP inbox /in" };
-const PUBLISH = { source: "step:publish", label: "publish of 2026-11-23" };
+const PUBLISH = { source: "step:publish", label: "Publishing the open position of 2026-11-23" };
 
 const inboxDown = (port: number, attempt: number): NewEvent => ({
   kind: "orchestration_error",
@@ -38,7 +38,8 @@ const inboxDown = (port: number, attempt: number): NewEvent => ({
 const publishDown = (): NewEvent => ({
   kind: "orchestration_error",
   level: "error",
-  message: "publish of 2026-11-23 failed: sFTP connection to 127.0.0.1:2222 failed",
+  message:
+    "Publishing the open position of 2026-11-23 failed: sFTP connection to 127.0.0.1:2222 failed",
   caller: "orchestrator",
   delivery_day: "2026-11-23",
   data: { step: "publish" },
@@ -76,8 +77,8 @@ Deno.test("ports, instants and attempt counts do not make two failures different
     normaliseMessage(inboxDown(51515, 7).message),
   );
   assert.equal(
-    normaliseMessage("orchestrator tick of replica-1a2b3c4d failed: database is locked"),
-    normaliseMessage("orchestrator tick of replica-ffe09a7b failed: database is locked"),
+    normaliseMessage("The orchestrator tick of replica-1a2b3c4d failed: database is locked"),
+    normaliseMessage("The orchestrator tick of replica-ffe09a7b failed: database is locked"),
   );
   assert.notEqual(
     normaliseMessage("connection refused"),
@@ -171,7 +172,10 @@ Deno.test("two different errors are two stories; a recovery ends only its own", 
     events = await a.all();
     assert.equal(events.length, 4);
     assert.equal(events[3].delivery_day, "2026-11-23");
-    assert.match(events[3].message, /^publish of 2026-11-23 works again after 5 failures/);
+    assert.match(
+      events[3].message,
+      /^Publishing the open position of 2026-11-23 works again after 5 failures/,
+    );
     // Both inbox stories end with the inbox's recovery.
     assert.equal(await reportRecovery(a, INBOX.source, null, "orchestrator"), 2);
     a.close();
