@@ -70,7 +70,7 @@ Deno.test({
     assert.match(failed?.error ?? "", /sFTP connection to 127\.0\.0\.1:\d+ failed/);
     assert.ok(!failed!.error!.includes(sshd.password), "no secret in the message");
     const errors = (await storedEvents(s.kv)).filter((e) => e.kind === "orchestration_error");
-    assert.match(String(errors.at(-1)?.message), /^retention \(archive and pruning\) failed: sFTP/);
+    assert.match(String(errors.at(-1)?.message), /^Retention \(archive and pruning\) failed: sFTP/);
     for (const d of days) assert.equal(await recordsOf(s.kv, d), 9, `${d} stays whole`);
 
     await sshd.restart();
