@@ -74,11 +74,13 @@ export function compressAnswers(): MiddlewareHandler<AppEnv> {
     ) return;
     const known = jsonBodyOf(res);
     const declared = Number(res.headers.get("content-length") ?? NaN);
+    const enc = chooseEncoding(c.req.header("accept-encoding"));
     if (
-      (known !== undefined && known.length < MIN_COMPRESS_BYTES / 3) ||
+      !enc || (known !== undefined && known.length < MIN_COMPRESS_BYTES / 3) ||
       declared < MIN_COMPRESS_BYTES
     ) {
-      // Small for certain (a UTF-8 character is at most 3 bytes): not read, not copied.
+      // No encoding accepted, or small for certain (a UTF-8 character is at most 3 bytes): not
+      // read, not copied (the status route is benchmarked against a bare server).
       try {
         addVary(res.headers);
       } catch { /* immutable headers: sent as they are */ }
@@ -89,9 +91,8 @@ export function compressAnswers(): MiddlewareHandler<AppEnv> {
       : new Uint8Array(await res.arrayBuffer());
     const headers = new Headers(res.headers);
     addVary(headers);
-    const enc = chooseEncoding(c.req.header("accept-encoding"));
     const init = { status: res.status, statusText: res.statusText, headers };
-    if (!enc || bytes.length < MIN_COMPRESS_BYTES) return replace(c, bytes, init);
+    if (bytes.length < MIN_COMPRESS_BYTES) return replace(c, bytes, init);
     const etag = res.headers.get("etag");
     const cacheKey = etag ? `${enc} ${etag}` : undefined;
     let body = cacheKey ? byEtag.get(cacheKey) : undefined;
