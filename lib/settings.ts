@@ -1,6 +1,6 @@
 /**
  * Environment settings of the service: one zod schema for every environment variable
- * (docs/access-control.md; README, "Configuration"). A bad value stops start-up with a message that names the
+ * (docs/access-control.md; docs/configuration.md). A bad value stops start-up with a message that names the
  * variable and never quotes a secret.
  *
  * @example

@@ -54,7 +54,7 @@ export function encodeSseEvents(records: readonly EventRecord[]): Uint8Array {
  * A rewritten event (a repeated failure's count, `EventLog.update`) as one message
  * `event: event_updated` with the whole JSON record and no `id:` line, so a client's resume point
  * (`Last-Event-ID`, `after_id`) stays where it was; the client replaces the record it holds with
- * that id (README, "Live event stream").
+ * that id (docs/api.md, "Live event stream").
  */
 export function encodeSseUpdate(record: EventRecord): Uint8Array {
   return encoder.encode(`event: event_updated\ndata: ${JSON.stringify(record)}\n\n`);

@@ -1,5 +1,5 @@
 /**
- * Repeated failures are one story, not one event a minute (README, "Event history"): while the
+ * Repeated failures are one story, not one event a minute (docs/api.md, "Event history"): while the
  * same orchestration error repeats — the sFTP inbox unreachable, the market platform down, a step
  * failing tick after tick — the first is stored as an event and every repeat is counted on it
  * (rewritten with `data.repeats`, `data.first_at`, `data.last_at`; its message ends "— again 37

@@ -2,7 +2,7 @@
  * Requests the HTTP layer refuses before the service sees them (docs/access-control.md,
  * "Request path"): a request head over 64 KiB and a malformed `Content-Length` get Deno's empty
  * 400; nothing reaches a route, so nothing is audited. Kept as it is and documented in the
- * README's error table; this test notices if a Deno upgrade changes it.
+ * error table of docs/api.md; this test notices if a Deno upgrade changes it.
  *
  * Real parts: the app on a temp-file KV over raw HTTP/1.1 on 127.0.0.1.
  */

@@ -1,5 +1,5 @@
 /**
- * Repeated failures are one story (README, "Event history"; lib/store/repeated_failures.ts),
+ * Repeated failures are one story (docs/api.md, "Event history"; lib/store/repeated_failures.ts),
  * through the orchestrator: 40 failing ticks a minute apart — the publish to an sFTP server that
  * is not there and the sFTP inbox on it, two different errors — are two stored error events with
  * `repeats` 39 each, across a restart; the process log has their two first lines and nothing per

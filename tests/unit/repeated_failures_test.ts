@@ -1,5 +1,5 @@
 /**
- * Repeated failures are one story (README, "Event history"; lib/store/repeated_failures.ts): the
+ * Repeated failures are one story (docs/api.md, "Event history"; lib/store/repeated_failures.ts): the
  * first failure is an event, its repeats are counted on it, one recovery event ends it; the
  * process log has the first line and the recovery line only; the count survives a restart and
  * two replicas count on one story; live readers get the rewrite.
