@@ -62,6 +62,9 @@ Deno.test("compression: br or gzip as accepted, identity bytes after decoding, s
     const plain = await raw(s, "/v1/console/config", key);
     assert.equal(plain.status, 200);
     assert.equal(plain.headers.get("content-encoding"), undefined);
+    // Passed on as it was built: a known length, not a chunked stream.
+    assert.equal(plain.headers.get("transfer-encoding"), undefined);
+    assert.equal(Number(plain.headers.get("content-length")), plain.body.length);
     assert.ok(plain.body.length > 1024);
     assert.match(plain.headers.get("vary") ?? "", /Accept-Encoding/);
 

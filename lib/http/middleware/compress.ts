@@ -66,13 +66,16 @@ export function compressAnswers(): MiddlewareHandler<AppEnv> {
     await next();
     const res = c.res;
     const type = res.headers.get("content-type") ?? "";
+    // A JSON answer's text is known (`lib/http/respond.ts`); reading `res.body` of it would turn it
+    // into a stream that Deno then sends chunked, without `content-length`.
+    const known = jsonBodyOf(res);
     if (
-      c.req.method === "HEAD" || res.body === null || !COMPRESSIBLE.test(type) ||
+      c.req.method === "HEAD" || (known === undefined && res.body === null) ||
+      !COMPRESSIBLE.test(type) ||
       res.status === 204 || res.status === 206 || res.status === 304 ||
       res.headers.has("content-encoding") ||
       NO_TRANSFORM.test(res.headers.get("cache-control") ?? "")
     ) return;
-    const known = jsonBodyOf(res);
     const declared = Number(res.headers.get("content-length") ?? NaN);
     const enc = chooseEncoding(c.req.header("accept-encoding"));
     if (
