@@ -110,9 +110,13 @@ export function registerStatus(
     ]).then(async ([st, c, h, f]) => json(body(st, c, h, f, await attentionNow(st, c, h))));
   });
 
-  // The attention list reads the days from KV: computed at most once a second.
+  // The attention list reads the days from KV: computed at most once a second, and by one
+  // request at a time (the others of that moment wait for the same list, not read KV again).
   let attentionCache:
     | { second: number; state: object; health: object | null; items: AttentionItem[] }
+    | undefined;
+  let computing:
+    | { state: object; health: object | null; items: Promise<AttentionItem[]> }
     | undefined;
   /** This second's attention list when it was computed for the same state and pass health. */
   const attentionCached = (
@@ -125,15 +129,31 @@ export function registerStatus(
       ? c.items
       : undefined;
   };
-  const attentionNow = async (
+  const attentionNow = (
+    state: Readonly<OrchestratorState>,
+    cfg: Readonly<EffectiveConfig>,
+    health: Readonly<PassHealth> | null,
+  ): Promise<AttentionItem[]> => {
+    const cached = attentionCached(state, health);
+    if (cached) return Promise.resolve(cached);
+    if (computing && computing.state === state && computing.health === health) {
+      return computing.items;
+    }
+    const items = computeAttention(state, cfg, health);
+    const mine = { state, health, items };
+    computing = mine;
+    const done = () => {
+      if (computing === mine) computing = undefined;
+    };
+    items.then(done, done);
+    return items;
+  };
+  const computeAttention = async (
     state: Readonly<OrchestratorState>,
     cfg: Readonly<EffectiveConfig>,
     health: Readonly<PassHealth> | null,
   ): Promise<AttentionItem[]> => {
     const now = ctx.clock.now();
-    const second = Math.floor(now / 1000);
-    const cached = attentionCached(state, health);
-    if (cached) return cached;
     const days = await consoleDays(
       ctx.kv,
       cfg.gate_closure_local_time,
@@ -149,7 +169,7 @@ export function registerStatus(
       orchestrator: { state: state.state, failed_passes_in_a_row: health?.failed_in_a_row ?? 0 },
       nowMs: now,
     });
-    attentionCache = { second, state, health, items };
+    attentionCache = { second: Math.floor(now / 1000), state, health, items };
     return items;
   };
 
