@@ -151,6 +151,7 @@ async function tickRounds(dir: string, res: SizeResult): Promise<void> {
       );
       if (Number.isNaN(files)) throw new Error(`tick ${r}: no four new documents (${ran})`);
       if (r > 0) res.tick.push({ files, tickS: answer.ms / 1000, ran });
+      else await call(`${app.url}/__bench/settle`, { method: "POST", limitMs: 300_000 });
     }
   } finally {
     await app.stop();

@@ -45,6 +45,8 @@ export function appEnv(dir: string, proc: string, ext: string): Record<string, s
     COUNTERPARTY_EIC: PARTIES.counterparty,
     // Today and tomorrow: the days an intraday tick works on (fewer days to warm up).
     ORCHESTRATOR_HORIZON_DAYS: "1",
+    // Diagnostics (`--cpu-prof` sees the main thread only): `PIPELINE_WORKER=false` passes on.
+    PIPELINE_WORKER: Deno.env.get("PIPELINE_WORKER") ?? "true",
   };
 }
 

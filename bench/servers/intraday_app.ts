@@ -8,6 +8,8 @@
  * Control route: `POST /__bench/tick` moves the clock to the start of the next minute (where
  * `Deno.cron` would fire; each tick needs its own minute's lease) and runs one
  * `orchestrator.tick`; answers `{ms, at, outcome}` (ms: the tick's duration in this process).
+ * `POST /__bench/settle` waits until the in-memory index of registered MaLo-IDs (built once after
+ * start, begun by the first forecast upload) is built.
  *
  * SIGTERM: stops serving, closes the app and KV, exits normally.
  * @module
@@ -16,6 +18,7 @@ import { createApp } from "../../app.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { realSleep } from "../../lib/clock.ts";
 import { loadSettings } from "../../lib/settings.ts";
+import { marketLocationIndexSettled } from "../../lib/pipeline/master_data.ts";
 
 const env = Deno.env.toObject();
 const settings = loadSettings(env);
@@ -39,7 +42,14 @@ const server = Deno.serve({
   port: 0,
   signal: ac.signal,
   onListen: ({ port }) => console.log(`LISTENING http://127.0.0.1:${port}`),
-}, (req, info) => req.url.endsWith("/__bench/tick") ? tick() : bridge.fetch(req, info));
+}, async (req, info) => {
+  if (req.url.endsWith("/__bench/tick")) return await tick();
+  if (req.url.endsWith("/__bench/settle")) {
+    await marketLocationIndexSettled(bridge.ctx.kv);
+    return Response.json({ settled: true });
+  }
+  return await bridge.fetch(req, info);
+});
 
 const onTerm = async () => {
   Deno.removeSignalListener("SIGTERM", onTerm);
