@@ -1,6 +1,7 @@
 /**
  * Issue 21 — intraday schedule versions at 100,000 and 1,000,000 market locations
- * (`BENCH_INTRADAY_SIZES`) with `BENCH_INTRADAY_CUSTOMERS` (10,000) customer forecasts, files
+ * (`BENCH_INTRADAY_SIZES`) with `BENCH_INTRADAY_CUSTOMERS` (10,000) customer forecasts (spread over
+ * the portfolio, every `n / 10,000`-th location: `customerIds`), files
  * channel, ESS documents to the local outbox, four control areas. Per size, on one KV file with
  * the portfolio of `bench/portfolio.ts` written straight into it:
  *
@@ -36,6 +37,7 @@ import {
   appEnv,
   berlin,
   customerForecasts,
+  customerIds,
   ingest,
   type PassTimes,
   realPass,
@@ -58,13 +60,14 @@ const TICK_BATCH = 500;
 async function rounds(
   app: Awaited<ReturnType<typeof createApp>>,
   clock: FakeClock,
+  ids: number[],
   first: number,
 ): Promise<{ split: PassTimes[]; real: PassTimes[] }> {
   const split: PassTimes[] = [];
   const real: PassTimes[] = [];
   for (let r = 0; r <= 2 * ROUNDS; r++) {
     clock.advance(60_000);
-    await ingest(app, customerForecasts(0, CUSTOMERS, DAY, QH, first + r), clock.now());
+    await ingest(app, customerForecasts(ids, DAY, QH, first + r), clock.now());
     const p = r % 2 === 1 ? await splitPass(app, DAY) : await realPass(app, DAY);
     if (r > 0) (r % 2 === 1 ? split : real).push(p);
   }
@@ -79,17 +82,18 @@ async function inProcess(dir: string, n: number, res: SizeResult): Promise<void>
   const kv = await Deno.openKv(settings.kvPath);
   const app = await createApp({ settings, kv, clock });
   try {
+    const ids = customerIds(n, CUSTOMERS);
     let t = performance.now();
-    await ingest(app, customerForecasts(0, CUSTOMERS, DAY, QH, 0), clock.now());
+    await ingest(app, customerForecasts(ids, DAY, QH, 0), clock.now());
     for (const step of ["forecast", "aggregate", "submit"] as const) {
       await runStep(app.ctx, DAY, step, "bench");
     }
     res.firstVersionS = (performance.now() - t) / 1000;
     console.log(`${n}: day-ahead version 1 in ${res.firstVersionS.toFixed(2)} s`);
-    res.dayAhead = await rounds(app, clock, 1);
+    res.dayAhead = await rounds(app, clock, ids, 1);
     clock.set(berlin(DAY, "09:07") - 60_000);
     t = performance.now();
-    res.intraday = await rounds(app, clock, 100);
+    res.intraday = await rounds(app, clock, ids, 100);
     console.log(`${n}: intraday rounds in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   } finally {
     await app.close();
@@ -98,7 +102,7 @@ async function inProcess(dir: string, n: number, res: SizeResult): Promise<void>
 }
 
 /** (b): a forecast batch over HTTP, then the tick, until the four documents are in the outbox. */
-async function tickRounds(dir: string, res: SizeResult): Promise<void> {
+async function tickRounds(dir: string, n: number, res: SizeResult): Promise<void> {
   const ext = `bench-ext-${crypto.randomUUID()}`;
   const env = {
     ...appEnv(dir, `bench-proc-${crypto.randomUUID()}`, ext),
@@ -111,10 +115,11 @@ async function tickRounds(dir: string, res: SizeResult): Promise<void> {
     [...Deno.readDirSync(outbox)].filter((e) => e.name.endsWith(".xml")).length;
   try {
     res.tick = [];
+    const batchIds = customerIds(n, CUSTOMERS).slice(0, TICK_BATCH);
     for (let r = 0; r <= TICK_ROUNDS; r++) {
       const before = xmlCount();
       const body = JSON.stringify({
-        forecasts: customerForecasts(0, TICK_BATCH, DAY, QH, 200 + r).map((f) => ({
+        forecasts: customerForecasts(batchIds, DAY, QH, 200 + r).map((f) => ({
           market_location_id: f.malo_id,
           delivery_day: f.delivery_day,
           unit: "kW",
@@ -174,7 +179,7 @@ export async function main(): Promise<Row[]> {
       await writePortfolio(`${dir.path}/bridge.kv`, n);
       console.log(`${n}: portfolio written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
       await inProcess(dir.path, n, res);
-      await tickRounds(dir.path, res);
+      await tickRounds(dir.path, n, res);
     } catch (err) {
       console.error(`FAILED at ${n}: ${(err as Error).stack}`);
       res.failure = (err as Error).message;

@@ -71,14 +71,26 @@ export async function writePortfolio(kvPath: string, n: number): Promise<void> {
 }
 
 /**
- * Customer forecasts (kW per quarter-hour) of locations `from..from+n-1` for `day`, different
- * in every quarter-hour for every `round` (0.1 kW a location, 250 kW an area per round at 10,000).
+ * The locations with a customer forecast: `customers` of the `n`, spread over the portfolio (every
+ * `step`-th, `step` the odd number at or below `n / customers`, so they fall in all four control
+ * areas), as customers' MaLo-IDs are in a real one — not a run of neighbouring IDs, which KV
+ * would read in one range.
  */
-export function customerForecasts(from: number, n: number, day: string, qh: number, round: number) {
-  return Array.from({ length: n }, (_, j) => {
-    const base = 1 + ((from + j) % 97) / 10 + round / 10;
+export function customerIds(n: number, customers: number): number[] {
+  const even = Math.max(1, Math.floor(n / customers));
+  const step = even % 2 === 0 ? even - 1 : even;
+  return Array.from({ length: Math.min(n, customers) }, (_, i) => i * step);
+}
+
+/**
+ * Customer forecasts (kW per quarter-hour) of the locations `ids` for `day`, different in every
+ * quarter-hour for every `round` (0.1 kW a location, 250 kW an area per round at 10,000).
+ */
+export function customerForecasts(ids: number[], day: string, qh: number, round: number) {
+  return ids.map((i) => {
+    const base = 1 + (i % 97) / 10 + round / 10;
     return {
-      malo_id: benchMalo(from + j),
+      malo_id: benchMalo(i),
       delivery_day: day,
       values: Array.from({ length: qh }, (_, k) => Math.round((base + (k % 7) / 3) * 1000) / 1000),
     };
