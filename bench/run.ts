@@ -88,6 +88,17 @@ const PARTS: Part[] = [
     quick: { BENCH_MIXED_N: "2000", BENCH_MIXED_SECONDS: "10", BENCH_MIXED_WARMUP_S: "2" },
   },
   {
+    name: "intraday",
+    what:
+      "issue 21: intraday pass (aggregate, freeze, render, write 4 ESS) at 100,000 and 1,000,000; batch → files with the tick",
+    script: "bench/intraday.ts",
+    quick: {
+      BENCH_INTRADAY_SIZES: "20000",
+      BENCH_INTRADAY_ROUNDS: "2",
+      BENCH_INTRADAY_TICK_ROUNDS: "2",
+    },
+  },
+  {
     name: "million",
     what: "1,000,000 locations: forecast+aggregate, registration, overview, probes, 10 days",
     script: "bench/million.ts",
