@@ -81,6 +81,14 @@ async function passSummary(url: string, key: string, since: string): Promise<str
   }; steps run ${run}, failed ${failed}`;
 }
 
+/** `fahrplan_kv_retries_total{reason="conflict"}` of the app's main thread (`GET /metrics`). */
+async function lostRounds(url: string, key: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { headers: { "x-api-key": key } });
+  const text = await res.text();
+  const m = /^fahrplan_kv_retries_total\{reason="conflict"\} (\d+)/m.exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
 export async function main(): Promise<Row[]> {
   const dir = await tempDir("bench-mixed-");
   const proc = `bench-proc-${crypto.randomUUID()}`;
@@ -140,7 +148,9 @@ export async function main(): Promise<Row[]> {
     };
     const idle = await load({ ...common, BENCH_MIXED_ONLY: "status", BENCH_MIXED_SECONDS: "10" });
     const loadStart = new Date().toISOString();
+    const lost0 = await lostRounds(app.url, proc);
     const r = await load(common);
+    const lost1 = await lostRounds(app.url, proc);
     const uptime = await Deno.readTextFile("/proc/loadavg").catch(() => "?");
     console.log(`load average after the run: ${uptime.trim()}`);
     for (const [kind, s] of Object.entries(r.kinds)) {
@@ -152,6 +162,9 @@ export async function main(): Promise<Row[]> {
     }
     if (Object.keys(r.refused).length) console.log(`non-2xx: ${JSON.stringify(r.refused)}`);
     console.log(await passSummary(app.url, proc, loadStart));
+    console.log(
+      `main thread's KV rounds lost during the load (conflict retries): ${lost1 - lost0}`,
+    );
     const base = idle.kinds.status.p99;
     const all = r.kinds.all;
     const row = (metric: string, value: number, goal?: boolean): Row => ({

@@ -5,10 +5,12 @@
  * day arrives. The step, on its own KV handle as in the
  * pipeline worker, must finish in a few commits — not start over until its retries run out — and
  * record the input version it read, so the day shows it stale and the next pass runs it again;
- * once the input is quiet, the next run is current. Real KV on a temp file, fake clock.
+ * once the input is quiet, the next run is current. Aggregation likewise. Real KV on a temp file,
+ * fake clock.
  */
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
+import { aggregateDay, readAggregate } from "../../lib/pipeline/aggregate.ts";
 import { plannedSteps } from "../../lib/orchestrator/step_selection.ts";
 import { type DayState, readDay } from "../../lib/pipeline/day_state.ts";
 import { ingestForecasts } from "../../lib/pipeline/forecasts.ts";
@@ -16,7 +18,7 @@ import { generateForecasts } from "../../lib/pipeline/generate.ts";
 import { masterDataVersion } from "../../lib/pipeline/master_data.ts";
 import { putMarketLocation, putMarketLocations } from "../../lib/pipeline/market_locations.ts";
 import { staleness } from "../../lib/pipeline/staleness.ts";
-import { customerValues, nowFor, portfolio } from "../support/profile_portfolio.ts";
+import { ACTIVE, customerValues, nowFor, portfolio } from "../support/profile_portfolio.ts";
 import { withTempDir } from "../support/temp.ts";
 import { KEYS } from "../../lib/store/keys.ts";
 
@@ -71,7 +73,7 @@ function steadyInput(kv: Deno.Kv, before: () => Promise<void>) {
   return { kv: wrapped, counts };
 }
 
-Deno.test("forecast step: under a steady stream of input changes it finishes in a few commits and records the version it read", async () => {
+Deno.test("forecast step and aggregation: under a steady stream of input changes each finishes in a few commits and records the version it read", async () => {
   await withTempDir(async (dir) => {
     const clock = new FakeClock(nowFor(DAY));
     const writer = await Deno.openKv(`${dir}/t.kv`); // the app's handle: requests
@@ -141,6 +143,20 @@ Deno.test("forecast step: under a steady stream of input changes it finishes in 
       assert.deepEqual(plannedSteps(after, await masterDataVersion(writer)).slice(0, 1), [
         "aggregate",
       ]);
+
+      // Aggregation under the same stream: a few commits, the aggregate of the version it read.
+      const [n0, c0] = [changes, step.counts.commits];
+      const agg = await aggregateDay(step.kv, DAY, {
+        ...opts(),
+        activeAreas: ACTIVE,
+      });
+      assert.ok(changes - n0 >= 2, `the input changed ${changes - n0} times during aggregation`);
+      assert.ok(step.counts.commits - c0 <= 3, `${step.counts.commits - c0} commits`);
+      assert.equal(agg.version, after.input_version, "the version it read");
+      const aggregated: DayState = (await readDay(writer, DAY)).value!;
+      assert.equal(aggregated.steps.aggregated!.version, agg.version);
+      assert.equal((await readAggregate(writer, DAY))!.version, agg.version);
+      assert.equal(staleness(aggregated, "aggregated")!.stale, true);
     } finally {
       own.close();
       writer.close();
