@@ -12,6 +12,7 @@ import { ingestForecasts } from "../../lib/pipeline/forecasts.ts";
 import { generateForecasts } from "../../lib/pipeline/generate.ts";
 import { GROUP_MAX } from "../../lib/pipeline/location_put_group.ts";
 import { masterDataVersion } from "../../lib/pipeline/master_data.ts";
+import { kvRetryCounts } from "../../lib/store/kv.ts";
 import {
   getMarketLocation,
   putMarketLocation,
@@ -106,5 +107,43 @@ Deno.test("a group of single PUTs holds one caller: another caller's change is c
     const day: DayState = (await readDay(kv, DAY)).value!;
     assert.equal(day.last_input?.by, "globex");
     assert.equal(day.last_input?.market_locations, 1);
+  });
+});
+
+Deno.test("forecast uploads of the process queue behind its master-data changes and lose no round to them", async () => {
+  await withMemoryKv(async (kv) => {
+    const at = nowFor(DAY);
+    const locs = portfolio(100);
+    await putMarketLocations(kv, locs, at);
+    await generateForecasts(kv, DAY, { by: "orchestrator", nowMs: at, region: "DE" });
+    const v0 = (await readDay(kv, DAY)).value!.input_version;
+    const lost0 = kvRetryCounts().conflict;
+    const put = (l: LocationInput, i: number) => {
+      const { malo_id, ...input } = l;
+      return putMarketLocation(kv, malo_id, { ...input, name: `n${i}` }, at, { ...CHANGE });
+    };
+    const upload = (k: number) =>
+      ingestForecasts(
+        kv,
+        locs.slice(k * 10, k * 10 + 10).map((l, i) => ({
+          malo_id: l.malo_id,
+          delivery_day: DAY,
+          values: customerValues(i + k, 96),
+        })),
+        "acme",
+        at,
+      );
+    // In call order: 10 PUTs, an upload, 10 PUTs, an upload, 10 PUTs, an upload.
+    const calls: Promise<unknown>[] = [];
+    for (let k = 0; k < 3; k++) {
+      for (let i = 0; i < 10; i++) calls.push(put(locs[50 + k * 10 + i], i));
+      calls.push(upload(k));
+    }
+    await Promise.all(calls);
+    assert.equal(kvRetryCounts().conflict - lost0, 0, "no round lost");
+    // Groups: PUTs 1–8, 9–16 (with 11–16 of the second ten), the upload, 17–24, the second
+    // upload, 25–30, the third upload: 4 master-data commits and 3 uploads.
+    const day: DayState = (await readDay(kv, DAY)).value!;
+    assert.equal(day.input_version, v0 + 4 + 3);
   });
 });
