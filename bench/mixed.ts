@@ -62,6 +62,33 @@ async function load(env: Record<string, string>): Promise<MixedResult> {
   return JSON.parse(m[1]);
 }
 
+/**
+ * The orchestrator passes that started during the mixed load (`GET /v1/console/passes`): how many,
+ * their durations (s) and the steps that failed, e.g. a forecast step that gave up.
+ */
+async function passSummary(url: string, key: string, since: string): Promise<string> {
+  const res = await fetch(`${url}/v1/console/passes?limit=200`, { headers: { "x-api-key": key } });
+  if (!res.ok) return `passes: ${res.status}`;
+  const page = await res.json() as {
+    passes: { started_at: string; duration_s: number; steps_run: number; steps_failed: number }[];
+  };
+  const ps = page.passes.filter((p) => p.started_at >= since);
+  const d = ps.map((p) => p.duration_s).sort((a, b) => a - b);
+  const failed = ps.reduce((a, p) => a + p.steps_failed, 0);
+  const run = ps.reduce((a, p) => a + p.steps_run, 0);
+  return `passes during the load: ${ps.length}, duration s ${
+    d.map((x) => x.toFixed(1)).join(" ")
+  }; steps run ${run}, failed ${failed}`;
+}
+
+/** `fahrplan_kv_retries_total{reason="conflict"}` of the app's main thread (`GET /metrics`). */
+async function lostRounds(url: string, key: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { headers: { "x-api-key": key } });
+  const text = await res.text();
+  const m = /^fahrplan_kv_retries_total\{reason="conflict"\} (\d+)/m.exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
 export async function main(): Promise<Row[]> {
   const dir = await tempDir("bench-mixed-");
   const proc = `bench-proc-${crypto.randomUUID()}`;
@@ -120,7 +147,10 @@ export async function main(): Promise<Row[]> {
       MIXED_DAYS: days.join(","),
     };
     const idle = await load({ ...common, BENCH_MIXED_ONLY: "status", BENCH_MIXED_SECONDS: "10" });
+    const loadStart = new Date().toISOString();
+    const lost0 = await lostRounds(app.url, proc);
     const r = await load(common);
+    const lost1 = await lostRounds(app.url, proc);
     const uptime = await Deno.readTextFile("/proc/loadavg").catch(() => "?");
     console.log(`load average after the run: ${uptime.trim()}`);
     for (const [kind, s] of Object.entries(r.kinds)) {
@@ -131,6 +161,10 @@ export async function main(): Promise<Row[]> {
       );
     }
     if (Object.keys(r.refused).length) console.log(`non-2xx: ${JSON.stringify(r.refused)}`);
+    console.log(await passSummary(app.url, proc, loadStart));
+    console.log(
+      `main thread's KV rounds lost during the load (conflict retries): ${lost1 - lost0}`,
+    );
     const base = idle.kinds.status.p99;
     const all = r.kinds.all;
     const row = (metric: string, value: number, goal?: boolean): Row => ({

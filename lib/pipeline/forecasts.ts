@@ -17,6 +17,7 @@ import { getManyChunked, getManyInRange } from "../store/kv.ts";
 import { retryWithTurn } from "../store/turn.ts";
 import { type DayState, emptyDay, inputChanged, withDayLock, writeDay } from "./day_state.ts";
 import { KEYS } from "../store/keys.ts";
+import { withMasterDataLock } from "./master_data.ts";
 
 /** Who produced a forecast. */
 export type ForecastSource = "customer" | "generated";
@@ -87,6 +88,16 @@ function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   return true;
 }
 
+/**
+ * Runs `fn` holding this process's master-data lock, then the locks of every day: a forecast
+ * upload queues behind the process's master-data changes, whose commits bump every open day and
+ * would make its round lose; the single changes are grouped (`./location_put_group.ts`), so the
+ * queue stays short (docs/mixed-load.md).
+ */
+function withUploadLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Promise<T> {
+  return withMasterDataLock(kv, () => withDayLocks(kv, days, fn));
+}
+
 /** Runs `fn` holding the in-process locks of every day, taken in date order. */
 function withDayLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Promise<T> {
   const [first, ...rest] = [...days].sort();
@@ -115,7 +126,7 @@ export function ingestForecasts(
   for (const d of days) {
     assertForecastOpen(deliveryDay(d), nowMs, "forecasts are no longer accepted");
   }
-  return withDayLocks(kv, days, () =>
+  return withUploadLocks(kv, days, () =>
     // Replicas take turns after three lost rounds (docs/architecture.md, "Writes and concurrency").
     retryWithTurn(kv, KEYS.forecastTurn, "ingest forecasts", async (turn) => {
       // Day states first, then the forecasts: a forecast changed after the day read also bumped

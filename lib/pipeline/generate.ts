@@ -11,22 +11,20 @@
  * and bumps the day's `input_version` when it differs from the last run's, so later steps turn
  * stale exactly when the generated values changed.
  *
+ * The step reads its inputs once and never starts over (docs/pipeline.md, "Forecasts", the forecast
+ * step under steady input): it records the input version it read, committed in a short round on
+ * the day state as it is then. Input that arrived while it read leaves the step stale, and the next
+ * pass runs it again.
+ *
  * Upgrade: generated forecasts stored per location by earlier versions (one record per location
  * and day) are deleted by the day's next forecast step; they are not read any more.
  * @module
  */
 import { fnv1a, shapeFingerprint } from "../domain/slp/profile.ts";
-import { retryKv } from "../store/kv.ts";
-import {
-  checkDay,
-  emptyDay,
-  inputChanged,
-  readDay,
-  recordStep,
-  withDayLock,
-  writeDay,
-} from "./day_state.ts";
+import { getManyChunked, retryKv } from "../store/kv.ts";
+import { inputChanged, readDay, updateDay } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
+import type { StoredForecast } from "./forecasts.ts";
 import { warmShapes } from "./open_position.ts";
 import { masterDataVersion } from "./master_data.ts";
 
@@ -43,97 +41,141 @@ export interface GenerateResult {
   customer: number;
   /** Locations without a profile (they need a customer forecast). */
   without_profile: number;
+  /**
+   * The input version the step consumed, as recorded in its `forecast` step: the day's version
+   * when the step read its inputs — or the version of its own bump, when nothing else arrived
+   * until its commit.
+   */
   input_version: number;
+  /**
+   * The day's `input_version` after the step's commit: above {@link input_version} when input
+   * arrived while the step read (the step is stale at once; the next pass runs it again).
+   */
+  day_input_version: number;
   /** Master-data version the run saw (the orchestrator re-runs generation when it moves). */
   master_version: number;
 }
 
-const BATCH = 400;
+/** Legacy records deleted per atomic, each checked (KV allows 100 checks per atomic). */
+const BATCH = 100;
 
 /**
  * Runs the forecast step of `day`: counts, the digest of the profile inputs, the bump of the
  * day's input version when the digest changed, the deletion of earlier versions' per-location
  * records; then records the `forecast` step (detail: the result, `region`, `profile_digest`).
+ *
+ * The inputs are read once; only the commit is retried (one read of the day state and one
+ * commit a round, under the day's lock), so a steady stream of input changes cannot make the step
+ * start over: it records the version it read (see {@link GenerateResult.input_version}). A
+ * record of a later version, written meanwhile by another run, is left as it is.
  * @param region holiday region, e.g. `DE` or `DE-BY`
+ * @throws {import("../store/kv.ts").KvContentionError} when the commit's rounds ran out
  */
-export function generateForecasts(
+export async function generateForecasts(
   kv: Deno.Kv,
   day: string,
   opts: { by: string; nowMs: number; region: string },
 ): Promise<GenerateResult> {
-  return withDayLock(kv, day, () =>
-    retryKv(`generate forecasts for ${day}`, async () => {
-      const dayEntry = await readDay(kv, day);
-      const master = await masterDataVersion(kv);
-      const inputs = await readDayInputs(kv, day);
-      await warmShapes(inputs.classes, day, opts.region);
-      let profiled = 0, withoutProfile = 0;
-      const digestParts: string[] = [opts.region];
-      for (const c of inputs.classes) {
-        if (!c.profile) {
-          withoutProfile += c.count;
-          continue;
-        }
-        profiled += c.count;
-        digestParts.push(
-          `${c.control_area}|${c.direction}|${c.profile}|${c.count}|${c.wh}|${
-            shapeFingerprint(c.profile, day, opts.region)
-          }`,
-        );
-      }
-      let customer = 0;
-      for (const { location } of inputs.customers) {
-        if (!location) continue;
-        customer++;
-        if (location.standard_load_profile) profiled--;
-        else withoutProfile--;
-      }
-      const digest = fnv1a(new TextEncoder().encode(digestParts.join("\n")));
-      const state = dayEntry.value ?? emptyDay(day);
-      const previous = state.steps.forecast?.detail?.profile_digest;
-      const changed = digest !== previous && (profiled > 0 || previous !== undefined);
-      const at = new Date(opts.nowMs).toISOString();
-      let version = state.input_version;
-      if (changed || inputs.legacy.length) {
-        const next = changed
-          ? inputChanged(state, {
-            at,
-            by: opts.by,
-            market_locations: profiled,
-            source: "generated",
-          })
-          : state;
-        version = next.input_version;
-        const r = await writeDay(kv.atomic(), dayEntry, next).commit();
-        if (!r.ok) return undefined;
-        // Earlier versions' per-location records, in batches checked against the day state: a
-        // customer forecast arriving meanwhile makes the whole run read again.
-        for (let i = 0; i < inputs.legacy.length; i += BATCH) {
-          const op = checkDay(kv.atomic(), day, r.versionstamp);
-          for (const k of inputs.legacy.slice(i, i + BATCH)) op.delete(k);
-          if (!(await op.commit()).ok) return undefined;
-        }
-      }
-      return {
-        result: {
-          delivery_day: day,
-          generated: changed ? profiled : 0,
-          removed: inputs.legacy.length,
-          unchanged: changed ? 0 : profiled,
-          customer,
-          without_profile: withoutProfile,
-          input_version: version,
-          master_version: master,
-        } satisfies GenerateResult,
-        digest,
-      };
-    })).then(async ({ result, digest }) => {
-      await recordStep(kv, day, "forecast", {
-        version: result.input_version,
-        at: new Date(opts.nowMs).toISOString(),
+  // The day first: whatever changes the inputs after this read also bumps the day (customer
+  // forecasts their day, master data every open day), so the version read is never newer than
+  // the inputs read after it.
+  const consumed = (await readDay(kv, day)).value?.input_version ?? 0;
+  const master = await masterDataVersion(kv);
+  const inputs = await readDayInputs(kv, day);
+  await warmShapes(inputs.classes, day, opts.region);
+  let profiled = 0, withoutProfile = 0;
+  const digestParts: string[] = [opts.region];
+  for (const c of inputs.classes) {
+    if (!c.profile) {
+      withoutProfile += c.count;
+      continue;
+    }
+    profiled += c.count;
+    digestParts.push(
+      `${c.control_area}|${c.direction}|${c.profile}|${c.count}|${c.wh}|${
+        shapeFingerprint(c.profile, day, opts.region)
+      }`,
+    );
+  }
+  let customer = 0;
+  for (const { location } of inputs.customers) {
+    if (!location) continue;
+    customer++;
+    if (location.standard_load_profile) profiled--;
+    else withoutProfile--;
+  }
+  const digest = fnv1a(new TextEncoder().encode(digestParts.join("\n")));
+  const removed = await deleteLegacy(kv, day, inputs.legacy);
+  const at = new Date(opts.nowMs).toISOString();
+  const base = {
+    delivery_day: day,
+    removed,
+    customer,
+    without_profile: withoutProfile,
+    master_version: master,
+  };
+  const result = await updateDay(kv, day, (state) => {
+    const prev = state.steps.forecast;
+    const previous = prev?.detail?.profile_digest;
+    const changed = digest !== previous && (profiled > 0 || previous !== undefined);
+    const next = changed
+      ? inputChanged(state, { at, by: opts.by, market_locations: profiled, source: "generated" })
+      : state;
+    // Nothing arrived since the read: the step consumed the day as it leaves it (its own bump
+    // included). Otherwise it consumed the version it read, and is stale from its commit on.
+    const version = state.input_version === consumed ? next.input_version : consumed;
+    const r: GenerateResult = {
+      ...base,
+      generated: changed ? profiled : 0,
+      unchanged: changed ? 0 : profiled,
+      input_version: version,
+      day_input_version: next.input_version,
+    };
+    // A run that read later recorded meanwhile: its record (and digest) stands.
+    if (prev && prev.version > version) {
+      return Promise.resolve(null);
+    }
+    next.steps = {
+      ...next.steps,
+      forecast: {
+        version,
+        at,
         by: opts.by,
-        detail: { ...result, region: opts.region, profile_digest: digest },
-      });
-      return result;
+        detail: { ...r, region: opts.region, profile_digest: digest },
+      },
+    };
+    if (next.failures) delete next.failures.forecast; // a success clears the step's failure
+    return Promise.resolve({ state: next, result: r });
+  });
+  return result ?? {
+    ...base,
+    generated: 0,
+    unchanged: profiled,
+    input_version: consumed,
+    day_input_version: (await readDay(kv, day)).value?.input_version ?? consumed,
+  };
+}
+
+/**
+ * Deletes earlier versions' per-location generated forecasts of `day` (keys as read), each
+ * checked: one that a customer forecast replaced meanwhile is kept. Batches of {@link BATCH}.
+ * @returns how many were deleted
+ */
+async function deleteLegacy(kv: Deno.Kv, day: string, keys: Deno.KvKey[]): Promise<number> {
+  let removed = 0;
+  for (let i = 0; i < keys.length; i += BATCH) {
+    removed += await retryKv(`delete earlier forecasts of ${day}`, async () => {
+      const entries = await getManyChunked<StoredForecast>(kv, keys.slice(i, i + BATCH));
+      const op = kv.atomic();
+      let n = 0;
+      for (const e of entries) {
+        if (e.value === null || (e.value.source === "customer" && "values" in e.value)) continue;
+        op.check(e).delete(e.key);
+        n++;
+      }
+      if (n === 0) return 0;
+      return (await op.commit()).ok ? n : undefined;
     });
+  }
+  return removed;
 }

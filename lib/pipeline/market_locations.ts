@@ -18,6 +18,7 @@ import {
   withMasterDataLock,
 } from "./master_data.ts";
 import { KEYS } from "../store/keys.ts";
+import { putGrouped } from "./location_put_group.ts";
 
 import type { MarketLocation } from "./market_location_record.ts";
 export type { MarketLocation } from "./market_location_record.ts";
@@ -41,7 +42,8 @@ function sameContent(a: MarketLocation | null, b: MarketLocation): boolean {
 
 /**
  * Creates or replaces a market location; returns it and whether it was new. Re-sending the same
- * fields changes nothing (the stored `updated_at` stays, no day turns stale).
+ * fields changes nothing (the stored `updated_at` stays, no day turns stale). Committed with the
+ * other single changes of this process waiting for the master-data lock (`./location_put_group.ts`).
  * @param atMs instant of the change, ms since the epoch
  * @param change when given, open delivery days are marked stale (see {@link MasterDataChange})
  * @throws {KvContentionError} when the key stayed contended through every retry
@@ -58,25 +60,8 @@ export async function putMarketLocation(
     ...input,
     updated_at: new Date(atMs).toISOString(),
   };
-  return await withMasterDataLock(
-    kv,
-    () =>
-      retryMasterData(kv, `put market location ${id}`, async (turn) => {
-        const read = await classTableForChange(kv); // before the location: see commitMasterData
-        const prev = await kv.get<MarketLocation>(key(id));
-        if (sameContent(prev.value, location)) return { location: prev.value!, created: false };
-        const ok = await commitMasterData(
-          kv,
-          read,
-          [{ entry: prev, next: location }],
-          true,
-          atMs,
-          change,
-          turn,
-        );
-        return ok ? { location, created: prev.value === null } : undefined;
-      }),
-  );
+  // Committed together with the other single changes waiting for the master-data lock.
+  return await putGrouped(kv, location, atMs, change, sameContent);
 }
 
 /**

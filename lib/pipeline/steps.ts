@@ -56,7 +56,11 @@ async function runStepOnce(
           kind: stepRow("forecast").event,
           message: `Generated profile forecasts for ${day}: ${
             r.generated ? `${r.generated} changed` : `${r.unchanged} unchanged`
-          }, ${r.customer} with customer forecast, ${r.without_profile} without profile`,
+          }, ${r.customer} with customer forecast, ${r.without_profile} without profile${
+            // Input arrived while the step read: it stays stale, the next pass runs it again.
+            r.day_input_version > r.input_version
+              ? ` (input version ${r.input_version}; newer input arrived meanwhile, the day is at ${r.day_input_version})`
+              : ""}`,
           caller: by,
           delivery_day: day,
           data: { ...r },

@@ -94,6 +94,11 @@ export function kvRetryCounts(): Readonly<{ locked: number; conflict: number }> 
   return KV_RETRIES;
 }
 
+/** Counts one round lost to a failed check, for a retry loop other than {@link retryKv}. */
+export function countConflictRetry(): void {
+  KV_RETRIES.conflict++;
+}
+
 /** True for the transient error a shared SQLite file throws under contention. */
 export function isLockedError(err: unknown): boolean {
   return err instanceof Error && /database is locked|SQLITE_BUSY/i.test(err.message);

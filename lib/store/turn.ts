@@ -14,7 +14,7 @@
  */
 import { realSleep, type Sleep } from "../clock.ts";
 import { retry, RetryGaveUp } from "../retry.ts";
-import { isLockedError, KvContentionError } from "./kv.ts";
+import { countConflictRetry, isLockedError, KvContentionError } from "./kv.ts";
 
 /** How long a turn holds at most, in ms (its holder needs one round, a few ms). */
 export const TURN_LEASE_MS = 2_000;
@@ -78,6 +78,7 @@ export async function retryWithTurn<T>(
       const out = await round(turn);
       if (out !== undefined) return out;
       lost++;
+      countConflictRetry(); // the metrics' conflict retries (docs/metrics.md)
       // Still ours? (A round can lose to a write that does not take turns.)
       if (held !== null) held = await takeTurn(kv, turnKey, holder!);
       return undefined;

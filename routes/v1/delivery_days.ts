@@ -50,6 +50,7 @@ const STEP_RESULTS: Record<RunnableStep, z.ZodType> = {
     customer: z.number().int(),
     without_profile: z.number().int(),
     input_version: z.number().int(),
+    day_input_version: z.number().int(),
     master_version: z.number().int(),
   }),
   aggregate: z.object({
