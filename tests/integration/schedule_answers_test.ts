@@ -8,7 +8,6 @@
  * answer files written in the structure of the real ESS samples with our identifiers.
  */
 import assert from "node:assert/strict";
-import { messageIdentification } from "../../lib/fahrplan/document.ts";
 import { call, storedEvents } from "../support/app.ts";
 import {
   BEFORE_GC,
@@ -20,65 +19,13 @@ import {
   step,
 } from "../support/day_ahead_rig.ts";
 import { PARTIES } from "../support/fahrplan.ts";
+import { ackFile, anoFile, cnfFile, TSO } from "../support/tso_answers.ts";
 import { AREAS } from "../support/portfolio.ts";
 
-const INTERVAL = "2026-11-22T23:00Z/2026-11-23T23:00Z";
-const TSO = {
-  amprion: "10XDE-RWENET---W",
-  tennet: "10XDE-EON-NETZ-C",
-  hertz: "10XDE-VE-TRANSMK",
-  transnet: "10XDE-ENBW--TNGX",
-};
-const id = (tso: string) => messageIdentification(DAY, PARTIES.sender, tso);
-
 const ack = (tso: string, version: number, code: "A01" | "A02", text: string) =>
-  `<?xml version="1.0" encoding="UTF-8"?>
-<AcknowledgementMessage DtdVersion="2" DtdRelease="3">
-  <MessageIdentification v="20261122-${tso}-1"/>
-  <MessageDateTime v="2026-11-22T08:10:00Z"/>
-  <SenderIdentification v="${tso}" codingScheme="A01"/>
-  <SenderRole v="A04"/>
-  <ReceiverIdentification v="${PARTIES.sender}" codingScheme="A01"/>
-  <ReceiverRole v="A08"/>
-  <ReceivingMessageIdentification v="${id(tso)}"/>
-  <ReceivingMessageVersion v="${version}"/>
-  <Reason><ReasonCode v="${code}"/><ReasonText v="${text}"/></Reason>
-</AcknowledgementMessage>`;
-
-const cnf = (tso: string, version: number) =>
-  `<?xml version="1.0" encoding="UTF-8"?>
-<ConfirmationReport DtdVersion="2" DtdRelease="3">
-  <MessageIdentification v="20261122-${tso}-CF-1"/>
-  <MessageType v="A07"/>
-  <MessageDateTime v="2026-11-22T14:00:00Z"/>
-  <SenderIdentification v="${tso}" codingScheme="A01"/>
-  <SenderRole v="A04"/>
-  <ReceiverIdentification v="${PARTIES.sender}" codingScheme="A01"/>
-  <ReceiverRole v="A08"/>
-  <ScheduleTimeInterval v="${INTERVAL}"/>
-  <ConfirmedMessageIdentification v="${id(tso)}"/>
-  <ConfirmedMessageVersion v="${version}"/>
-  <Reason><ReasonCode v="A06"/></Reason>
-</ConfirmationReport>`;
-
-const ano = (tso: string) =>
-  `<?xml version="1.0" encoding="UTF-8"?>
-<AnomalyReport DtdVersion="2" DtdRelease="3">
-  <MessageIdentification v="20261122-${tso}-ANO-1"/>
-  <MessageDateTime v="2026-11-22T14:05:00Z"/>
-  <SenderIdentification v="${tso}" codingScheme="A01"/>
-  <SenderRole v="A04"/>
-  <ReceiverIdentification v="${PARTIES.sender}" codingScheme="A01"/>
-  <ReceiverRole v="A08"/>
-  <ScheduleTimeInterval v="${INTERVAL}"/>
-  <TimeSeriesAnomaly>
-    <SendersTimeSeriesIdentification v="TS-1"/>
-    <SendersTimeSeriesVersion v="1"/>
-    <InParty v="${PARTIES.balancingGroup}" codingScheme="A01"/>
-    <OutParty v="${PARTIES.counterparty}" codingScheme="A01"/>
-    <Reason><ReasonCode v="A28"/><ReasonText v="counterparty time series differs"/></Reason>
-  </TimeSeriesAnomaly>
-</AnomalyReport>`;
+  ackFile(DAY, tso, version, code, text);
+const cnf = (tso: string, version: number) => cnfFile(DAY, tso, version);
+const ano = (tso: string) => anoFile(DAY, tso, "counterparty time series differs");
 
 type Schedule = {
   control_area: string;
