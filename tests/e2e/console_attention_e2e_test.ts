@@ -209,6 +209,9 @@ Deno.test({
           await page.emulateMedia({ colorScheme: scheme });
           await reload(page);
           await page.locator('.attention li[data-code="tso_rejected"]').waitFor();
+          // The summary (from the status) may be drawn before the day table (its own request).
+          await page.locator('tr[data-day="2026-11-26"] td[data-label="Submitted"] .badge-error')
+            .first().waitFor();
           const colours = await page.evaluate(() => {
             const box = document.querySelector(".attention")!;
             const mark = document.querySelector('li[data-code="tso_rejected"] .attention-mark')!;
