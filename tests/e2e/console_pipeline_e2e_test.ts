@@ -112,7 +112,9 @@ Deno.test({
       await page.getByText(`Aggregate ${day}: done.`).waitFor();
       await c.aggregated.getByText("✓").waitFor();
       assert.match(await c.aggregated.innerText(), /ops/);
-      // The chart of the selected day: one series per active control area.
+      // The chart of the selected day: one series per active control area. The operator selects
+      // the day (the one selected at first may be tomorrow's row, which has no state before noon).
+      await c.row.locator("th button", { hasText: day }).click();
       await page.locator("svg.chart-svg polyline.series").nth(3).waitFor();
       assert.equal(await page.locator("svg.chart-svg polyline.series").count(), 4);
       for (const area of areas) {
