@@ -9,10 +9,9 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { applyAnswer, markSent } from "../../lib/fahrplan/tso_status.ts";
-import { serveMetrics } from "../../lib/http/metrics_listener.ts";
 import { call, startServer, type TestServer } from "../support/app.ts";
 import { EXT, keysEnv, PROC } from "../support/keys.ts";
-import { sample } from "../support/metrics.ts";
+import { metricsListener, sample } from "../support/metrics.ts";
 import { spawnService } from "../support/service_process.ts";
 
 /** 2026-03-28 10:00 Berlin (CET): tomorrow, 29 March, is the day the clocks go forward. */
@@ -157,18 +156,9 @@ Deno.test("metrics: a confirmed schedule, a failed step and a pass show", async 
 
 Deno.test("metrics listener: the same text without credentials, only /metrics", async () => {
   const s = await startServer(keysEnv(), { clock: new FakeClock(NOW) });
-  const ac = new AbortController();
-  const { promise, resolve } = Promise.withResolvers<number>();
-  const server = serveMetrics({
-    hostname: "127.0.0.1",
-    port: 0,
-    registry: s.bridge.metrics,
-    redactor: s.bridge.ctx.redactor,
-    signal: ac.signal,
-    onListen: ({ port }) => resolve(port),
-  });
+  const listener = await metricsListener(s.bridge);
   try {
-    const port = await promise;
+    const port = listener.port;
     const r = await fetch(`http://127.0.0.1:${port}/metrics`);
     assert.equal(r.status, 200);
     const text = await r.text();
@@ -179,8 +169,7 @@ Deno.test("metrics listener: the same text without credentials, only /metrics", 
     const post = await call(`http://127.0.0.1:${port}/metrics`, { method: "POST" });
     assert.equal(post.status, 405);
   } finally {
-    ac.abort();
-    await server.finished;
+    await listener.close();
     await s.close();
   }
 });

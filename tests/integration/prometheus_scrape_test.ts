@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { applyAnswer, markSent } from "../../lib/fahrplan/tso_status.ts";
-import { serveMetrics } from "../../lib/http/metrics_listener.ts";
 import { call, startServer, type TestServer } from "../support/app.ts";
+import { metricsListener } from "../support/metrics.ts";
 import { keysEnv, PROC } from "../support/keys.ts";
 import {
   PROMETHEUS_PATH,
@@ -30,16 +30,7 @@ async function service(): Promise<{ s: TestServer; target: string; close(): Prom
   const s = await startServer(keysEnv({ ACTIVE_CONTROL_AREAS: `${AREA},10YDE-EON------1` }), {
     clock: new FakeClock(NOW),
   });
-  const ac = new AbortController();
-  const { promise, resolve } = Promise.withResolvers<number>();
-  const server = serveMetrics({
-    hostname: "127.0.0.1",
-    port: 0,
-    registry: s.bridge.metrics,
-    redactor: s.bridge.ctx.redactor,
-    signal: ac.signal,
-    onListen: ({ port }) => resolve(port),
-  });
+  const listener = await metricsListener(s.bridge);
   const at = new Date(NOW).toISOString();
   await markSent(s.kv, TOMORROW, {
     control_area: AREA,
@@ -63,10 +54,9 @@ async function service(): Promise<{ s: TestServer; target: string; close(): Prom
   await call(`${s.url}/metrics`); // a refusal (401)
   return {
     s,
-    target: `127.0.0.1:${await promise}`,
+    target: `127.0.0.1:${listener.port}`,
     async close() {
-      ac.abort();
-      await server.finished;
+      await listener.close();
       await s.close();
     },
   };
