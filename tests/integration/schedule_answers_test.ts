@@ -19,7 +19,14 @@ import {
   step,
 } from "../support/day_ahead_rig.ts";
 import { PARTIES } from "../support/fahrplan.ts";
-import { ackFile, anoFile, cnfFile, TSO } from "../support/tso_answers.ts";
+import {
+  ackFile,
+  anoFile,
+  cnfFile,
+  fileNames,
+  schedulesOf as schedulesOfDay,
+  TSO,
+} from "../support/tso_answers.ts";
 import { AREAS } from "../support/portfolio.ts";
 
 const ack = (tso: string, version: number, code: "A01" | "A02", text: string) =>
@@ -27,25 +34,8 @@ const ack = (tso: string, version: number, code: "A01" | "A02", text: string) =>
 const cnf = (tso: string, version: number) => cnfFile(DAY, tso, version);
 const ano = (tso: string) => anoFile(DAY, tso, "counterparty time series differs");
 
-type Schedule = {
-  control_area: string;
-  tso_status: string;
-  version: number;
-  reason_text: string | null;
-};
-const schedulesOf = async (url: string) => {
-  const r = await call(`${url}/v1/console/delivery-days`, { headers: proc });
-  const d = (r.body as { delivery_days: { delivery_day: string; schedules: Schedule[] }[] })
-    .delivery_days.find((x) => x.delivery_day === DAY)!;
-  return Object.fromEntries(d.schedules.map((s) => [s.control_area, s]));
-};
-const names = async (dir: string) => {
-  const out: string[] = [];
-  try {
-    for await (const e of Deno.readDir(dir)) if (e.isFile) out.push(e.name);
-  } catch { /* missing */ }
-  return out.sort();
-};
+const schedulesOf = (url: string) => schedulesOfDay(url, DAY);
+const names = fileNames;
 
 Deno.test("TSO answers: ACK, rejection, CNF and ANO applied per area; garbage rejected; nothing twice; older versions ignored", async () => {
   const r = await rig(BEFORE_GC, {

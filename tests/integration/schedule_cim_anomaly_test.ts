@@ -14,6 +14,7 @@ import { call, storedEvents } from "../support/app.ts";
 import { BEFORE_GC, DAY, portfolio, proc, rig, step } from "../support/day_ahead_rig.ts";
 import { fixture, PARTIES } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
+import { fileNames, schedulesOf as schedulesOfDay } from "../support/tso_answers.ts";
 
 const HERTZ_TSO = "10XDE-VE-TRANSMK";
 const NS = "urn:iec62325.351:tc57wg16:451-2:anomalydocument:5:2";
@@ -34,26 +35,8 @@ function ourReport(): string {
     .replaceAll("11XSWHETT-V----V", PARTIES.balancingGroup);
 }
 
-type Schedule = {
-  control_area: string;
-  tso_status: string;
-  version: number;
-  reason_code: string | null;
-  reason_text: string | null;
-};
-const schedulesOf = async (url: string) => {
-  const r = await call(`${url}/v1/console/delivery-days`, { headers: proc });
-  const d = (r.body as { delivery_days: { delivery_day: string; schedules: Schedule[] }[] })
-    .delivery_days.find((x) => x.delivery_day === DAY)!;
-  return Object.fromEntries(d.schedules.map((s) => [s.control_area, s]));
-};
-const names = async (dir: string) => {
-  const out: string[] = [];
-  try {
-    for await (const e of Deno.readDir(dir)) if (e.isFile) out.push(e.name);
-  } catch { /* missing */ }
-  return out.sort();
-};
+const schedulesOf = (url: string) => schedulesOfDay(url, DAY);
+const names = fileNames;
 
 Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off and foreign ones are rejected", async () => {
   const r = await rig(BEFORE_GC, {

@@ -5,7 +5,9 @@
  * @module
  */
 import { messageIdentification } from "../../lib/fahrplan/document.ts";
+import { call } from "./app.ts";
 import { PARTIES } from "./fahrplan.ts";
+import { proc } from "./pipeline.ts";
 
 /** The TSOs' EICs by the portfolio's area names. */
 export const TSO = {
@@ -80,3 +82,32 @@ export const anoFile = (day: string, tso: string, text: string) =>
     <Reason><ReasonCode v="A28"/><ReasonText v="${text}"/></Reason>
   </TimeSeriesAnomaly>
 </AnomalyReport>`;
+
+/** A day's schedule entry as `GET /v1/console/delivery-days` lists it (the fields tests read). */
+export interface ScheduleEntry {
+  control_area: string;
+  tso_status: string;
+  version: number;
+  reason_code?: string | null;
+  reason_text: string | null;
+}
+
+/** The schedules of `day` in the console's overview, by control area. */
+export async function schedulesOf(
+  url: string,
+  day: string,
+): Promise<Record<string, ScheduleEntry>> {
+  const r = await call(`${url}/v1/console/delivery-days`, { headers: proc });
+  const d = (r.body as { delivery_days: { delivery_day: string; schedules: ScheduleEntry[] }[] })
+    .delivery_days.find((x) => x.delivery_day === day)!;
+  return Object.fromEntries(d.schedules.map((s) => [s.control_area, s]));
+}
+
+/** The file names in `dir`, sorted; `[]` when it does not exist (an inbox's processed/, rejected/). */
+export async function fileNames(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) if (e.isFile) out.push(e.name);
+  } catch { /* missing */ }
+  return out.sort();
+}
