@@ -5,6 +5,7 @@
  * `GET /v1/console/delivery-days` and the attention list of `GET /v1/console/status`.
  * @module
  */
+import type { EffectiveConfig } from "../config/fields.ts";
 import { lastQuarterHourStart, tsoDeadline } from "../domain/deadlines.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { emptyDay, listDays, overview } from "../pipeline/day_state.ts";
@@ -22,25 +23,31 @@ export interface ConsoleDays {
   without_state: DayOverview[];
 }
 
+/** The runtime settings the overview is read with (`lib/config/fields.ts`). */
+export type ConsoleDaysConfig = Pick<
+  EffectiveConfig,
+  "gate_closure_local_time" | "tso_deadline_local_time" | "intraday_lead_minutes"
+>;
+
 /**
  * Reads the overview.
- * @param gateClosureLocalTime `HH:MM`, Europe/Berlin, the day before delivery
- * @param leadMinutes the intraday lead time (minutes): what the schedules show as frozen
- * @param tsoDeadlineLocalTime `HH:MM`, Europe/Berlin, the day before: the deadline of a day with
- *   nothing sent (docs/console.md, "Rows"); default `14:30`
+ * @param cfg gate closure and TSO deadline (`HH:MM`, Europe/Berlin, the day before delivery; the
+ *   TSO deadline is that of a day with nothing sent, docs/console.md, "Rows") and the intraday lead
+ *   time (minutes: what the schedules show as frozen)
  * @param opts.from only days from this date on (`YYYY-MM-DD`); default all (the newest 60)
  */
 export async function consoleDays(
   kv: Deno.Kv,
-  gateClosureLocalTime: string,
-  leadMinutes: number,
+  cfg: ConsoleDaysConfig,
   nowMs: number,
-  opts: { from?: string; tsoDeadlineLocalTime?: string } = {},
+  opts: { from?: string } = {},
 ): Promise<ConsoleDays> {
+  const gateClosureLocalTime = cfg.gate_closure_local_time;
+  const leadMinutes = cfg.intraday_lead_minutes;
   const deadlines = (day: string) => {
     const d = deliveryDay(day);
     return {
-      tso_deadline: tsoDeadline(d, opts.tsoDeadlineLocalTime ?? "14:30").toString(),
+      tso_deadline: tsoDeadline(d, cfg.tso_deadline_local_time).toString(),
       schedules_open_until: lastQuarterHourStart(d).subtract({ minutes: leadMinutes }).toString(),
     };
   };

@@ -32,14 +32,6 @@ export function registerDeliveryDayOverview(ctx: RouteContext): void {
     },
   }, async () => {
     const cfg = await ctx.config.effective();
-    return answer(
-      await consoleDays(
-        ctx.kv,
-        cfg.gate_closure_local_time,
-        cfg.intraday_lead_minutes,
-        ctx.clock.now(),
-        { tsoDeadlineLocalTime: cfg.tso_deadline_local_time },
-      ),
-    );
+    return answer(await consoleDays(ctx.kv, cfg, ctx.clock.now()));
   });
 }

@@ -154,16 +154,7 @@ export function registerStatus(
     health: Readonly<PassHealth> | null,
   ): Promise<AttentionItem[]> => {
     const now = ctx.clock.now();
-    const days = await consoleDays(
-      ctx.kv,
-      cfg.gate_closure_local_time,
-      cfg.intraday_lead_minutes,
-      now,
-      {
-        from: berlinDate(now),
-        tsoDeadlineLocalTime: cfg.tso_deadline_local_time,
-      },
-    );
+    const days = await consoleDays(ctx.kv, cfg, now, { from: berlinDate(now) });
     const items = attentionOf({
       days: [...days.delivery_days, ...days.without_state],
       orchestrator: { state: state.state, failed_passes_in_a_row: health?.failed_in_a_row ?? 0 },
