@@ -7,18 +7,25 @@
  *
  * The bundle is built by `deno task build` (and by `start`, `dev` and `demo` when missing or
  * stale); the page names the file the last build's manifest records.
+ *
+ * The page's renderer (`./console_page.tsx`, with the islands, components and
+ * preact-render-to-string) is imported, and the config fields' metadata derived, at the first
+ * `GET /console`, not when the service starts.
  * @module
  */
 import type { RouteContext } from "../lib/http/route_context.ts";
 import { readManifest } from "../lib/console/bundle.ts";
 import { fieldMeta } from "../lib/console/field_meta.ts";
-import { CONSOLE_CSP, renderConsolePage } from "./console_page.tsx";
+import type { FieldMeta } from "../lib/console/types.ts";
+import { CONSOLE_CSP } from "./console_csp.ts";
 import { serveStatic } from "../lib/http/static_files.ts";
 import { EVENT_KINDS } from "../lib/store/events.ts";
 
+let page: Promise<typeof import("./console_page.tsx")> | undefined;
+
 /** Registers the console page and the static files it needs. */
 export function registerConsole(ctx: RouteContext): void {
-  const fields = fieldMeta();
+  let fields: FieldMeta[] | undefined;
   const csp = { "content-security-policy": CONSOLE_CSP };
 
   ctx.routes.add({
@@ -30,6 +37,7 @@ export function registerConsole(ctx: RouteContext): void {
     responses: { 200: { description: "the page", contentType: "text/html" } },
   }, async (c) => {
     const manifest = await readManifest();
+    const { renderConsolePage } = await (page ??= import("./console_page.tsx"));
     const html = renderConsolePage({
       script: manifest ? `/static/build/${manifest.script}` : null,
       stylesheets: [
@@ -41,7 +49,7 @@ export function registerConsole(ctx: RouteContext): void {
         "/static/intraday.css",
         "/static/narrow.css",
       ],
-      fields,
+      fields: fields ??= fieldMeta(),
       kinds: [...EVENT_KINDS],
     });
     return c.body(html, 200, {

@@ -12,10 +12,7 @@ import { ISLANDS } from "../islands.ts";
 import { Island, IslandCollector, IslandData } from "../lib/console/island.tsx";
 import type { FieldMeta } from "../lib/console/types.ts";
 
-/** The Content-Security-Policy of the console page, exactly as in docs/architecture.md, "Console". */
-export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-  "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
-  "frame-ancestors 'none'";
+export { CONSOLE_CSP } from "./console_csp.ts";
 
 /** What the page is rendered from. */
 export interface ConsolePageInput {

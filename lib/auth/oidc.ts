@@ -11,9 +11,12 @@
  * `token_bounds.ts`). Scopes come from `scope` (space-separated) or `permissions`
  * (array). Only accepted tokens are cached, until their `exp` (bounded), so a hot caller costs
  * one map lookup.
+ *
+ * jose is imported at the first token to verify, not when the service starts (a service without
+ * OIDC never loads it); the issuer's JWKS URL is parsed when the verifier is made, as before.
  * @module
  */
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import type { createRemoteJWKSet, errors as JoseErrors } from "jose";
 import { type Clock, CLOCK_LEEWAY_SECONDS } from "../clock.ts";
 import type { OidcSettings, Scope } from "./types.ts";
 import { impliedScopes, type Principal } from "./principal.ts";
@@ -26,11 +29,19 @@ export type BearerResult =
 
 const CACHE_MAX = 10_000;
 
+let jose: Promise<typeof import("jose")> | undefined;
+
+/** npm:jose, imported once, at the first token verified in this process. */
+function loadJose(): Promise<typeof import("jose")> {
+  return jose ??= import("jose");
+}
+
 /** Verifies bearer tokens for one issuer and audience. */
 export class OidcVerifier {
   #settings: OidcSettings;
   #clock: Clock;
-  #jwks: ReturnType<typeof createRemoteJWKSet>;
+  #jwksUrl: URL;
+  #jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
   #cache = new Map<string, { principal: Principal; expMs: number }>();
 
   /**
@@ -41,11 +52,7 @@ export class OidcVerifier {
   constructor(settings: OidcSettings, clock: Clock) {
     this.#settings = settings;
     this.#clock = clock;
-    this.#jwks = createRemoteJWKSet(new URL(settings.jwksUrl), {
-      cooldownDuration: settings.jwksCooldownSeconds * 1000,
-      cacheMaxAge: 10 * 60_000,
-      timeoutDuration: 5_000,
-    });
+    this.#jwksUrl = new URL(settings.jwksUrl);
   }
 
   /**
@@ -71,6 +78,12 @@ export class OidcVerifier {
     if (known) return { ok: true, principal: known };
     const encoding = nonCanonicalSegment(token);
     if (encoding) return { ok: false, reason: encoding };
+    const { createRemoteJWKSet, errors, jwtVerify } = await loadJose();
+    this.#jwks ??= createRemoteJWKSet(this.#jwksUrl, {
+      cooldownDuration: this.#settings.jwksCooldownSeconds * 1000,
+      cacheMaxAge: 10 * 60_000,
+      timeoutDuration: 5_000,
+    });
     try {
       const { payload, protectedHeader } = await jwtVerify(token, this.#jwks, {
         algorithms: ["RS256"],
@@ -104,12 +117,12 @@ export class OidcVerifier {
       this.#cache.set(token, { principal, expMs: (payload.exp as number) * 1000 });
       return { ok: true, principal };
     } catch (err) {
-      return { ok: false, reason: describe(err) };
+      return { ok: false, reason: describe(err, errors) };
     }
   }
 }
 
-function describe(err: unknown): string {
+function describe(err: unknown, joseErrors: typeof JoseErrors): string {
   if (err instanceof joseErrors.JWTExpired) return "token has expired";
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     return `token claim "${err.claim}" is not accepted`;

@@ -8,17 +8,20 @@
 import type { DayOverview } from "../wire/delivery_days.ts";
 import { formatBerlinHm, formatCountdown, MARKET_ZONE } from "./format.ts";
 
-const DATE = new Intl.DateTimeFormat("en-CA", {
-  timeZone: MARKET_ZONE,
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-});
+// Made at the first use: the first `Intl.DateTimeFormat` of a process loads ICU's time-zone and
+// locale data (~20-70 ms), which importing the service need not pay.
+let DATE: Intl.DateTimeFormat | undefined;
 const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** The Berlin calendar date (`YYYY-MM-DD`) of the instant `ms` (ms since the epoch). */
 export function berlinDate(ms: number): string {
+  DATE ??= new Intl.DateTimeFormat("en-CA", {
+    timeZone: MARKET_ZONE,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  });
   return DATE.format(new Date(ms));
 }
 

@@ -20,7 +20,8 @@ import { tsoOverrides } from "../config/fields.ts";
 import type { EventLog } from "../store/events.ts";
 import { sftpTargetOf } from "../adapters/sftp_target.ts";
 import type { TextRedactor } from "../store/redactor.ts";
-import { parseAnswer, type TsoAnswer } from "./answers.ts";
+import type { TsoAnswer } from "./answers.ts";
+import { answersModule } from "./xml_modules.ts";
 import { type ClaimedFile, type InboxSource, localInbox, sftpInbox } from "./inbox_source.ts";
 import { messageIdentification } from "./document.ts";
 import { tsoOf } from "./parties.ts";
@@ -120,6 +121,7 @@ async function importOne(
   name: string,
   by: string,
 ): Promise<ImportResult> {
+  const { parseAnswer } = await answersModule();
   const claimed = await source.claim(name);
   if (!claimed) return { file: name, outcome: "skipped", reason: "another importer took it" };
   let answer: TsoAnswer;

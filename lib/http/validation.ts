@@ -2,7 +2,7 @@
  * Request validation with zod, mapped onto the 422 body (docs/architecture.md, "Errors").
  * @module
  */
-import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
+import type { ParseError } from "jsonc-parser";
 import type { z } from "zod";
 import { zodIssuesToItems } from "../domain/issues.ts";
 import { ValidationFailed } from "./errors.ts";
@@ -36,7 +36,7 @@ export async function readJson(req: Request): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (err) {
-    const { reason, position } = whereJsonBreaks(text, (err as Error).message);
+    const { reason, position } = await whereJsonBreaks(text, (err as Error).message);
     const before = text.slice(0, position).split("\n");
     const line = before.length;
     const column = before[before.length - 1].length + 1;
@@ -51,16 +51,23 @@ export async function readJson(req: Request): Promise<unknown> {
   }
 }
 
+let jsonc: Promise<typeof import("jsonc-parser")> | undefined;
+
 /**
  * Why and where a text that `JSON.parse` refused breaks: V8's own position when its message
- * names one (its wording does not quote the text then), else the first error jsonc-parser finds.
+ * names one (its wording does not quote the text then), else the first error jsonc-parser finds
+ * (imported at the first such body, not when the service starts).
  */
-function whereJsonBreaks(text: string, v8Message: string): { reason: string; position: number } {
+async function whereJsonBreaks(
+  text: string,
+  v8Message: string,
+): Promise<{ reason: string; position: number }> {
   const m = /^(.*?) in JSON at position (\d+)/.exec(v8Message);
   if (m) return { reason: m[1].toLowerCase(), position: Number(m[2]) };
   if (v8Message.startsWith("Unexpected end of JSON input")) {
     return { reason: "unexpected end of input", position: text.length };
   }
+  const { parse: parseJsonc, printParseErrorCode } = await (jsonc ??= import("jsonc-parser"));
   const errors: ParseError[] = [];
   parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false });
   const first = errors[0];

@@ -8,8 +8,7 @@
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { type DayState, emptyDay, readDay, updateDay } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
-import { missingEnergy } from "./missing_energy.ts";
-import { openPosition, warmShapes } from "./open_position.ts";
+import { shapeModules } from "./shape_modules.ts";
 import { KEYS } from "../store/keys.ts";
 import { areaTotals } from "./totals.ts";
 
@@ -72,6 +71,8 @@ export async function aggregateDay(
   // with the next forecast step).
   const region = String(read.steps.forecast?.detail?.region ?? opts.region);
   const inputs = await readDayInputs(kv, day);
+  const { openPosition: { openPosition, warmShapes }, missingEnergy: { missingEnergy } } =
+    await shapeModules();
   await warmShapes(inputs.classes, day, region);
   const how = {
     region,

@@ -20,12 +20,11 @@
  * and day) are deleted by the day's next forecast step; they are not read any more.
  * @module
  */
-import { fnv1a, shapeFingerprint } from "../domain/slp/profile.ts";
 import { getManyChunked, retryKv } from "../store/kv.ts";
 import { inputChanged, readDay, updateDay } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
 import type { StoredForecast } from "./forecasts.ts";
-import { warmShapes } from "./open_position.ts";
+import { shapeModules } from "./shape_modules.ts";
 import { masterDataVersion } from "./master_data.ts";
 
 /** Outcome of one generation run. */
@@ -82,6 +81,8 @@ export async function generateForecasts(
   const consumed = (await readDay(kv, day)).value?.input_version ?? 0;
   const master = await masterDataVersion(kv);
   const inputs = await readDayInputs(kv, day);
+  const { profile: { fnv1a, shapeFingerprint }, openPosition: { warmShapes } } =
+    await shapeModules();
   await warmShapes(inputs.classes, day, opts.region);
   let profiled = 0, withoutProfile = 0;
   const digestParts: string[] = [opts.region];

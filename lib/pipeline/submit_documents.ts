@@ -18,7 +18,7 @@ import {
 } from "../adapters/market_platform.ts";
 import { systemClock } from "../clock.ts";
 import { scheduleFileName } from "../fahrplan/document.ts";
-import { renderSchedule } from "../fahrplan/render.ts";
+import { renderModule } from "../fahrplan/xml_modules.ts";
 import { markDocumentSent, type PreparedDocuments } from "./schedule_documents.ts";
 
 /** One document the platform took. */
@@ -57,6 +57,7 @@ export async function sendDocuments(
   key: string,
   nowMs: number,
 ): Promise<{ receipt: Receipt; documents: PlatformDocument[] }> {
+  const { renderSchedule } = await renderModule();
   const documents: PlatformDocument[] = [];
   let attempts = 0;
   let status = 0;

@@ -14,7 +14,7 @@ import type { Clock } from "../clock.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { PublishFailed } from "../domain/errors.ts";
 import { scheduleFileName } from "../fahrplan/document.ts";
-import { renderSchedule } from "../fahrplan/render.ts";
+import { renderModule } from "../fahrplan/xml_modules.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import type { Aggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
@@ -60,6 +60,7 @@ export async function submitFiles(
   const day = agg.delivery_day;
   const now = opts.clock.now();
   const { format, docs, unchanged } = await prepareDocuments(kv, agg, cfg, now);
+  const { renderSchedule } = await renderModule();
   const documents: HandedOver[] = [];
   for (const p of docs) {
     const { area, doc } = p;

@@ -10,7 +10,7 @@
 import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { scheduleFileName } from "../fahrplan/document.ts";
-import { renderSchedule } from "../fahrplan/render.ts";
+import { renderModule } from "../fahrplan/xml_modules.ts";
 import type { ScheduleVersion } from "../fahrplan/versions.ts";
 import type { TsoStatus } from "../fahrplan/tso_status.ts";
 import type { Aggregate } from "../pipeline/aggregate.ts";
@@ -228,6 +228,7 @@ async function schedules(
     : cfg.schedule_format === "cim" || cfg.schedule_format === "ess"
     ? cfg.schedule_format
     : null;
+  const { renderSchedule } = await renderModule();
   const out: ArchivedFile[] = [];
   // Every version that left, from its version history (docs/intraday.md, "Version history"):
   // the quantities as sent, rendered with the parties configured at archiving time.

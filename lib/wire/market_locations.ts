@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
 import { maloProblem } from "../domain/malo.ts";
-import { PROFILE_CODES } from "../domain/slp/profile.ts";
+import { PROFILE_CODES } from "../domain/slp/profile_codes.ts";
 
 /**
  * A string checked by `problem` (its words, or `undefined` when valid): a custom issue of type

@@ -18,7 +18,7 @@ import { frozenCount } from "../../lib/domain/deadlines.ts";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { type ScheduleVersions, ScheduleVersionsSchema } from "../../lib/wire/schedules.ts";
 import type { Aggregate } from "../../lib/pipeline/aggregate.ts";
-import { renderScheduleMemo } from "../../lib/fahrplan/render_memo.ts";
+import { renderMemoModule } from "../../lib/fahrplan/xml_modules.ts";
 import { importInbox } from "../../lib/fahrplan/inbox.ts";
 import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
 import { answer } from "../../lib/http/respond.ts";
@@ -86,7 +86,7 @@ export function registerSchedules(ctx: RouteContext): void {
       if (!doc) {
         return problem(404, `Version ${q.version} of ${day} for ${area} was never sent.`);
       }
-      return xmlAnswer(doc, format);
+      return await xmlAnswer(doc, format);
     }
     const agg = await readAggregate(ctx.kv, day);
     if (!agg) {
@@ -109,7 +109,7 @@ export function registerSchedules(ctx: RouteContext): void {
       count: frozenCount(deliveryDay(day), now, cfg.intraday_lead_minutes),
       reference: standingVersion(await versionHistory(ctx.kv, day, area))?.quantities ?? [],
     };
-    return xmlAnswer(scheduleFor(cfg, agg, area, mw, v.message_version, now, frozen), format);
+    return await xmlAnswer(scheduleFor(cfg, agg, area, mw, v.message_version, now, frozen), format);
   });
   registerScheduleVersions(ctx);
 }
@@ -128,7 +128,8 @@ async function sentDocument(
   return scheduleFor(cfg, agg, area, h.quantities, h.version, Date.parse(h.sent_at));
 }
 
-function xmlAnswer(doc: ScheduleDocument, format: "ess" | "cim"): Response {
+async function xmlAnswer(doc: ScheduleDocument, format: "ess" | "cim"): Promise<Response> {
+  const { renderScheduleMemo } = await renderMemoModule();
   // Rendered once per content (docs/mixed-load.md): the same document is asked for often.
   return new Response(renderScheduleMemo(doc, format), {
     status: 200,

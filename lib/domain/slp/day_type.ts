@@ -14,16 +14,9 @@
  * @module
  */
 import Holidays from "date-holidays";
+import type { DayType, Season } from "./calendar.ts";
 
-/** BDEW day types, in table order (index 0, 1, 2). */
-export const DAY_TYPES = ["workday", "saturday", "sunday"] as const;
-/** `workday` (Mon-Fri), `saturday`, `sunday` (Sunday or public holiday). */
-export type DayType = typeof DAY_TYPES[number];
-
-/** Seasons of the 1999 profiles, in table order (index 0, 1, 2). */
-export const SEASONS = ["winter", "summer", "transition"] as const;
-/** Season of the 1999 profiles (BDEW): winter 1 Nov-20 Mar, summer 15 May-14 Sep, else transition. */
-export type Season = typeof SEASONS[number];
+export { DAY_TYPES, type DayType, type Season, SEASONS } from "./calendar.ts";
 
 /** Holiday region used when none is given: nationwide German public holidays. */
 export const DEFAULT_REGION = "DE";

@@ -42,15 +42,12 @@ import {
   type Profile1999,
   type Profile2025,
   PROFILES_1999,
-  PROFILES_2025,
   tableDay1999,
   tableDay2025,
 } from "./tables.ts";
+import { PROFILE_CODES, type ProfileCode } from "./profile_codes.ts";
 
-/** All supported profile codes: 1999 (H0, G0..G6, L0..L2) and 2025 (H25, G25, L25, P25, S25). */
-export const PROFILE_CODES = [...PROFILES_1999, ...PROFILES_2025] as const;
-/** A BDEW standard load profile code. */
-export type ProfileCode = typeof PROFILE_CODES[number];
+export { PROFILE_CODES, type ProfileCode } from "./profile_codes.ts";
 
 /** Profiles multiplied by the dynamisation factor (SOURCE.md, BDEW). */
 export const DYNAMISED_PROFILES: ReadonlySet<ProfileCode> = new Set(["H0", "H25", "P25", "S25"]);

@@ -17,7 +17,7 @@
  * directory (synchronously, needs read permission).
  * @module
  */
-import { DAY_TYPES, type DayType, type Season, SEASONS } from "./day_type.ts";
+import { DAY_TYPES, type DayType, type Season, SEASONS } from "./calendar.ts";
 
 /** 1999 BDEW profiles (selp_series.csv). */
 export const PROFILES_1999 = [
