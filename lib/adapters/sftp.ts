@@ -72,6 +72,9 @@ export async function connectSftp(target: SftpTarget): Promise<SftpClient> {
         return !target.hostKeySha256 || seen === target.hostKeySha256.replace(/=+$/, "");
       },
     });
+    // Request and answer go one packet each way: without TCP_NODELAY, Nagle's algorithm holds
+    // back small packets until the peer's delayed ACK (~40 ms on Linux), for every sFTP call.
+    (client as unknown as { client: { setNoDelay(on: boolean): void } }).client.setNoDelay(true);
     return client;
   } catch (err) {
     await client.end().catch(() => {});
