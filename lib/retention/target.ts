@@ -7,6 +7,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
 import type SftpClient from "ssh2-sftp-client";
 import { connectSftp, type SftpTarget, SftpUploadError } from "../adapters/sftp.ts";
 import { Redactor, type TextRedactor } from "../store/redactor.ts";
@@ -30,6 +31,8 @@ export interface ArchiveTarget {
 export class LocalArchive implements ArchiveTarget {
   readonly name: string;
   #dir: string;
+  /** Folders made by this object: each once per pruning run (the pruner makes one per run). */
+  #made = new Set<string>();
 
   /** @param dir the archive's root folder (created on the first write) */
   constructor(dir: string) {
@@ -40,7 +43,10 @@ export class LocalArchive implements ArchiveTarget {
   async write(path: string, content: Uint8Array): Promise<void> {
     const full = `${this.#dir}/${path}`;
     const folder = full.slice(0, full.lastIndexOf("/"));
-    await Deno.mkdir(folder, { recursive: true });
+    if (!this.#made.has(folder)) {
+      await Deno.mkdir(folder, { recursive: true });
+      this.#made.add(folder);
+    }
     const temp = `${folder}/.${full.slice(folder.length + 1)}.${crypto.randomUUID()}.part`;
     try {
       await Deno.writeFile(temp, content);
@@ -140,8 +146,10 @@ export class SftpArchive implements ArchiveTarget {
   }
 }
 
-/** Lowercase hex SHA-256 of `bytes`. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/**
+ * Lowercase hex SHA-256 of `bytes`. Synchronous (`node:crypto`): an archived day hashes some ten
+ * small files twice, and Web Crypto's promise round trip per file cost more than the hashing.
+ */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
