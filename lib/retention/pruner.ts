@@ -26,6 +26,8 @@ import type { ArchiveTarget } from "./target.ts";
 export const DEFAULT_BUDGET_MS = 250;
 /** Keys deleted per atomic. */
 const DELETES_PER_ATOMIC = 500;
+/** How far past expiry the oldest event must be before a run archives events, ms. */
+const EVENT_SLACK_MS = 86_400_000;
 /** How long a lease holds without being renewed, ms of the service clock. */
 const LEASE_MS = 5 * 60_000;
 
@@ -127,15 +129,18 @@ export class Pruner {
     const t0 = performance.now();
     const budget = this.#opts.budgetMs ?? DEFAULT_BUDGET_MS;
     const cfg = await this.#svc.config.effective();
+    const more = () => performance.now() - t0 < budget;
     let eventsDone = false;
+    let eventSteps = 0;
     let day: string | null = null;
     // At least one step per run, then more while the budget lasts.
-    for (let first = true; first || performance.now() - t0 < budget; first = false) {
+    for (let first = true; first || more(); first = false) {
       // The same day until it is gone, then the next one planned.
       day ??= await nextExpiredDay(kv, clock.now(), days);
       if (day) {
-        report.steps++;
-        if (await this.#dayStep(lease, target, day, cfg)) {
+        const step = await this.#dayStep(lease, target, day, cfg, more);
+        report.steps += step.steps;
+        if (step.gone) {
           report.days_pruned.push(day);
           await this.#svc.events.append({
             kind: "day_archived",
@@ -151,15 +156,20 @@ export class Pruner {
       }
       if (eventsDone) break;
       report.steps++;
-      const step = await archiveEventStep(kv, target, eventCutoffMs(clock.now(), days));
+      // A run's first batch only when the oldest event is a day past expiry (docs/retention.md,
+      // "Events"): a month file is then written about once a day, not on every tick.
+      const cutoff = eventCutoffMs(clock.now(), days);
+      const startBefore = eventSteps++ === 0 ? cutoff - EVENT_SLACK_MS : cutoff;
+      const step = await archiveEventStep(kv, target, cutoff, startBefore);
       report.events_archived += step.archived;
       if (step.archived === 0) eventsDone = true;
     }
   }
 
   /**
-   * One step of `day`: claim it, one archiving step, or one batch of deletions.
-   * @returns true when the day's last key left the store in this step
+   * One step of `day`: its archiving stages while `more()` (at least one; the state is stored
+   * once, after the last), or one batch of deletions.
+   * @returns `gone` when the day's last key left the store in this step; `steps` taken
    * @throws {Error} "retention lease lost" when another replica took over
    */
   async #dayStep(
@@ -167,7 +177,8 @@ export class Pruner {
     target: ArchiveTarget,
     day: string,
     cfg: Awaited<ReturnType<PrunerServices["config"]["effective"]>>,
-  ): Promise<boolean> {
+    more: () => boolean,
+  ): Promise<{ gone: boolean; steps: number }> {
     const { kv, clock } = this.#svc;
     const cur = await kv.get<DayPruning>(KEYS.retentionDay(day));
     const save = async (next: DayPruning) => {
@@ -175,10 +186,17 @@ export class Pruner {
         .commit();
       if (!r.ok) throw new Error("retention lease lost; another replica goes on");
     };
-    const s = cur.value ?? startPruning(day, clock.now());
+    let s = cur.value ?? startPruning(day, clock.now());
     if (s.phase === "archiving") {
-      await save(await archiveStep(kv, target, s, cfg, clock.now()));
-      return false;
+      // A crash between stages loses only unsaved stages: they run again and write the same
+      // files; nothing is deleted before the stored phase is `pruning`.
+      let steps = 0;
+      do {
+        s = await archiveStep(kv, target, s, cfg, clock.now());
+        steps++;
+      } while (s.phase === "archiving" && more());
+      await save(s);
+      return { gone: false, steps };
     }
     // Pruning: the day's keys in atomic batches; the day state and the pruning state go in the
     // last one, so the day is listed until its last record is gone.
@@ -195,7 +213,7 @@ export class Pruner {
     for (const k of keys) op.delete(k);
     if (last) op.check(cur).delete(KEYS.day(day)).delete(KEYS.retentionDay(day));
     if (!(await op.commit()).ok) throw new Error("retention lease lost; another replica goes on");
-    return last;
+    return { gone: last, steps: 1 };
   }
 
   /** Recounts the store's size facts and records the run when it did something. */
