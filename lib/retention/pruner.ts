@@ -17,8 +17,9 @@ import type { Settings } from "../settings.ts";
 import { DAY_SCOPED_PREFIXES, dayScopedRange, KEYS } from "../store/keys.ts";
 import { archiveStep, type DayPruning, startPruning } from "./day_archive.ts";
 import { archiveEventStep } from "./event_archive.ts";
-import { readFacts, type RetentionFacts, writeFacts } from "./facts.ts";
-import { eventCutoffMs, nextExpiredDay } from "./plan.ts";
+import { readFacts, type RetentionFacts, setFacts } from "./facts.ts";
+import { dayExpired, eventCutoffMs, nextExpiredDay } from "./plan.ts";
+import { addDays } from "../domain/delivery_day.ts";
 import { archiveTargetOf } from "./target_of.ts";
 import type { ArchiveTarget } from "./target.ts";
 
@@ -85,6 +86,7 @@ export class Pruner {
     if (!lease) return report;
     report.ran = true;
     let target: ArchiveTarget | undefined;
+    let facts: RetentionFacts | null = null;
     try {
       if (this.#svc.settings.retentionDays > 0) {
         target = this.#opts.target ?? archiveTargetOf(
@@ -99,12 +101,15 @@ export class Pruner {
           report.work_ms = Math.round(performance.now() - t0);
         }
       }
-      await this.#refreshFacts(lease, report);
+      facts = await this.#refreshFacts(report);
     } catch (err) {
       report.error = (err as Error).message;
     } finally {
       if (!this.#opts.target) await target?.close();
-      await kv.atomic().check(lease).delete(KEYS.retentionLease).commit().catch(() => {});
+      // The facts are stored with the lease's release, in one atomic that checks the lease.
+      const release = kv.atomic().check(lease).delete(KEYS.retentionLease);
+      if (facts) setFacts(release, facts);
+      await release.commit().catch(() => {});
     }
     return report;
   }
@@ -133,10 +138,11 @@ export class Pruner {
     let eventsDone = false;
     let eventSteps = 0;
     let day: string | null = null;
+    let daysDone = false;
     // At least one step per run, then more while the budget lasts.
     for (let first = true; first || more(); first = false) {
       // The same day until it is gone, then the next one planned.
-      day ??= await nextExpiredDay(kv, clock.now(), days);
+      if (!daysDone) day ??= await nextExpiredDay(kv, clock.now(), days);
       if (day) {
         const step = await this.#dayStep(lease, target, day, cfg, more);
         report.steps += step.steps;
@@ -150,6 +156,9 @@ export class Pruner {
             caller: "orchestrator",
             data: { archive: target.name, folder: day.replaceAll("-", "/") },
           });
+          // The planned day was the oldest: when the next one has not expired, none has (a
+          // record written meanwhile for an older day waits for the next run's planning).
+          daysDone = !dayExpired(addDays(day, 1), clock.now(), days);
           day = null;
         }
         continue;
@@ -216,14 +225,17 @@ export class Pruner {
     return { gone: last, steps: 1 };
   }
 
-  /** Recounts the store's size facts and records the run when it did something. */
-  async #refreshFacts(lease: Deno.KvEntry<Lease>, report: PruneReport): Promise<void> {
+  /**
+   * Recounts the store's size facts and records the run when it did something.
+   * @returns the facts to store, `null` when the stored ones stay
+   */
+  async #refreshFacts(report: PruneReport): Promise<RetentionFacts | null> {
     const { kv, clock } = this.#svc;
     const old = await readFacts(kv);
     const did = report.days_pruned.length > 0 || report.events_archived > 0;
     // Recounted after work, and at most hourly otherwise (a count lists the day states).
-    if (old && !did && clock.now() - Date.parse(old.counted_at) < 3_600_000) return;
-    const facts: RetentionFacts = {
+    if (old && !did && clock.now() - Date.parse(old.counted_at) < 3_600_000) return null;
+    return {
       ...await countStore(kv),
       counted_at: new Date(clock.now()).toISOString(),
       last_pruning: did
@@ -235,7 +247,6 @@ export class Pruner {
         }
         : old?.last_pruning ?? null,
     };
-    await writeFacts(kv, lease, facts);
   }
 }
 
