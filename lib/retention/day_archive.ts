@@ -304,7 +304,13 @@ async function forecastPart(
   const selector: Deno.KvListSelector = s.after === undefined
     ? { prefix }
     : { prefix, start: [...prefix, s.after + "\0"] };
-  const qh = deliveryDay(s.day).quarterHours.map((q) => q.toString());
+  // Quarter-hour starts as `Temporal.Instant#toString` writes them (`…T23:00:00Z`), from the
+  // day's start: they are 15 minutes apart in UTC (one Temporal call, not one per column).
+  const d = deliveryDay(s.day);
+  const start = d.start.epochMilliseconds;
+  const qh = d.quarterHours.map((_, i) =>
+    new Date(start + i * 900_000).toISOString().slice(0, 19) + "Z"
+  );
   const rows: unknown[][] = [];
   let last: string | undefined;
   for await (
