@@ -178,10 +178,15 @@ async function records(
   const counts: Record<string, number> = {};
   const lines: string[] = [];
   const byPrefix = new Map<string, Deno.KvEntry<unknown>[]>();
-  for (const prefix of DAY_SCOPED_PREFIXES) {
-    if (prefix === "forecasts") continue;
+  // The prefixes' lists at once (one round trip each), then in their order.
+  const prefixes = DAY_SCOPED_PREFIXES.filter((p) => p !== "forecasts");
+  const lists = await Promise.all(prefixes.map(async (prefix) => {
     const entries: Deno.KvEntry<unknown>[] = [];
     for await (const e of kv.list(dayScopedRange(prefix, s.day))) entries.push(e);
+    return entries;
+  }));
+  for (const [i, prefix] of prefixes.entries()) {
+    const entries = lists[i];
     counts[prefix] = entries.length;
     byPrefix.set(prefix, entries);
     for (const e of entries) lines.push(jsonLine({ key: e.key, value: e.value }));

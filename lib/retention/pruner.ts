@@ -210,13 +210,16 @@ export class Pruner {
     // Pruning: the day's keys in atomic batches; the day state and the pruning state go in the
     // last one, so the day is listed until its last record is gone.
     this.#opts.beforeDelete?.(day);
-    const keys: Deno.KvKey[] = [];
-    for (const prefix of DAY_SCOPED_PREFIXES) {
-      if (prefix === "days") continue;
-      const room = DELETES_PER_ATOMIC - keys.length;
-      for await (const e of kv.list(dayScopedRange(prefix, day), { limit: room })) keys.push(e.key);
-      if (keys.length >= DELETES_PER_ATOMIC) break;
-    }
+    // Up to a batch from each prefix at once, then the first batch of them in prefix order.
+    const lists = await Promise.all(
+      DAY_SCOPED_PREFIXES.filter((p) => p !== "days").map(async (prefix) => {
+        const keys: Deno.KvKey[] = [];
+        const range = dayScopedRange(prefix, day);
+        for await (const e of kv.list(range, { limit: DELETES_PER_ATOMIC })) keys.push(e.key);
+        return keys;
+      }),
+    );
+    const keys = lists.flat().slice(0, DELETES_PER_ATOMIC);
     const last = keys.length < DELETES_PER_ATOMIC;
     const op = kv.atomic().check(lease);
     for (const k of keys) op.delete(k);
@@ -256,15 +259,23 @@ async function countStore(
 ): Promise<Pick<RetentionFacts, "days_kept" | "oldest_day" | "events_kept" | "oldest_event_id">> {
   let days = 0;
   let oldest: string | null = null;
-  for await (const e of kv.list({ prefix: KEYS.days }, { batchSize: 500 })) {
-    oldest ??= e.key[1] as string;
-    days++;
-  }
   let oldestId: number | null = null;
-  for await (const e of kv.list({ prefix: KEYS.events }, { limit: 1 })) {
-    oldestId = e.key[1] as number;
-  }
-  const head = (await kv.get<number>(KEYS.eventsHead)).value ?? 0;
+  // The three reads at once.
+  const [, , headEntry] = await Promise.all([
+    (async () => {
+      for await (const e of kv.list({ prefix: KEYS.days }, { batchSize: 500 })) {
+        oldest ??= e.key[1] as string;
+        days++;
+      }
+    })(),
+    (async () => {
+      for await (const e of kv.list({ prefix: KEYS.events }, { limit: 1 })) {
+        oldestId = e.key[1] as number;
+      }
+    })(),
+    kv.get<number>(KEYS.eventsHead),
+  ]);
+  const head = headEntry.value ?? 0;
   return {
     days_kept: days,
     oldest_day: oldest,
