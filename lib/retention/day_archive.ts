@@ -191,52 +191,54 @@ async function records(
     byPrefix.set(prefix, entries);
     for (const e of entries) lines.push(jsonLine({ key: e.key, value: e.value }));
   }
-  const files: ArchivedFile[] = [];
+  // The files are written at once (on sFTP the uploads share the connection), listed in order.
+  const files: Promise<ArchivedFile>[] = [];
   const notes = [...s.notes];
   const state = byPrefix.get("days")?.[0]?.value as DayState | undefined;
   if (state) {
-    files.push(await put(target, s.day, "day.json", JSON.stringify(state, null, 2) + "\n"));
+    files.push(put(target, s.day, "day.json", JSON.stringify(state, null, 2) + "\n"));
   }
   const agg = byPrefix.get("aggregates")?.[0]?.value as Aggregate | undefined;
   if (agg) {
     const csv = openPositionCsv(agg);
-    files.push(await put(target, s.day, openPositionFileName(agg), csv, agg.quarter_hours.length));
-    files.push(...await schedules(target, s.day, agg, state, byPrefix, cfg, notes));
+    files.push(put(target, s.day, openPositionFileName(agg), csv, agg.quarter_hours.length));
+    for (const doc of schedules(s.day, agg, state, byPrefix, cfg, notes)) {
+      files.push(put(target, s.day, doc.path, doc.text));
+    }
   }
   const statuses = (byPrefix.get("tso_status") ?? []).map((e) => e.value as TsoStatus);
   if (statuses.length) {
-    files.push(
-      await put(target, s.day, "tso_status.json", JSON.stringify(statuses, null, 2) + "\n"),
-    );
+    files.push(put(target, s.day, "tso_status.json", JSON.stringify(statuses, null, 2) + "\n"));
     notes.push(
       "The TSO's answer files (ACK, CNF, ANO) are not kept in the store: tso_status.json holds what they said; the files themselves stay in the inbox's processed/ folder.",
     );
   }
   const text = lines.join("");
-  files.push(await put(target, s.day, "records.jsonl", text, lines.length));
-  return { ...s, counts, files: [...s.files, ...files], notes };
+  files.push(put(target, s.day, "records.jsonl", text, lines.length));
+  return { ...s, counts, files: [...s.files, ...await Promise.all(files)], notes };
 }
 
 /**
  * The schedule document of each control area whose stored version carries the stored aggregate,
  * rendered again from it (the store keeps the version and the aggregate, not the XML sent).
+ * @returns path (`schedules/<BDEW file name>`) and XML text of each; what could not be rendered
+ *   is said in `notes`
  */
-async function schedules(
-  target: ArchiveTarget,
+function schedules(
   day: string,
   agg: Aggregate,
   state: DayState | undefined,
   byPrefix: Map<string, Deno.KvEntry<unknown>[]>,
   cfg: EffectiveConfig,
   notes: string[],
-): Promise<ArchivedFile[]> {
+): { path: string; text: string }[] {
   const detail = state?.steps?.submitted?.detail as { format?: string } | undefined;
   const format = detail?.format === "cim" || detail?.format === "ess"
     ? detail.format
     : cfg.schedule_format === "cim" || cfg.schedule_format === "ess"
     ? cfg.schedule_format
     : null;
-  const out: ArchivedFile[] = [];
+  const out: { path: string; text: string }[] = [];
   // Every version that left, from its version history (docs/intraday.md, "Version history"):
   // the quantities as sent, rendered with the parties configured at archiving time.
   const sentAreas = new Set<string>();
@@ -254,9 +256,7 @@ async function schedules(
         h.version,
         Date.parse(h.sent_at),
       );
-      out.push(
-        await put(target, day, `schedules/${scheduleFileName(doc)}`, renderSchedule(doc, format)),
-      );
+      out.push({ path: `schedules/${scheduleFileName(doc)}`, text: renderSchedule(doc, format) });
     } catch (err) {
       notes.push(`${area} v${h.version}: could not be rendered again: ${(err as Error).message}`);
     }
@@ -284,9 +284,7 @@ async function schedules(
         v.message_version,
         Date.parse(v.created_at),
       );
-      out.push(
-        await put(target, day, `schedules/${scheduleFileName(doc)}`, renderSchedule(doc, format)),
-      );
+      out.push({ path: `schedules/${scheduleFileName(doc)}`, text: renderSchedule(doc, format) });
     } catch (err) {
       notes.push(`${area}: the schedule could not be rendered again: ${(err as Error).message}`);
     }
