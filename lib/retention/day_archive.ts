@@ -11,6 +11,9 @@ import type { EffectiveConfig } from "../config/fields.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { scheduleFileName } from "../fahrplan/document.ts";
 import { renderModule } from "../fahrplan/xml_modules.ts";
+
+/** `renderSchedule` of lib/fahrplan/render.ts, loaded at first use. */
+type RenderSchedule = Awaited<ReturnType<typeof renderModule>>["renderSchedule"];
 import type { ScheduleVersion } from "../fahrplan/versions.ts";
 import type { TsoStatus } from "../fahrplan/tso_status.ts";
 import type { Aggregate } from "../pipeline/aggregate.ts";
@@ -95,7 +98,7 @@ async function put(
   rows?: number,
 ): Promise<ArchivedFile> {
   const bytes = enc.encode(text);
-  const sha256 = await sha256Hex(bytes);
+  const sha256 = sha256Hex(bytes);
   await target.write(`${dayFolder(day)}/${path}`, bytes);
   return { path, bytes: bytes.length, sha256, ...(rows !== undefined ? { rows } : {}) };
 }
@@ -137,18 +140,20 @@ const VERIFY_BYTES_PER_STEP = 4_000_000;
  */
 async function verifyPart(target: ArchiveTarget, s: DayPruning): Promise<DayPruning> {
   const all = [...s.files, s.manifest!];
-  let i = s.verified ?? 0;
+  const from = s.verified ?? 0;
+  let i = from;
   let bytes = 0;
-  while (i < all.length && (bytes === 0 || bytes + all[i].bytes <= VERIFY_BYTES_PER_STEP)) {
-    await verifyFolder(target, s.day, [all[i]]);
+  while (i < all.length && (i === from || bytes + all[i].bytes <= VERIFY_BYTES_PER_STEP)) {
     bytes += all[i].bytes;
     i++;
   }
+  await verifyFolder(target, s.day, all.slice(from, i));
   return i < all.length ? { ...s, verified: i } : { ...s, verified: i, phase: "pruning" };
 }
 
 /**
- * Reads every file back and compares size and SHA-256 with `files`.
+ * Reads every file back (all at once: on sFTP the requests share the connection) and compares
+ * size and SHA-256 with `files`.
  * @throws {Error} naming the first file missing or different
  */
 export async function verifyFolder(
@@ -156,10 +161,11 @@ export async function verifyFolder(
   day: string,
   files: ArchivedFile[],
 ): Promise<void> {
-  for (const f of files) {
-    const back = await target.read(`${dayFolder(day)}/${f.path}`);
+  const read = await Promise.all(files.map((f) => target.read(`${dayFolder(day)}/${f.path}`)));
+  for (const [i, f] of files.entries()) {
+    const back = read[i];
     if (!back) throw new Error(`archive of ${day}: ${f.path} is missing after writing it`);
-    if (back.length !== f.bytes || await sha256Hex(back) !== f.sha256) {
+    if (back.length !== f.bytes || sha256Hex(back) !== f.sha256) {
       throw new Error(`archive of ${day}: ${f.path} read back differs from what was written`);
     }
   }
@@ -175,61 +181,70 @@ async function records(
   const counts: Record<string, number> = {};
   const lines: string[] = [];
   const byPrefix = new Map<string, Deno.KvEntry<unknown>[]>();
-  for (const prefix of DAY_SCOPED_PREFIXES) {
-    if (prefix === "forecasts") continue;
+  // The prefixes' lists at once (one round trip each), then in their order.
+  const prefixes = DAY_SCOPED_PREFIXES.filter((p) => p !== "forecasts");
+  const lists = await Promise.all(prefixes.map(async (prefix) => {
     const entries: Deno.KvEntry<unknown>[] = [];
     for await (const e of kv.list(dayScopedRange(prefix, s.day))) entries.push(e);
+    return entries;
+  }));
+  for (const [i, prefix] of prefixes.entries()) {
+    const entries = lists[i];
     counts[prefix] = entries.length;
     byPrefix.set(prefix, entries);
     for (const e of entries) lines.push(jsonLine({ key: e.key, value: e.value }));
   }
-  const files: ArchivedFile[] = [];
+  // The files are written at once (on sFTP the uploads share the connection), listed in order.
+  // Loaded before the first write starts, so no write's failure waits unobserved.
+  const { renderSchedule } = await renderModule();
+  const files: Promise<ArchivedFile>[] = [];
   const notes = [...s.notes];
   const state = byPrefix.get("days")?.[0]?.value as DayState | undefined;
   if (state) {
-    files.push(await put(target, s.day, "day.json", JSON.stringify(state, null, 2) + "\n"));
+    files.push(put(target, s.day, "day.json", JSON.stringify(state, null, 2) + "\n"));
   }
   const agg = byPrefix.get("aggregates")?.[0]?.value as Aggregate | undefined;
   if (agg) {
     const csv = openPositionCsv(agg);
-    files.push(await put(target, s.day, openPositionFileName(agg), csv, agg.quarter_hours.length));
-    files.push(...await schedules(target, s.day, agg, state, byPrefix, cfg, notes));
+    files.push(put(target, s.day, openPositionFileName(agg), csv, agg.quarter_hours.length));
+    for (const doc of schedules(s.day, agg, state, byPrefix, cfg, notes, renderSchedule)) {
+      files.push(put(target, s.day, doc.path, doc.text));
+    }
   }
   const statuses = (byPrefix.get("tso_status") ?? []).map((e) => e.value as TsoStatus);
   if (statuses.length) {
-    files.push(
-      await put(target, s.day, "tso_status.json", JSON.stringify(statuses, null, 2) + "\n"),
-    );
+    files.push(put(target, s.day, "tso_status.json", JSON.stringify(statuses, null, 2) + "\n"));
     notes.push(
       "The TSO's answer files (ACK, CNF, ANO) are not kept in the store: tso_status.json holds what they said; the files themselves stay in the inbox's processed/ folder.",
     );
   }
   const text = lines.join("");
-  files.push(await put(target, s.day, "records.jsonl", text, lines.length));
-  return { ...s, counts, files: [...s.files, ...files], notes };
+  files.push(put(target, s.day, "records.jsonl", text, lines.length));
+  return { ...s, counts, files: [...s.files, ...await Promise.all(files)], notes };
 }
 
 /**
  * The schedule document of each control area whose stored version carries the stored aggregate,
  * rendered again from it (the store keeps the version and the aggregate, not the XML sent).
+ * @returns path (`schedules/<BDEW file name>`) and XML text of each; what could not be rendered
+ *   is said in `notes`
  */
-async function schedules(
-  target: ArchiveTarget,
+function schedules(
   day: string,
   agg: Aggregate,
   state: DayState | undefined,
   byPrefix: Map<string, Deno.KvEntry<unknown>[]>,
   cfg: EffectiveConfig,
   notes: string[],
-): Promise<ArchivedFile[]> {
+  renderSchedule: RenderSchedule,
+): { path: string; text: string }[] {
   const detail = state?.steps?.submitted?.detail as { format?: string } | undefined;
   const format = detail?.format === "cim" || detail?.format === "ess"
     ? detail.format
     : cfg.schedule_format === "cim" || cfg.schedule_format === "ess"
     ? cfg.schedule_format
     : null;
-  const { renderSchedule } = await renderModule();
-  const out: ArchivedFile[] = [];
+  const out: { path: string; text: string }[] = [];
   // Every version that left, from its version history (docs/intraday.md, "Version history"):
   // the quantities as sent, rendered with the parties configured at archiving time.
   const sentAreas = new Set<string>();
@@ -247,9 +262,7 @@ async function schedules(
         h.version,
         Date.parse(h.sent_at),
       );
-      out.push(
-        await put(target, day, `schedules/${scheduleFileName(doc)}`, renderSchedule(doc, format)),
-      );
+      out.push({ path: `schedules/${scheduleFileName(doc)}`, text: renderSchedule(doc, format) });
     } catch (err) {
       notes.push(`${area} v${h.version}: could not be rendered again: ${(err as Error).message}`);
     }
@@ -277,9 +290,7 @@ async function schedules(
         v.message_version,
         Date.parse(v.created_at),
       );
-      out.push(
-        await put(target, day, `schedules/${scheduleFileName(doc)}`, renderSchedule(doc, format)),
-      );
+      out.push({ path: `schedules/${scheduleFileName(doc)}`, text: renderSchedule(doc, format) });
     } catch (err) {
       notes.push(`${area}: the schedule could not be rendered again: ${(err as Error).message}`);
     }
@@ -302,7 +313,13 @@ async function forecastPart(
   const selector: Deno.KvListSelector = s.after === undefined
     ? { prefix }
     : { prefix, start: [...prefix, s.after + "\0"] };
-  const qh = deliveryDay(s.day).quarterHours.map((q) => q.toString());
+  // Quarter-hour starts as `Temporal.Instant#toString` writes them (`…T23:00:00Z`), from the
+  // day's start: they are 15 minutes apart in UTC (one Temporal call, not one per column).
+  const d = deliveryDay(s.day);
+  const start = d.start.epochMilliseconds;
+  const qh = d.quarterHours.map((_, i) =>
+    new Date(start + i * 900_000).toISOString().slice(0, 19) + "Z"
+  );
   const rows: unknown[][] = [];
   let last: string | undefined;
   for await (

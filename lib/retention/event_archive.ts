@@ -11,7 +11,7 @@
  */
 import type { EventRecord } from "../wire/events.ts";
 import { KEYS } from "../store/keys.ts";
-import { type ArchiveTarget, sha256Hex } from "./target.ts";
+import type { ArchiveTarget } from "./target.ts";
 import { jsonLine } from "./text.ts";
 
 /** Events archived per step at most. */
@@ -28,6 +28,13 @@ export interface EventStep {
 const dec = new TextDecoder();
 const enc = new TextEncoder();
 
+/** True when `a` and `b` hold the same bytes. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The highest `id` among the lines of a month file (0 when empty). */
 function lastIdOf(text: string): number {
   const end = text.trimEnd();
@@ -39,6 +46,9 @@ function lastIdOf(text: string): number {
 /**
  * Archives and deletes up to {@link EVENTS_PER_STEP} of the oldest events older than `cutoffMs`
  * (all of one month).
+ * @param startBeforeMs do nothing unless the oldest event is older than this (epoch ms; default
+ *   `cutoffMs`): the pruner passes a day before the cutoff so that a month file is written again
+ *   about once a day, not on every tick (docs/retention.md, "Events")
  * @returns `{archived: 0}` when no event is old enough
  * @throws {Error} when the target refuses the file or the read-back differs (nothing is deleted)
  */
@@ -46,10 +56,12 @@ export async function archiveEventStep(
   kv: Deno.Kv,
   target: ArchiveTarget,
   cutoffMs: number,
+  startBeforeMs: number = cutoffMs,
 ): Promise<EventStep> {
   // One record read when nothing is old enough (the common case on every tick).
+  const start = Math.min(cutoffMs, startBeforeMs);
   for await (const e of kv.list<EventRecord>({ prefix: KEYS.events }, { limit: 1 })) {
-    if (!(Date.parse(e.value.ts) < cutoffMs)) return { archived: 0, month: null };
+    if (!(Date.parse(e.value.ts) < start)) return { archived: 0, month: null };
   }
   const batch: EventRecord[] = [];
   let month: string | null = null;
@@ -76,7 +88,7 @@ export async function archiveEventStep(
     const bytes = enc.encode(oldText + fresh.map((r) => jsonLine(r)).join(""));
     await target.write(path, bytes);
     const back = await target.read(path);
-    if (!back || back.length !== bytes.length || await sha256Hex(back) !== await sha256Hex(bytes)) {
+    if (!back || !sameBytes(back, bytes)) {
       throw new Error(`archive ${path} read back differs from what was written; nothing deleted`);
     }
   }

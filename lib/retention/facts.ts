@@ -35,15 +35,12 @@ export async function readFacts(kv: Deno.Kv): Promise<RetentionFacts | null> {
 }
 
 /**
- * Stores `facts` while `lease` is still held (a replica that lost it writes nothing).
- * @returns false when the lease was lost
+ * Adds the storing of `facts` to `op`, an atomic that checks the retention lease (the pruner's
+ * release of it), so that a replica that lost the lease writes nothing.
+ * @returns `op`
  */
-export async function writeFacts(
-  kv: Deno.Kv,
-  lease: Deno.KvEntry<unknown>,
-  facts: RetentionFacts,
-): Promise<boolean> {
-  return (await kv.atomic().check(lease).set(KEYS.retentionFacts, facts).commit()).ok;
+export function setFacts(op: Deno.AtomicOperation, facts: RetentionFacts): Deno.AtomicOperation {
+  return op.set(KEYS.retentionFacts, facts);
 }
 
 /** The facts cached for the status route. */

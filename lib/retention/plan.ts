@@ -38,16 +38,16 @@ export async function nextExpiredDay(
   retentionDays: number,
 ): Promise<string | null> {
   if (retentionDays <= 0) return null;
+  // The probes at once: each is one round trip to the store.
+  const firstKeyOf = async (selector: Deno.KvListSelector): Promise<Deno.KvKey | undefined> => {
+    for await (const e of kv.list(selector, { limit: 1 })) return e.key;
+  };
+  const firsts = await Promise.all([
+    firstKeyOf(KEYS.retentionDays).then((k) => k?.[2]),
+    ...DAY_SCOPED_PREFIXES.map((p) => firstKeyOf({ prefix: [p] }).then((k) => k?.[1])),
+  ]);
   let oldest: string | null = null;
-  for await (const e of kv.list(KEYS.retentionDays, { limit: 1 })) {
-    if (isDay(e.key[2])) oldest = e.key[2];
-  }
-  for (const prefix of DAY_SCOPED_PREFIXES) {
-    for await (const e of kv.list({ prefix: [prefix] }, { limit: 1 })) {
-      const day = e.key[1];
-      if (isDay(day) && (oldest === null || day < oldest)) oldest = day;
-    }
-  }
+  for (const day of firsts) if (isDay(day) && (oldest === null || day < oldest)) oldest = day;
   return oldest !== null && dayExpired(oldest, nowMs, retentionDays) ? oldest : null;
 }
 

@@ -17,8 +17,9 @@ import type { Settings } from "../settings.ts";
 import { DAY_SCOPED_PREFIXES, dayScopedRange, KEYS } from "../store/keys.ts";
 import { archiveStep, type DayPruning, startPruning } from "./day_archive.ts";
 import { archiveEventStep } from "./event_archive.ts";
-import { readFacts, type RetentionFacts, writeFacts } from "./facts.ts";
-import { eventCutoffMs, nextExpiredDay } from "./plan.ts";
+import { readFacts, type RetentionFacts, setFacts } from "./facts.ts";
+import { dayExpired, eventCutoffMs, nextExpiredDay } from "./plan.ts";
+import { addDays } from "../domain/delivery_day.ts";
 import { archiveTargetOf } from "./target_of.ts";
 import type { ArchiveTarget } from "./target.ts";
 
@@ -26,6 +27,8 @@ import type { ArchiveTarget } from "./target.ts";
 export const DEFAULT_BUDGET_MS = 250;
 /** Keys deleted per atomic. */
 const DELETES_PER_ATOMIC = 500;
+/** How far past expiry the oldest event must be before a run archives events, ms. */
+const EVENT_SLACK_MS = 86_400_000;
 /** How long a lease holds without being renewed, ms of the service clock. */
 const LEASE_MS = 5 * 60_000;
 
@@ -83,6 +86,7 @@ export class Pruner {
     if (!lease) return report;
     report.ran = true;
     let target: ArchiveTarget | undefined;
+    let facts: RetentionFacts | null = null;
     try {
       if (this.#svc.settings.retentionDays > 0) {
         target = this.#opts.target ?? archiveTargetOf(
@@ -97,12 +101,15 @@ export class Pruner {
           report.work_ms = Math.round(performance.now() - t0);
         }
       }
-      await this.#refreshFacts(lease, report);
+      facts = await this.#refreshFacts(report);
     } catch (err) {
       report.error = (err as Error).message;
     } finally {
       if (!this.#opts.target) await target?.close();
-      await kv.atomic().check(lease).delete(KEYS.retentionLease).commit().catch(() => {});
+      // The facts are stored with the lease's release, in one atomic that checks the lease.
+      const release = kv.atomic().check(lease).delete(KEYS.retentionLease);
+      if (facts) setFacts(release, facts);
+      await release.commit().catch(() => {});
     }
     return report;
   }
@@ -127,15 +134,19 @@ export class Pruner {
     const t0 = performance.now();
     const budget = this.#opts.budgetMs ?? DEFAULT_BUDGET_MS;
     const cfg = await this.#svc.config.effective();
+    const more = () => performance.now() - t0 < budget;
     let eventsDone = false;
+    let eventSteps = 0;
     let day: string | null = null;
+    let daysDone = false;
     // At least one step per run, then more while the budget lasts.
-    for (let first = true; first || performance.now() - t0 < budget; first = false) {
+    for (let first = true; first || more(); first = false) {
       // The same day until it is gone, then the next one planned.
-      day ??= await nextExpiredDay(kv, clock.now(), days);
+      if (!daysDone) day ??= await nextExpiredDay(kv, clock.now(), days);
       if (day) {
-        report.steps++;
-        if (await this.#dayStep(lease, target, day, cfg)) {
+        const step = await this.#dayStep(lease, target, day, cfg, more);
+        report.steps += step.steps;
+        if (step.gone) {
           report.days_pruned.push(day);
           await this.#svc.events.append({
             kind: "day_archived",
@@ -145,21 +156,29 @@ export class Pruner {
             caller: "orchestrator",
             data: { archive: target.name, folder: day.replaceAll("-", "/") },
           });
+          // The planned day was the oldest: when the next one has not expired, none has (a
+          // record written meanwhile for an older day waits for the next run's planning).
+          daysDone = !dayExpired(addDays(day, 1), clock.now(), days);
           day = null;
         }
         continue;
       }
       if (eventsDone) break;
       report.steps++;
-      const step = await archiveEventStep(kv, target, eventCutoffMs(clock.now(), days));
+      // A run's first batch only when the oldest event is a day past expiry (docs/retention.md,
+      // "Events"): a month file is then written about once a day, not on every tick.
+      const cutoff = eventCutoffMs(clock.now(), days);
+      const startBefore = eventSteps++ === 0 ? cutoff - EVENT_SLACK_MS : cutoff;
+      const step = await archiveEventStep(kv, target, cutoff, startBefore);
       report.events_archived += step.archived;
       if (step.archived === 0) eventsDone = true;
     }
   }
 
   /**
-   * One step of `day`: claim it, one archiving step, or one batch of deletions.
-   * @returns true when the day's last key left the store in this step
+   * One step of `day`: its archiving stages while `more()` (at least one; the state is stored
+   * once, after the last), or one batch of deletions.
+   * @returns `gone` when the day's last key left the store in this step; `steps` taken
    * @throws {Error} "retention lease lost" when another replica took over
    */
   async #dayStep(
@@ -167,7 +186,8 @@ export class Pruner {
     target: ArchiveTarget,
     day: string,
     cfg: Awaited<ReturnType<PrunerServices["config"]["effective"]>>,
-  ): Promise<boolean> {
+    more: () => boolean,
+  ): Promise<{ gone: boolean; steps: number }> {
     const { kv, clock } = this.#svc;
     const cur = await kv.get<DayPruning>(KEYS.retentionDay(day));
     const save = async (next: DayPruning) => {
@@ -175,37 +195,50 @@ export class Pruner {
         .commit();
       if (!r.ok) throw new Error("retention lease lost; another replica goes on");
     };
-    const s = cur.value ?? startPruning(day, clock.now());
+    let s = cur.value ?? startPruning(day, clock.now());
     if (s.phase === "archiving") {
-      await save(await archiveStep(kv, target, s, cfg, clock.now()));
-      return false;
+      // A crash between stages loses only unsaved stages: they run again and write the same
+      // files; nothing is deleted before the stored phase is `pruning`.
+      let steps = 0;
+      do {
+        s = await archiveStep(kv, target, s, cfg, clock.now());
+        steps++;
+      } while (s.phase === "archiving" && more());
+      await save(s);
+      return { gone: false, steps };
     }
     // Pruning: the day's keys in atomic batches; the day state and the pruning state go in the
     // last one, so the day is listed until its last record is gone.
     this.#opts.beforeDelete?.(day);
-    const keys: Deno.KvKey[] = [];
-    for (const prefix of DAY_SCOPED_PREFIXES) {
-      if (prefix === "days") continue;
-      const room = DELETES_PER_ATOMIC - keys.length;
-      for await (const e of kv.list(dayScopedRange(prefix, day), { limit: room })) keys.push(e.key);
-      if (keys.length >= DELETES_PER_ATOMIC) break;
-    }
+    // Up to a batch from each prefix at once, then the first batch of them in prefix order.
+    const lists = await Promise.all(
+      DAY_SCOPED_PREFIXES.filter((p) => p !== "days").map(async (prefix) => {
+        const keys: Deno.KvKey[] = [];
+        const range = dayScopedRange(prefix, day);
+        for await (const e of kv.list(range, { limit: DELETES_PER_ATOMIC })) keys.push(e.key);
+        return keys;
+      }),
+    );
+    const keys = lists.flat().slice(0, DELETES_PER_ATOMIC);
     const last = keys.length < DELETES_PER_ATOMIC;
     const op = kv.atomic().check(lease);
     for (const k of keys) op.delete(k);
     if (last) op.check(cur).delete(KEYS.day(day)).delete(KEYS.retentionDay(day));
     if (!(await op.commit()).ok) throw new Error("retention lease lost; another replica goes on");
-    return last;
+    return { gone: last, steps: 1 };
   }
 
-  /** Recounts the store's size facts and records the run when it did something. */
-  async #refreshFacts(lease: Deno.KvEntry<Lease>, report: PruneReport): Promise<void> {
+  /**
+   * Recounts the store's size facts and records the run when it did something.
+   * @returns the facts to store, `null` when the stored ones stay
+   */
+  async #refreshFacts(report: PruneReport): Promise<RetentionFacts | null> {
     const { kv, clock } = this.#svc;
     const old = await readFacts(kv);
     const did = report.days_pruned.length > 0 || report.events_archived > 0;
     // Recounted after work, and at most hourly otherwise (a count lists the day states).
-    if (old && !did && clock.now() - Date.parse(old.counted_at) < 3_600_000) return;
-    const facts: RetentionFacts = {
+    if (old && !did && clock.now() - Date.parse(old.counted_at) < 3_600_000) return null;
+    return {
       ...await countStore(kv),
       counted_at: new Date(clock.now()).toISOString(),
       last_pruning: did
@@ -217,7 +250,6 @@ export class Pruner {
         }
         : old?.last_pruning ?? null,
     };
-    await writeFacts(kv, lease, facts);
   }
 }
 
@@ -227,15 +259,23 @@ async function countStore(
 ): Promise<Pick<RetentionFacts, "days_kept" | "oldest_day" | "events_kept" | "oldest_event_id">> {
   let days = 0;
   let oldest: string | null = null;
-  for await (const e of kv.list({ prefix: KEYS.days }, { batchSize: 500 })) {
-    oldest ??= e.key[1] as string;
-    days++;
-  }
   let oldestId: number | null = null;
-  for await (const e of kv.list({ prefix: KEYS.events }, { limit: 1 })) {
-    oldestId = e.key[1] as number;
-  }
-  const head = (await kv.get<number>(KEYS.eventsHead)).value ?? 0;
+  // The three reads at once.
+  const [, , headEntry] = await Promise.all([
+    (async () => {
+      for await (const e of kv.list({ prefix: KEYS.days }, { batchSize: 500 })) {
+        oldest ??= e.key[1] as string;
+        days++;
+      }
+    })(),
+    (async () => {
+      for await (const e of kv.list({ prefix: KEYS.events }, { limit: 1 })) {
+        oldestId = e.key[1] as number;
+      }
+    })(),
+    kv.get<number>(KEYS.eventsHead),
+  ]);
+  const head = headEntry.value ?? 0;
   return {
     days_kept: days,
     oldest_day: oldest,

@@ -7,6 +7,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
 import type SftpClient from "ssh2-sftp-client";
 import { connectSftp, type SftpTarget, SftpUploadError } from "../adapters/sftp.ts";
 import { Redactor, type TextRedactor } from "../store/redactor.ts";
@@ -30,6 +31,11 @@ export interface ArchiveTarget {
 export class LocalArchive implements ArchiveTarget {
   readonly name: string;
   #dir: string;
+  /**
+   * Folders made or being made by this object: each once per pruning run (the pruner makes one
+   * target per run), shared by writes at once into one folder.
+   */
+  #made = new Map<string, Promise<unknown>>();
 
   /** @param dir the archive's root folder (created on the first write) */
   constructor(dir: string) {
@@ -40,7 +46,13 @@ export class LocalArchive implements ArchiveTarget {
   async write(path: string, content: Uint8Array): Promise<void> {
     const full = `${this.#dir}/${path}`;
     const folder = full.slice(0, full.lastIndexOf("/"));
-    await Deno.mkdir(folder, { recursive: true });
+    let made = this.#made.get(folder);
+    if (!made) {
+      made = Deno.mkdir(folder, { recursive: true });
+      this.#made.set(folder, made);
+      made.catch(() => this.#made.delete(folder));
+    }
+    await made;
     const temp = `${folder}/.${full.slice(folder.length + 1)}.${crypto.randomUUID()}.part`;
     try {
       await Deno.writeFile(temp, content);
@@ -73,7 +85,10 @@ export class SftpArchive implements ArchiveTarget {
   readonly name: string;
   #target: SftpTarget;
   #client: Promise<SftpClient> | undefined;
-  #made = new Set<string>();
+  /** Folders made or being made (writes at once into one folder share its making). */
+  #made = new Map<string, Promise<unknown>>();
+  /** The last folder making started. */
+  #mkdirs: Promise<unknown> = Promise.resolve();
   #redactor: TextRedactor;
 
   /** @param target connection and `remoteDir` (the archive's root folder) */
@@ -109,10 +124,16 @@ export class SftpArchive implements ArchiveTarget {
     const folder = full.slice(0, full.lastIndexOf("/"));
     const temp = `${folder}/.${full.slice(folder.length + 1)}.${crypto.randomUUID()}.part`;
     try {
-      if (!this.#made.has(folder)) {
-        await client.mkdir(folder, true);
-        this.#made.add(folder);
+      let made = this.#made.get(folder);
+      if (!made) {
+        // One after another: two recursive mkdirs at once race on their common parents.
+        const making = this.#mkdirs.catch(() => {}).then(() => client.mkdir(folder, true));
+        this.#made.set(folder, making);
+        this.#mkdirs = making;
+        making.catch(() => this.#made.delete(folder));
+        made = making;
       }
+      await made;
       await client.put(Buffer.from(content), temp);
       await client.posixRename(temp, full);
     } catch (err) {
@@ -140,8 +161,10 @@ export class SftpArchive implements ArchiveTarget {
   }
 }
 
-/** Lowercase hex SHA-256 of `bytes`. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/**
+ * Lowercase hex SHA-256 of `bytes`. Synchronous (`node:crypto`): an archived day hashes some ten
+ * small files twice, and Web Crypto's promise round trip per file cost more than the hashing.
+ */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
