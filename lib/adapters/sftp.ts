@@ -57,6 +57,12 @@ function sftpClientClass(): Promise<typeof SftpClient> {
   return clientClass ??= import("ssh2-sftp-client").then((m) => m.default);
 }
 
+/** The part of the `ssh2` client under `ssh2-sftp-client` used here (ssh2's README, "Client"). */
+type NoDelayClient = {
+  once(event: "connect", listener: () => void): unknown;
+  setNoDelay(noDelay: boolean): unknown;
+};
+
 /**
  * A connected client (host key checked against the pin first); the caller ends it.
  * @throws {SftpUploadError} `ERR_SFTP_HOST_KEY` on a fingerprint mismatch (nothing is sent),
@@ -68,6 +74,11 @@ export async function connectSftp(target: SftpTarget): Promise<SftpClient> {
   const redactor = target.redactor ?? new Redactor([target.password, target.privateKey]);
   const cause = (err: unknown) => redactor.text((err as Error).message, 2000);
   let seen: string | undefined;
+  // No Nagle on the SSH socket (ssh2 `Client.setNoDelay`, called once the TCP connection is up):
+  // with it every request/answer round of the login and of each sFTP operation waited for the
+  // peer's delayed ACK (~40 ms on Linux), ~0.3 s per connection and ~0.2 s per upload.
+  const ssh = (client as unknown as { client: NoDelayClient }).client;
+  ssh.once("connect", () => ssh.setNoDelay(true));
   try {
     await client.connect({
       host: target.host,

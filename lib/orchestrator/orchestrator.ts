@@ -22,6 +22,7 @@ import { masterDataVersion } from "../pipeline/master_data.ts";
 import { type RunnableStep, runStep } from "../pipeline/steps.ts";
 import { PassRunning } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";
+import type { Sleep } from "../clock.ts";
 import type { Settings } from "../settings.ts";
 import { readOrchestratorState } from "./state.ts";
 import { plannedSteps, stepNeeded } from "./step_selection.ts";
@@ -80,20 +81,28 @@ export class Orchestrator {
   #onPass: ((pass: FinishedPass) => Promise<unknown>) | undefined;
   #pruner: Pruner | undefined;
   #lastPrune: PruneReport | undefined;
+  #leaseSleep: Sleep | undefined;
 
   /**
    * @param ctx the app's services (those of {@link OrchestratorServices})
    * @param passes where every finished pass is recorded (its health shows in the status)
    * @param opts `onPass`: told every finished pass with its days (the pass history,
    *   `lib/orchestrator/pass_history.ts`); a failure there is logged, never the pass's.
-   *   `pruner`: retention, run at the end of every tick (docs/retention.md)
+   *   `pruner`: retention, run at the end of every tick (docs/retention.md).
+   *   `leaseSleep`: how the lease's backoff waits while the store is locked, in ms (default: real
+   *   time, as {@link retryKv}; tests pass a fake one)
    */
   constructor(
     ctx: OrchestratorServices,
     passes?: PassLog,
-    opts: { onPass?: (pass: FinishedPass) => Promise<unknown>; pruner?: Pruner } = {},
+    opts: {
+      onPass?: (pass: FinishedPass) => Promise<unknown>;
+      pruner?: Pruner;
+      leaseSleep?: Sleep;
+    } = {},
   ) {
     this.#ctx = ctx;
+    this.#leaseSleep = opts.leaseSleep;
     this.#passes = passes;
     this.#onPass = opts.onPass;
     this.#pruner = opts.pruner;
@@ -308,6 +317,8 @@ export class Orchestrator {
               expireIn: 10 * 60_000,
             })
             .commit(),
+        undefined,
+        this.#leaseSleep,
       );
       if (!lease.ok) return { ran: false, reason: "not_leader" };
       handedOver = true; // #guarded releases the claim when the pass ends

@@ -28,23 +28,32 @@ type Event = { kind: string; level: string; message: string; data?: Record<strin
 type StepView = { version: number; detail: Record<string, unknown> } | null;
 type DayView = { delivery_day: string; steps: Record<string, StepView> };
 
-/** sshd + the app (clock two days before {@link DAY}) with {@link DAY} aggregated as version 1. */
-async function setup(): Promise<{ sshd: TestSshd; s: TestServer; close(): Promise<void> }> {
-  if (unavailable) throw new Error(`REQUIRE_E2E=1 but ${unavailable}`);
-  const sshd = await startSshd();
-  let s: TestServer;
-  try {
-    s = await startServer(env, {
-      clock: new FakeClock(Date.parse(`${DAY}T08:00:00Z`) - 2 * 86_400_000),
-    });
-  } catch (err) {
-    await sshd.close();
-    throw err;
-  }
-  const close = async () => {
-    await s.close();
-    await sshd.close();
-  };
+/**
+ * One case's view of the file's shared sshd: an empty upload folder of its own (owned by the sFTP
+ * user, as the server's is) and only the log lines written since the case began.
+ */
+async function caseOf(shared: TestSshd, n: number): Promise<TestSshd> {
+  const dir = `${shared.dir}/case-${n}`;
+  await Deno.mkdir(dir);
+  const owner = await Deno.stat(shared.dir);
+  await Deno.chown(dir, owner.uid, owner.gid);
+  const from = shared.log().length;
+  return { ...shared, dir, log: () => shared.log().slice(from) };
+}
+
+/**
+ * The app (clock two days before {@link DAY}) with {@link DAY} aggregated as version 1, and case
+ * `caseNo`'s view of the shared sshd.
+ */
+async function setup(
+  shared: TestSshd,
+  caseNo: number,
+): Promise<{ sshd: TestSshd; s: TestServer; close(): Promise<void> }> {
+  const sshd = await caseOf(shared, caseNo);
+  const s = await startServer(env, {
+    clock: new FakeClock(Date.parse(`${DAY}T08:00:00Z`) - 2 * 86_400_000),
+  });
+  const close = () => s.close();
   try {
     for (
       const [n, area, direction] of [
@@ -235,139 +244,145 @@ function otherFingerprint(): string {
   return "SHA256:" + createHash("sha256").update(blob).digest("base64").replace(/=+$/, "");
 }
 
-Deno.test({
-  name: "sftp publish: password login, complete file under its final name, event and overview",
-  ignore,
-  async fn() {
-    const { sshd, s, close } = await setup();
-    try {
-      await configure(s, { ...connection(sshd), sftp_password: sshd.password });
-      const watch = watchUploads(sshd.dir);
-      const res = await publish(s);
-      const fsEvents = await watch.stop(FILE);
-      await assertPublished(sshd, s, res);
-      assert.match(sshd.log(), new RegExp(`Accepted password for ${sshd.username} `));
+// One sshd for the file (a start and stop with its own user costs ~0.4 s); each case has its own
+// app, upload folder and slice of the sshd log.
+Deno.test({ name: "sftp publish", ignore }, async (t) => {
+  if (unavailable) throw new Error(`REQUIRE_E2E=1 but ${unavailable}`);
+  const shared = await startSshd();
+  try {
+    await t.step(
+      "password login, complete file under its final name, event and overview",
+      async () => {
+        const { sshd, s, close } = await setup(shared, 1);
+        try {
+          await configure(s, { ...connection(sshd), sftp_password: sshd.password });
+          const watch = watchUploads(sshd.dir);
+          const res = await publish(s);
+          const fsEvents = await watch.stop(FILE);
+          await assertPublished(sshd, s, res);
+          assert.match(sshd.log(), new RegExp(`Accepted password for ${sshd.username} `));
 
-      const finalPath = `${sshd.dir}/${FILE}`;
-      const temp = new RegExp(
-        `^${escape(`${sshd.dir}/.${FILE}.`)}[0-9a-f-]{36}\\.part$`,
-      );
-      const trace = JSON.stringify(fsEvents);
-      assert.ok(
-        fsEvents.some((e) => e.kind === "create" && e.paths.some((p) => temp.test(p))),
-        `no temp .part file was written: ${trace}`,
-      );
-      assert.ok(
-        fsEvents.some((e) => e.kind === "rename" && e.paths.includes(finalPath)),
-        `the final name did not come from a rename: ${trace}`,
-      );
-      assert.ok(
-        !fsEvents.some((e) =>
-          (e.kind === "create" || e.kind === "modify") && e.paths.includes(finalPath)
-        ),
-        `the final name was written to directly: ${trace}`,
-      );
-    } finally {
-      await close();
-    }
-  },
-});
+          const finalPath = `${sshd.dir}/${FILE}`;
+          const temp = new RegExp(
+            `^${escape(`${sshd.dir}/.${FILE}.`)}[0-9a-f-]{36}\\.part$`,
+          );
+          const trace = JSON.stringify(fsEvents);
+          assert.ok(
+            fsEvents.some((e) => e.kind === "create" && e.paths.some((p) => temp.test(p))),
+            `no temp .part file was written: ${trace}`,
+          );
+          assert.ok(
+            fsEvents.some((e) => e.kind === "rename" && e.paths.includes(finalPath)),
+            `the final name did not come from a rename: ${trace}`,
+          );
+          assert.ok(
+            !fsEvents.some((e) =>
+              (e.kind === "create" || e.kind === "modify") && e.paths.includes(finalPath)
+            ),
+            `the final name was written to directly: ${trace}`,
+          );
+        } finally {
+          await close();
+        }
+      },
+    );
+    await t.step(
+      "private-key login (sftp_private_key, no password)",
+      async () => {
+        const { sshd, s, close } = await setup(shared, 2);
+        try {
+          await configure(s, { ...connection(sshd), sftp_private_key: sshd.privateKeyPem });
+          const cfg = await s.bridge.ctx.config.effective();
+          assert.equal(cfg.sftp_password, null);
+          await assertPublished(sshd, s, await publish(s));
+          assert.match(sshd.log(), new RegExp(`Accepted publickey for ${sshd.username} `));
+          assert.doesNotMatch(sshd.log(), /Accepted password/);
+        } finally {
+          await close();
+        }
+      },
+    );
+    await t.step(
+      "wrong pinned host key → 502, nothing uploaded, day not published",
+      async () => {
+        const { sshd, s, close } = await setup(shared, 3);
+        try {
+          const pinned = otherFingerprint();
+          await configure(s, {
+            ...connection(sshd),
+            sftp_password: sshd.password,
+            sftp_host_key_sha256: pinned,
+          });
+          const res = await publish(s);
+          assert.equal(res.status, 502, JSON.stringify(res.body));
+          const detail = (res.body as { detail: string }).detail;
+          assert.match(
+            detail,
+            /host key .* is SHA256:\S+, not the pinned SHA256:\S+; nothing was transferred/,
+          );
+          assert.ok(detail.includes(sshd.hostKeySha256) && detail.includes(pinned), detail);
+          await assertRefused(sshd, s, detail, /host key/);
+          // Refused before authentication: the password was never sent.
+          assert.doesNotMatch(sshd.log(), /Accepted|Failed password/);
+        } finally {
+          await close();
+        }
+      },
+    );
+    await t.step(
+      "right pinned host key → accepted",
+      async () => {
+        const { sshd, s, close } = await setup(shared, 4);
+        try {
+          await configure(s, {
+            ...connection(sshd),
+            sftp_private_key: sshd.privateKeyPem,
+            sftp_host_key_sha256: sshd.hostKeySha256,
+          });
+          await assertPublished(sshd, s, await publish(s));
+        } finally {
+          await close();
+        }
+      },
+    );
+    await t.step(
+      "wrong password → 502 with a clear message; the password never leaks",
+      async () => {
+        const { sshd, s, close } = await setup(shared, 5);
+        try {
+          const wrong = `wrong-${crypto.randomUUID()}`;
+          await configure(s, { ...connection(sshd), sftp_password: wrong });
+          const res = await publish(s);
+          assert.equal(res.status, 502, JSON.stringify(res.body));
+          const detail = (res.body as { detail: string }).detail;
+          assert.match(
+            detail,
+            new RegExp(
+              `^Publishing ${FILE} failed: sFTP connection to 127\\.0\\.0\\.1:${sshd.port} failed: .*authentication methods failed`,
+            ),
+          );
+          await assertRefused(
+            sshd,
+            s,
+            detail,
+            /^Publishing the open position of 2026-07-01 failed/,
+          );
+          assert.match(sshd.log(), new RegExp(`Failed password for ${sshd.username} `));
 
-Deno.test({
-  name: "sftp publish: private-key login (sftp_private_key, no password)",
-  ignore,
-  async fn() {
-    const { sshd, s, close } = await setup();
-    try {
-      await configure(s, { ...connection(sshd), sftp_private_key: sshd.privateKeyPem });
-      const cfg = await s.bridge.ctx.config.effective();
-      assert.equal(cfg.sftp_password, null);
-      await assertPublished(sshd, s, await publish(s));
-      assert.match(sshd.log(), new RegExp(`Accepted publickey for ${sshd.username} `));
-      assert.doesNotMatch(sshd.log(), /Accepted password/);
-    } finally {
-      await close();
-    }
-  },
-});
-
-Deno.test({
-  name: "sftp publish: wrong pinned host key → 502, nothing uploaded, day not published",
-  ignore,
-  async fn() {
-    const { sshd, s, close } = await setup();
-    try {
-      const pinned = otherFingerprint();
-      await configure(s, {
-        ...connection(sshd),
-        sftp_password: sshd.password,
-        sftp_host_key_sha256: pinned,
-      });
-      const res = await publish(s);
-      assert.equal(res.status, 502, JSON.stringify(res.body));
-      const detail = (res.body as { detail: string }).detail;
-      assert.match(
-        detail,
-        /host key .* is SHA256:\S+, not the pinned SHA256:\S+; nothing was transferred/,
-      );
-      assert.ok(detail.includes(sshd.hostKeySha256) && detail.includes(pinned), detail);
-      await assertRefused(sshd, s, detail, /host key/);
-      // Refused before authentication: the password was never sent.
-      assert.doesNotMatch(sshd.log(), /Accepted|Failed password/);
-    } finally {
-      await close();
-    }
-  },
-});
-
-Deno.test({
-  name: "sftp publish: right pinned host key → accepted",
-  ignore,
-  async fn() {
-    const { sshd, s, close } = await setup();
-    try {
-      await configure(s, {
-        ...connection(sshd),
-        sftp_private_key: sshd.privateKeyPem,
-        sftp_host_key_sha256: sshd.hostKeySha256,
-      });
-      await assertPublished(sshd, s, await publish(s));
-    } finally {
-      await close();
-    }
-  },
-});
-
-Deno.test({
-  name: "sftp publish: wrong password → 502 with a clear message; the password never leaks",
-  ignore,
-  async fn() {
-    const { sshd, s, close } = await setup();
-    try {
-      const wrong = `wrong-${crypto.randomUUID()}`;
-      await configure(s, { ...connection(sshd), sftp_password: wrong });
-      const res = await publish(s);
-      assert.equal(res.status, 502, JSON.stringify(res.body));
-      const detail = (res.body as { detail: string }).detail;
-      assert.match(
-        detail,
-        new RegExp(
-          `^Publishing ${FILE} failed: sFTP connection to 127\\.0\\.0\\.1:${sshd.port} failed: .*authentication methods failed`,
-        ),
-      );
-      await assertRefused(sshd, s, detail, /^Publishing the open position of 2026-07-01 failed/);
-      assert.match(sshd.log(), new RegExp(`Failed password for ${sshd.username} `));
-
-      const everything = JSON.stringify([
-        res.body,
-        await events(s),
-        await storedEvents(s.kv),
-        (await call(`${s.url}/v1/console/config`, { headers: proc })).body,
-      ]);
-      assert.ok(!everything.includes(wrong), "the password leaked");
-      assert.ok(!everything.includes(sshd.password), "the real password leaked");
-    } finally {
-      await close();
-    }
-  },
+          const everything = JSON.stringify([
+            res.body,
+            await events(s),
+            await storedEvents(s.kv),
+            (await call(`${s.url}/v1/console/config`, { headers: proc })).body,
+          ]);
+          assert.ok(!everything.includes(wrong), "the password leaked");
+          assert.ok(!everything.includes(sshd.password), "the real password leaked");
+        } finally {
+          await close();
+        }
+      },
+    );
+  } finally {
+    await shared.close();
+  }
 });

@@ -59,6 +59,14 @@ async function rsaKey(kid: string): Promise<RsaKey> {
   return { kid, privateKey, publicJwk };
 }
 
+/**
+ * The first key (`k1`) of every fake JWKS of this process: made once, as RSA key generation costs
+ * 0.1–0.5 s of CPU. Each test starts its own JWKS server (its own issuer URL) and bridge, so a
+ * shared first key lets no token of one test through another's bridge; rotated keys
+ * ({@link FakeJwks.unpublishedKey}) are always new.
+ */
+let firstKey: Promise<RsaKey> | undefined;
+
 /** Canonical base64url of a string's UTF-8 bytes, or of an object's JSON text. */
 export function b64url(value: unknown): string {
   const text = typeof value === "string" ? value : JSON.stringify(value);
@@ -74,7 +82,8 @@ export async function startFakeJwks(
   opts: { clock?: Clock } = {},
 ): Promise<FakeJwks> {
   const nowSeconds = () => Math.floor((opts.clock?.now() ?? Date.now()) / 1000);
-  const keys: RsaKey[] = [await rsaKey("k1")];
+  firstKey ??= rsaKey("k1");
+  const keys: RsaKey[] = [await firstKey];
   let published: JWK[] = [keys[0].publicJwk];
   const extra: JWK[] = [];
   let fetchCount = 0;

@@ -4,8 +4,9 @@
  * second replica in miniature.
  *
  * Usage (env as the service):
- *   deno run -A tests/support/tick_once.ts <kvPath> <epochMs> <replicaName>
- *     → `{"name", "ran": boolean}`
+ *   deno run -A tests/support/tick_once.ts <kvPath> <epochMs>[,<epochMs>…] <replicaName>
+ *     → one line `{"name", "at": epochMs, "ran": boolean}` per instant, ticked in the given order
+ *       (one process ticks several minutes: a process start costs about a second of CPU)
  *   deno run -A tests/support/tick_once.ts <kvPath> <epochMs> <replicaName> submit <day>
  *     → `{"name", "status": 200 | 409 | 502, "sent": boolean | null, "detail"?: string}`
  * @module
@@ -18,13 +19,15 @@ import { runStep } from "../../lib/pipeline/steps.ts";
 import { loadSettings } from "../../lib/settings.ts";
 
 const [kvPath, epochMs, name, mode, day] = Deno.args;
+const instants = epochMs.split(",").map(Number);
 const kv = await Deno.openKv(kvPath);
+const clock = new FakeClock(instants[0]);
 const bridge = await createApp({
   settings: loadSettings({ ...Deno.env.toObject(), KV_PATH: kvPath }),
   kv,
-  clock: new FakeClock(Number(epochMs)),
+  clock,
 });
-let out: Record<string, unknown>;
+let out: Record<string, unknown> | undefined;
 if (mode === "submit") {
   try {
     const r = await runStep(bridge.ctx, day, "submit", name);
@@ -34,9 +37,12 @@ if (mode === "submit") {
     out = { name, status: STATUS_OF_CODE[err.code], sent: null, detail: err.message };
   }
 } else {
-  const outcome = await bridge.orchestrator.tick(name);
-  out = { name, ran: outcome.ran };
+  for (const at of instants) {
+    clock.set(at);
+    const outcome = await bridge.orchestrator.tick(name);
+    console.log(JSON.stringify({ name, at, ran: outcome.ran }));
+  }
 }
 await bridge.close();
 kv.close();
-console.log(JSON.stringify(out));
+if (out) console.log(JSON.stringify(out));
