@@ -14,7 +14,7 @@ import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import { addDays, nextOpenDay, quarterHourCount } from "../../lib/domain/delivery_day.ts";
 import { call, startServer } from "../support/app.ts";
-import { freshStart, launchChromium, shot, skipBrowserTests } from "../support/chromium.ts";
+import { freshStart, launchChromium, shot, shotOf, skipBrowserTests } from "../support/chromium.ts";
 import { EXT, ext, postForecast, PROC, proc } from "../support/day_ahead_rig.ts";
 import { freePort } from "../support/net.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
@@ -162,16 +162,8 @@ Deno.test({
           }
           if (width === 1440 && scheme === "light") {
             await failing.scrollIntoViewIfNeeded();
-            await failing.screenshot({
-              path: new URL(
-                "../e2e/screenshots/12-failing-publish-missing-forecasts.png",
-                import.meta.url,
-              )
-                .pathname,
-            });
-            await page.locator(`tr[data-day="${healthy}"]`).screenshot({
-              path: new URL("../e2e/screenshots/12-healthy-day.png", import.meta.url).pathname,
-            });
+            await shotOf(failing, "12-failing-publish-missing-forecasts");
+            await shotOf(page.locator(`tr[data-day="${healthy}"]`), "12-healthy-day");
           }
         });
       }

@@ -17,13 +17,17 @@ import type { Page } from "playwright-core";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import { addDays, nextOpenDay, quarterHourCount } from "../../lib/domain/delivery_day.ts";
 import { call, startServer } from "../support/app.ts";
-import { type Browser, freshStart, launchChromium, skipBrowserTests } from "../support/chromium.ts";
+import {
+  type Browser,
+  freshStart,
+  launchChromium,
+  shotOf,
+  skipBrowserTests,
+} from "../support/chromium.ts";
 import { FILES_CHANNEL_ENV } from "../support/fahrplan.ts";
 import { EXT, ext, postForecast, PROC, proc } from "../support/day_ahead_rig.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
-
-const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
 
 /** Rendered size of every text of the chart: computed font size × the SVG's scale. */
 function chartLabelSizes(page: Page) {
@@ -117,7 +121,6 @@ Deno.test({
   const second = addDays(first, 1);
   // One browser; one context with touch (phone, tablet) and one without (laptop). A step sets
   // its width and scheme and loads the console afresh, its key forgotten.
-  await Deno.mkdir(SHOTS, { recursive: true });
   const chromium = await launchChromium();
   const contexts = new Map<boolean, Browser>();
   const pageFor = async (hasTouch: boolean) => {
@@ -174,12 +177,10 @@ Deno.test({
           // Evidence: the top of the page, the day table and the chart (no full-page shot: it
           // costs more CPU than the three together and shows nothing they do not).
           await page.evaluate(() => globalThis.scrollTo(0, 0));
-          await page.screenshot({ path: `${SHOTS}20-top-${width}-${scheme}.png` });
-          await page.locator(".table-wrap").screenshot({
-            path: `${SHOTS}20-day-table-${width}-${scheme}.png`,
-          });
+          await shotOf(page, `20-top-${width}-${scheme}`);
+          await shotOf(page.locator(".table-wrap"), `20-day-table-${width}-${scheme}`);
           const box = page.locator(".chart-box");
-          await box.screenshot({ path: `${SHOTS}20-day-chart-${width}-${scheme}.png` });
+          await shotOf(box, `20-day-chart-${width}-${scheme}`);
           assert.deepEqual(gate.out, [], `key gate wider than ${gate.vw} px`);
 
           // Chart labels at least 11 px as rendered.
@@ -209,7 +210,7 @@ Deno.test({
           await page.keyboard.press("Home");
           assert.match(await readout.innerText(), /^00:00–00:15/);
           if (width === 390) {
-            await box.screenshot({ path: `${SHOTS}20-day-chart-readout-390-${scheme}.png` });
+            await shotOf(box, `20-day-chart-readout-390-${scheme}`);
           }
 
           // Schedules: TSO names beside EICs, versions labelled.

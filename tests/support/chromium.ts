@@ -14,7 +14,7 @@
  * @module
  */
 import fs from "node:fs";
-import type { Browser as PwBrowser, BrowserContext, Page } from "playwright-core";
+import type { Browser as PwBrowser, BrowserContext, Locator, Page } from "playwright-core";
 
 /** Chromium binary. */
 export const CHROMIUM_PATH = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
@@ -155,10 +155,34 @@ export async function freshStart(page: Page, url: string): Promise<void> {
 
 const SHOTS = new URL("../e2e/screenshots/", import.meta.url);
 
+/**
+ * Whether the browser tests save their screenshots (evidence for people, never asserted on).
+ * `E2E_SCREENSHOTS=0` leaves them out: each costs Chromium about 0.1 CPU second to paint and
+ * encode, together some 10 CPU seconds of the browser tests.
+ */
+export const SCREENSHOTS = Deno.env.get("E2E_SCREENSHOTS") !== "0";
+
 /** Saves a full-page screenshot `tests/e2e/screenshots/<name>.png` (git-ignored). */
 export async function shot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
   await Deno.mkdir(SHOTS, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+}
+
+/**
+ * Saves a screenshot of one element (scrolled into view) or of a page's viewport (or `clip`, CSS
+ * pixels) as `tests/e2e/screenshots/<name>.png`.
+ */
+export async function shotOf(
+  target: Page | Locator,
+  name: string,
+  opts: { clip?: { x: number; y: number; width: number; height: number } } = {},
+): Promise<void> {
+  if (!SCREENSHOTS) return;
+  await Deno.mkdir(SHOTS, { recursive: true });
+  const path = new URL(`${name}.png`, SHOTS).pathname;
+  if ("goto" in target) await target.screenshot({ path, clip: opts.clip });
+  else await target.screenshot({ path });
 }
 
 /** Problems a page reported: CSP violations, console errors, uncaught exceptions. */
