@@ -14,7 +14,7 @@ import type { Page } from "playwright-core";
 import { FakeClock } from "../../lib/clock.ts";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import { call, startServer } from "../support/app.ts";
-import { launchBrowser, skipBrowserTests, watchProblems } from "../support/chromium.ts";
+import { launchBrowser, shotOf, skipBrowserTests, watchProblems } from "../support/chromium.ts";
 import { EXT, ext, postForecast, PROC, proc } from "../support/day_ahead_rig.ts";
 import { FILES_CHANNEL_ENV } from "../support/fahrplan.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
@@ -24,11 +24,8 @@ import { ackFile, anoFile, cnfFile, TSO } from "../support/tso_answers.ts";
 const NOW = Date.parse("2026-11-24T08:00:00Z"); // Tue 09:00 Berlin
 const T = "2026-11-25"; // tomorrow
 const U = "2026-11-26";
-const SHOTS = new URL("./screenshots/", import.meta.url);
-
-async function summaryShot(page: Page, name: string) {
-  await Deno.mkdir(SHOTS, { recursive: true });
-  await page.locator(".attention").screenshot({ path: new URL(`${name}.png`, SHOTS).pathname });
+function summaryShot(page: Page, name: string) {
+  return shotOf(page.locator(".attention"), name);
 }
 
 async function open(page: Page, url: string) {
@@ -234,16 +231,13 @@ Deno.test({
           await summaryShot(page, `24-attention-${width}-${scheme}`);
           if (width === 1440 && scheme === "light") {
             await page.evaluate(() => scrollTo(0, 0));
-            await page.screenshot({
-              path: new URL("19-attention-after-top-1440-light.png", SHOTS).pathname,
+            await shotOf(page, "19-attention-after-top-1440-light", {
               clip: { x: 0, y: 0, width: 1440, height: 700 },
             });
           }
           const row = page.locator('tr[data-day="2026-11-26"]');
           await row.scrollIntoViewIfNeeded();
-          await row.screenshot({
-            path: new URL(`25-row-rejected-${width}-${scheme}.png`, SHOTS).pathname,
-          });
+          await shotOf(row, `25-row-rejected-${width}-${scheme}`);
         });
       }
     }

@@ -11,7 +11,13 @@ import type { Page, Route } from "playwright-core";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import type { DayOverview, OpenPosition } from "../../lib/console/types.ts";
 import { call, startServer } from "../support/app.ts";
-import { launchBrowser, shot, skipBrowserTests, watchProblems } from "../support/chromium.ts";
+import {
+  type Chromium,
+  launchChromium,
+  shot,
+  skipBrowserTests,
+  watchProblems,
+} from "../support/chromium.ts";
 import { startTcpProxy } from "./tcp_proxy.ts";
 import { PROC_2 as KEY } from "../support/keys.ts";
 
@@ -136,16 +142,11 @@ async function enterKey(page: Page, key: string) {
   await page.press("#process-key", "Enter");
 }
 
-Deno.test({
-  name: "console e2e: delivery days, chart, manual steps, stream resume, fail-closed, dark",
-  ignore: skipBrowserTests("console days e2e"),
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async (t) => {
-  await ensureBundle();
+/** Delivery days, chart, manual steps, stream resume, dark scheme. */
+async function daysAndChart(t: Deno.TestContext, chromium: Chromium) {
   const s = await startServer(env);
   const proxy = startTcpProxy(s.url);
-  const b = await launchBrowser();
+  const b = await chromium.newPage();
   const page = b.page;
   const problems = await watchProblems(page);
   const now = Date.now();
@@ -298,17 +299,12 @@ Deno.test({
     await proxy.close();
     await s.close();
   }
-});
+}
 
-Deno.test({
-  name: "console e2e: fail-closed service shows its 503 sentence",
-  ignore: skipBrowserTests("console fail-closed e2e"),
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
-  await ensureBundle();
+/** A fail-closed service shows its 503 sentence. */
+async function failClosed(chromium: Chromium) {
   const s = await startServer({});
-  const b = await launchBrowser({ viewport: { width: 1280, height: 720 } });
+  const b = await chromium.newPage({ viewport: { width: 1280, height: 720 } });
   const problems = await watchProblems(b.page);
   try {
     const detail = (await call(`${s.url}/v1/console/status`, { headers: { "x-api-key": "x" } }))
@@ -325,5 +321,25 @@ Deno.test({
   } finally {
     await b.close();
     await s.close();
+  }
+}
+
+// One Chromium for both: each test has its own app and browser context.
+Deno.test({
+  name: "console e2e: delivery days, chart, manual steps, stream resume, fail-closed, dark",
+  ignore: skipBrowserTests("console days e2e"),
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  await ensureBundle();
+  const chromium = await launchChromium();
+  try {
+    await t.step(
+      "delivery days, chart, manual steps, stream resume, dark",
+      (t) => daysAndChart(t, chromium),
+    );
+    await t.step("fail-closed service shows its 503 sentence", () => failClosed(chromium));
+  } finally {
+    await chromium.close();
   }
 });

@@ -16,7 +16,13 @@ import assert from "node:assert/strict";
 import { startTsoSimulator } from "../../dev/tso_simulator.ts";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import { call } from "../support/app.ts";
-import { launchBrowser, shot, skipBrowserTests, watchProblems } from "../support/chromium.ts";
+import {
+  launchBrowser,
+  shot,
+  shotOf,
+  skipBrowserTests,
+  watchProblems,
+} from "../support/chromium.ts";
 import {
   orchestrate,
   postForecast,
@@ -31,7 +37,6 @@ import { AREAS } from "../support/portfolio.ts";
 const DAY = "2026-11-24"; // Tue; CET (UTC+1)
 const D2 = "2026-11-22T08:00:00Z"; // Sun 09:00 Berlin, before the TSO deadline of DAY
 const ON_DAY = "2026-11-24T09:07:00Z"; // 10:07 Berlin on the day
-const SHOTS = new URL("./screenshots/", import.meta.url);
 const AREA_LIST = Object.values(AREAS); // amprion, tennet, transnet, 50Hertz: 1, 2, 3, 4 MW
 
 Deno.test({
@@ -126,10 +131,7 @@ Deno.test({
       ["v1", "day-ahead", "09:00 Berlin Sun 22 Nov", "nothing frozen", "confirmed"],
     ]);
     assert.match(await hertz.locator(".versions-table caption").innerText(), /The TSO has v2\./);
-    await Deno.mkdir(SHOTS, { recursive: true });
-    await page.locator(".chart-box").screenshot({
-      path: new URL(`${name}-versions.png`, SHOTS).pathname,
-    });
+    await shotOf(page.locator(".chart-box"), `${name}-versions`);
     assert.ok(
       await page.evaluate(() =>
         document.documentElement.scrollWidth <= document.documentElement.clientWidth

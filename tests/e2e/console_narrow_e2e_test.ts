@@ -14,7 +14,7 @@ import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import { addDays, nextOpenDay, quarterHourCount } from "../../lib/domain/delivery_day.ts";
 import { call, startServer } from "../support/app.ts";
-import { launchBrowser, shot, skipBrowserTests } from "../support/chromium.ts";
+import { freshStart, launchChromium, shot, shotOf, skipBrowserTests } from "../support/chromium.ts";
 import { EXT, ext, postForecast, PROC, proc } from "../support/day_ahead_rig.ts";
 import { freePort } from "../support/net.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
@@ -62,7 +62,10 @@ Deno.test({
   });
   const healthy = addDays(nextOpenDay(Date.now()), 1);
   const missing = addDays(healthy, 1);
+  // One browser and page; a step sets its width and scheme and loads the console afresh.
+  const chromium = await launchChromium();
   try {
+    const { page } = await chromium.newPage();
     // Two consumers with customer forecasts for both days; a PV park with one for the first only.
     for (
       const [n, area, direction] of [
@@ -110,75 +113,63 @@ Deno.test({
     for (const [width, height] of [[390, 844], [1440, 900]] as const) {
       for (const scheme of ["light", "dark"] as const) {
         await t.step(`${width} px, ${scheme}`, async () => {
-          const b = await launchBrowser({ viewport: { width, height } });
-          try {
-            const page = b.page;
-            await page.emulateMedia({ colorScheme: scheme });
-            await page.goto(`${s.url}/console`);
-            await page.waitForSelector("html[data-ready=true]");
-            await page.fill("#process-key", PROC);
-            await page.press("#process-key", "Enter");
-            const failing = page.locator(`tr[data-day="${missing}"]`);
-            await failing.locator(".failure-text").first().waitFor();
-            await page.locator(".ev .ev-msg").first().waitFor();
-            // The operator's truth, in words.
-            assert.match(
-              await failing.locator(".failure-text").first().innerText(),
-              /^publish failed \d{2}:\d{2} Berlin: .*sFTP connection to 127\.0\.0\.1:\d+ failed.* · \d+ attempts?/,
+          await page.setViewportSize({ width, height });
+          await page.emulateMedia({ colorScheme: scheme });
+          await freshStart(page, `${s.url}/console`);
+          await page.waitForSelector("html[data-ready=true]");
+          await page.fill("#process-key", PROC);
+          await page.press("#process-key", "Enter");
+          const failing = page.locator(`tr[data-day="${missing}"]`);
+          await failing.locator(".failure-text").first().waitFor();
+          await page.locator(".ev .ev-msg").first().waitFor();
+          // The operator's truth, in words.
+          assert.match(
+            await failing.locator(".failure-text").first().innerText(),
+            /^publish failed \d{2}:\d{2} Berlin: .*sFTP connection to 127\.0\.0\.1:\d+ failed.* · \d+ attempts?/,
+          );
+          assert.match(
+            await failing.locator("th").innerText(),
+            /1 of 3 market locations without forecast/,
+          );
+          assert.doesNotMatch(
+            await page.locator(`tr[data-day="${healthy}"] th`).innerText(),
+            /without forecast|failing/,
+          );
+          const pill = page.locator(".pill");
+          assert.match(await pill.innerText(), /the last pass had \d+ failed steps?/);
+          assert.equal(await pill.getAttribute("data-health"), "amber");
+          await shot(page, `12-console-${width}-${scheme}`);
+          // Layout: nothing wider than the viewport; every message readable.
+          const o = await overflowing(page);
+          assert.ok(o.scroll <= o.vw + 1, `page scrolls sideways: ${JSON.stringify(o)}`);
+          assert.deepEqual(o.out, [], `wider than ${o.vw} px: ${o.cells.join(" ")}`);
+          const msgs = await page.locator(".ev .ev-msg").evaluateAll((els) =>
+            els.slice(0, 20).map((e) => {
+              const r = e.getBoundingClientRect();
+              return { w: Math.round(r.width), h: Math.round(r.height) };
+            })
+          );
+          for (const m of msgs) {
+            assert.ok(m.w >= 150, `a message only ${m.w} px wide`);
+            assert.ok(m.h < 200, `a message ${m.h} px tall`);
+          }
+          if (width === 390) {
+            // One card per day: the row is a block, its cells labelled.
+            assert.equal(
+              await failing.evaluate((el) => getComputedStyle(el).display),
+              "block",
             );
-            assert.match(
-              await failing.locator("th").innerText(),
-              /1 of 3 market locations without forecast/,
-            );
-            assert.doesNotMatch(
-              await page.locator(`tr[data-day="${healthy}"] th`).innerText(),
-              /without forecast|failing/,
-            );
-            const pill = page.locator(".pill");
-            assert.match(await pill.innerText(), /the last pass had \d+ failed steps?/);
-            assert.equal(await pill.getAttribute("data-health"), "amber");
-            await shot(page, `12-console-${width}-${scheme}`);
-            // Layout: nothing wider than the viewport; every message readable.
-            const o = await overflowing(page);
-            assert.ok(o.scroll <= o.vw + 1, `page scrolls sideways: ${JSON.stringify(o)}`);
-            assert.deepEqual(o.out, [], `wider than ${o.vw} px: ${o.cells.join(" ")}`);
-            const msgs = await page.locator(".ev .ev-msg").evaluateAll((els) =>
-              els.slice(0, 20).map((e) => {
-                const r = e.getBoundingClientRect();
-                return { w: Math.round(r.width), h: Math.round(r.height) };
-              })
-            );
-            for (const m of msgs) {
-              assert.ok(m.w >= 150, `a message only ${m.w} px wide`);
-              assert.ok(m.h < 200, `a message ${m.h} px tall`);
-            }
-            if (width === 390) {
-              // One card per day: the row is a block, its cells labelled.
-              assert.equal(
-                await failing.evaluate((el) => getComputedStyle(el).display),
-                "block",
-              );
-            }
-            if (width === 1440 && scheme === "light") {
-              await failing.scrollIntoViewIfNeeded();
-              await failing.screenshot({
-                path: new URL(
-                  "../e2e/screenshots/12-failing-publish-missing-forecasts.png",
-                  import.meta.url,
-                )
-                  .pathname,
-              });
-              await page.locator(`tr[data-day="${healthy}"]`).screenshot({
-                path: new URL("../e2e/screenshots/12-healthy-day.png", import.meta.url).pathname,
-              });
-            }
-          } finally {
-            await b.close();
+          }
+          if (width === 1440 && scheme === "light") {
+            await failing.scrollIntoViewIfNeeded();
+            await shotOf(failing, "12-failing-publish-missing-forecasts");
+            await shotOf(page.locator(`tr[data-day="${healthy}"]`), "12-healthy-day");
           }
         });
       }
     }
   } finally {
+    await chromium.close();
     await s.close();
     await sim.close();
   }

@@ -11,19 +11,19 @@ import assert from "node:assert/strict";
 import { addDays, nextOpenDay, quarterHourCount } from "../../lib/domain/delivery_day.ts";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import { call, startServer } from "../support/app.ts";
-import { launchBrowser, shot, skipBrowserTests, watchProblems } from "../support/chromium.ts";
+import {
+  type Chromium,
+  launchChromium,
+  shot,
+  skipBrowserTests,
+  watchProblems,
+} from "../support/chromium.ts";
 import { EXT, ext, postForecast, PROC } from "../support/day_ahead_rig.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
 
-Deno.test({
-  name:
-    "console e2e: a manual pass refreshes the status bar, imports the inbox, shows in the pass list",
-  ignore: skipBrowserTests("console passes e2e"),
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
-  await ensureBundle();
+/** A manual pass refreshes the status bar, imports the inbox, shows in the pass list. */
+async function manualPass(chromium: Chromium) {
   await using tmp = await tempDir("console-passes-e2e-");
   const inbox = `${tmp.path}/inbox`;
   await Deno.mkdir(inbox);
@@ -34,7 +34,7 @@ Deno.test({
     OUTBOX_DIR: "/sys/bridge-passes-e2e",
     SCHEDULE_INBOX_DIR: inbox,
   });
-  const b = await launchBrowser();
+  const b = await chromium.newPage();
   const page = b.page;
   const problems = await watchProblems(page);
   const day = addDays(nextOpenDay(Date.now()), 1);
@@ -93,17 +93,12 @@ Deno.test({
     await b.close();
     await s.close();
   }
-});
+}
 
-Deno.test({
-  name: "console e2e: an outbox the service may not write is refused in words at its field",
-  ignore: skipBrowserTests("console outbox e2e"),
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
-  await ensureBundle();
+/** An outbox the service may not write is refused in words at its field. */
+async function outboxRefused(chromium: Chromium) {
   const s = await startServer({ PROCESS_API_KEYS: `ops:${PROC}`, RATE_LIMIT_PER_MINUTE: "0" });
-  const b = await launchBrowser();
+  const b = await chromium.newPage();
   const page = b.page;
   try {
     await page.goto(`${s.url}/console`);
@@ -125,5 +120,28 @@ Deno.test({
   } finally {
     await b.close();
     await s.close();
+  }
+}
+
+// One Chromium for both: each test has its own app and browser context.
+Deno.test({
+  name: "console e2e: manual pass and pass list; an outbox refused at its field",
+  ignore: skipBrowserTests("console passes e2e"),
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  await ensureBundle();
+  const chromium = await launchChromium();
+  try {
+    await t.step(
+      "a manual pass refreshes the status bar, imports the inbox, shows in the pass list",
+      () => manualPass(chromium),
+    );
+    await t.step(
+      "an outbox the service may not write is refused in words at its field",
+      () => outboxRefused(chromium),
+    );
+  } finally {
+    await chromium.close();
   }
 });

@@ -1,6 +1,12 @@
 /**
- * Test fixture: Debian's Chromium driven by `npm:playwright-core` (docs/architecture.md, "Stack"), one persistent
- * context on a fresh temp profile per launch.
+ * Test fixture: Debian's Chromium driven by `npm:playwright-core` (docs/architecture.md, "Stack").
+ *
+ * Starting Chromium is the dearest part of a browser test (about a CPU second with its
+ * processes), a fresh browser context with its renderer about half of one; a page loaded again
+ * in the same renderer costs a fraction. So a test file starts one {@link Chromium} and opens a
+ * context per viewport / touch kind from it ({@link Chromium.newPage}); steps that only change
+ * the width or the colour scheme reuse that page and start over with {@link freshStart}.
+ * {@link launchBrowser} is the one-context shorthand.
  *
  * Browser tests run when `/usr/bin/chromium` (or `CHROMIUM_PATH`) exists. Without it they are
  * skipped with a printed reason, unless `REQUIRE_E2E=1` (set by `.ci/run`): then they run and
@@ -8,7 +14,7 @@
  * @module
  */
 import fs from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Browser as PwBrowser, BrowserContext, Locator, Page } from "playwright-core";
 
 /** Chromium binary. */
 export const CHROMIUM_PATH = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
@@ -46,11 +52,26 @@ export function skipBrowserTests(suite: string): boolean {
   return true;
 }
 
-/** A launched browser. */
-export interface Browser {
+/** A page in a context of its own. */
+export interface Browser extends AsyncDisposable {
   context: BrowserContext;
   page: Page;
-  /** Closes the browser and removes its profile directory. */
+  /** Closes the context (and, from {@link launchBrowser}, the browser with its profile). */
+  close(): Promise<void>;
+}
+
+/** Options of a browser context: CSS pixels; `hasTouch` makes `tap()` and coarse pointers work. */
+export interface PageOptions {
+  viewport?: { width: number; height: number };
+  hasTouch?: boolean;
+  colorScheme?: "light" | "dark";
+}
+
+/** One running Chromium that hands out isolated contexts (own storage, own cookies). */
+export interface Chromium extends AsyncDisposable {
+  /** A new context with one page; default viewport 1440 × 1000, no touch. */
+  newPage(opts?: PageOptions): Promise<Browser>;
+  /** Closes every context and the browser; playwright removes its temp profile. */
   close(): Promise<void>;
 }
 
@@ -74,39 +95,94 @@ function nodeCompatibleExistsSync(): void {
   fs.existsSync = patched;
 }
 
-/** Launches Chromium on a fresh temp profile. @throws when Chromium is missing */
-export async function launchBrowser(
-  opts: { viewport?: { width: number; height: number }; hasTouch?: boolean } = {},
-): Promise<Browser> {
+/**
+ * Launches Chromium (headless, on a temp profile that playwright removes when it closes).
+ * @throws when Chromium is missing
+ */
+export async function launchChromium(): Promise<Chromium> {
   const missing = chromiumMissing();
   if (missing) throw new Error(`browser tests required (REQUIRE_E2E=1) but ${missing}`);
   nodeCompatibleExistsSync();
   const { chromium } = await import("playwright-core");
-  const dir = await Deno.makeTempDir({ prefix: "console-e2e-profile-" });
-  const context = await chromium.launchPersistentContext(dir, {
+  const browser: PwBrowser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport: opts.viewport ?? { width: 1440, height: 1000 },
-    hasTouch: opts.hasTouch ?? false,
   });
-  const page = context.pages()[0] ?? await context.newPage();
+  const close = () => browser.close();
   return {
-    context,
-    page,
-    async close() {
-      await context.close();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    async newPage(opts = {}) {
+      const context = await browser.newContext({
+        viewport: opts.viewport ?? { width: 1440, height: 1000 },
+        hasTouch: opts.hasTouch ?? false,
+        colorScheme: opts.colorScheme ?? "light",
+      });
+      const page = await context.newPage();
+      const closeContext = () => context.close();
+      return { context, page, close: closeContext, [Symbol.asyncDispose]: closeContext };
     },
+    close,
+    [Symbol.asyncDispose]: close,
   };
+}
+
+/** Launches Chromium with one context and page; `close()` stops the browser. */
+export async function launchBrowser(opts: PageOptions = {}): Promise<Browser> {
+  const chromium = await launchChromium();
+  try {
+    const b = await chromium.newPage(opts);
+    return { ...b, close: chromium.close, [Symbol.asyncDispose]: chromium.close };
+  } catch (e) {
+    await chromium.close();
+    throw e;
+  }
+}
+
+/**
+ * Starts `page` over as a fresh context would: clears the storage of the origin of `url` (the
+ * console keeps its key in `localStorage`) and the cookies, then loads `url`.
+ */
+export async function freshStart(page: Page, url: string): Promise<void> {
+  await page.context().clearCookies();
+  if (new URL(page.url(), "about:blank").origin === new URL(url).origin) {
+    await page.evaluate(() => {
+      localStorage.clear();
+      sessionStorage.clear();
+    });
+  }
+  await page.goto(url);
 }
 
 const SHOTS = new URL("../e2e/screenshots/", import.meta.url);
 
+/**
+ * Whether the browser tests save their screenshots (evidence for people, never asserted on).
+ * `E2E_SCREENSHOTS=0` leaves them out: each costs Chromium about 0.1 CPU second to paint and
+ * encode, together some 10 CPU seconds of the browser tests.
+ */
+export const SCREENSHOTS = Deno.env.get("E2E_SCREENSHOTS") !== "0";
+
 /** Saves a full-page screenshot `tests/e2e/screenshots/<name>.png` (git-ignored). */
 export async function shot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
   await Deno.mkdir(SHOTS, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+}
+
+/**
+ * Saves a screenshot of one element (scrolled into view) or of a page's viewport (or `clip`, CSS
+ * pixels) as `tests/e2e/screenshots/<name>.png`.
+ */
+export async function shotOf(
+  target: Page | Locator,
+  name: string,
+  opts: { clip?: { x: number; y: number; width: number; height: number } } = {},
+): Promise<void> {
+  if (!SCREENSHOTS) return;
+  await Deno.mkdir(SHOTS, { recursive: true });
+  const path = new URL(`${name}.png`, SHOTS).pathname;
+  if ("goto" in target) await target.screenshot({ path, clip: opts.clip });
+  else await target.screenshot({ path });
 }
 
 /** Problems a page reported: CSP violations, console errors, uncaught exceptions. */
