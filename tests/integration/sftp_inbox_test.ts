@@ -94,9 +94,11 @@ Deno.test({
     assert.deepEqual(day?.schedules.map((s) => s.tso_status), ["confirmed", "confirmed"]);
     const events = await storedEvents(a.kv);
     assert.equal(events.filter((e) => e.kind === "schedule_confirmed").length, 2);
-    // Per area one confirmation, and its acknowledgement before it — or none: the replicas import
-    // at the same moment, and an ACK applied after its CNF is late and takes nothing back, so it
-    // tells nothing (lib/fahrplan/tso_status.ts applyAnswer).
+    // Per area one confirmation and at most one acknowledgement: the replicas import at the same
+    // moment, and an ACK applied after its CNF is late and takes nothing back, so it tells nothing
+    // (lib/fahrplan/tso_status.ts applyAnswer). The status above is the order the answers were
+    // applied in; the events are appended after each status commit, by two processes, so an ACK
+    // applied before the CNF may still be stored after the CNF's event.
     for (const area of [AREAS.amprion, AREAS.tennet]) {
       const of = (kind: string) =>
         events.filter((e) =>
@@ -105,10 +107,6 @@ Deno.test({
       const [confirmed, acks] = [of("schedule_confirmed"), of("schedule_acknowledged")];
       assert.equal(confirmed.length, 1, area);
       assert.ok(acks.length <= 1, `${area}: ${acks.length} acknowledgements`);
-      assert.ok(
-        acks.every((e) => Number(e.id) < Number(confirmed[0].id)),
-        `${area}: acknowledged after CNF`,
-      );
     }
     const bad = events.filter((e) => e.kind === "schedule_answer_rejected");
     assert.equal(bad.length, 1);
