@@ -156,11 +156,12 @@ export async function freshStart(page: Page, url: string): Promise<void> {
 const SHOTS = new URL("../e2e/screenshots/", import.meta.url);
 
 /**
- * Whether the browser tests save their screenshots (evidence for people, never asserted on).
- * `E2E_SCREENSHOTS=0` leaves them out: each costs Chromium about 0.1 CPU second to paint and
- * encode, together some 10 CPU seconds of the browser tests.
+ * Whether the browser tests save their screenshots (evidence for people, never asserted on):
+ * only with `E2E_SCREENSHOTS=1` (`deno task screenshots` sets it). Each costs Chromium about 0.1
+ * CPU second to paint and encode, together some 12 CPU seconds (6 s of the suite's wall time on
+ * two cores), so `deno task test` leaves them out.
  */
-export const SCREENSHOTS = Deno.env.get("E2E_SCREENSHOTS") !== "0";
+export const SCREENSHOTS = Deno.env.get("E2E_SCREENSHOTS") === "1";
 
 /** Saves a full-page screenshot `tests/e2e/screenshots/<name>.png` (git-ignored). */
 export async function shot(page: Page, name: string): Promise<void> {
