@@ -16,6 +16,34 @@ export function localIso(instantIso: string): string {
   return z.toString({ timeZoneName: "never" });
 }
 
+/** Europe/Berlin offset of an instant, in minutes east of UTC. */
+function berlinOffsetMinutes(instantIso: string): number {
+  const ns = Temporal.Instant.from(instantIso).toZonedDateTimeISO("Europe/Berlin")
+    .offsetNanoseconds;
+  return ns / 60_000_000_000;
+}
+
+/**
+ * {@link localIso} of every quarter-hour of a day: when the first and the last quarter-hour have
+ * the same offset (every day but the two clock-change days) the offset is added by hand, else each
+ * is converted on its own.
+ */
+function localIsos(quarterHours: string[]): string[] {
+  if (quarterHours.length === 0) return [];
+  const offset = berlinOffsetMinutes(quarterHours[0]);
+  if (offset !== berlinOffsetMinutes(quarterHours[quarterHours.length - 1])) {
+    return quarterHours.map(localIso);
+  }
+  const sign = offset < 0 ? "-" : "+";
+  const abs = Math.abs(offset);
+  const suffix = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${
+    String(abs % 60).padStart(2, "0")
+  }`;
+  return quarterHours.map((q) =>
+    new Date(Date.parse(q) + offset * 60_000).toISOString().slice(0, 19) + suffix
+  );
+}
+
 /** Renders the aggregate as CSV text. */
 export function openPositionCsv(agg: Aggregate): string {
   const areas = Object.keys(agg.areas);
@@ -24,8 +52,9 @@ export function openPositionCsv(agg: Aggregate): string {
     "quarter_hour_start_local",
     ...areas,
   ]];
+  const local = localIsos(agg.quarter_hours);
   agg.quarter_hours.forEach((q, i) => {
-    rows.push([q, localIso(q), ...areas.map((a) => agg.areas[a][i].toFixed(6))]);
+    rows.push([q, local[i], ...areas.map((a) => agg.areas[a][i].toFixed(6))]);
   });
   return stringify(rows, { record_delimiter: "\r\n" });
 }
