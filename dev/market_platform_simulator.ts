@@ -23,7 +23,6 @@
  * @module
  */
 import { XMLParser } from "fast-xml-parser";
-import selfsigned from "selfsigned";
 import { confirmFrom, judge, receivedSchedule, type TsoMemory } from "./tso_rules.ts";
 
 /** One stored submission. */
@@ -116,6 +115,9 @@ export async function startSimulator(
   const memory: TsoMemory = new Map();
   const apiKey = opts.apiKey ?? `sim-${crypto.randomUUID()}`;
   // ECDSA P-256: made in milliseconds, where an RSA-2048 key took most of a second per start.
+  // Imported here, not at the top: loading it costs ~0.2 s of CPU, and test files import this
+  // module for its types and helpers without starting a simulator.
+  const { default: selfsigned } = await import("selfsigned");
   const pems = await selfsigned.generate([{ name: "commonName", value: "127.0.0.1" }], {
     keyType: "ec",
     notAfterDate: new Date(Date.now() + 7 * 86_400_000),
