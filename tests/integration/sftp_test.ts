@@ -238,6 +238,24 @@ function watchUploads(dir: string): { stop(finalName: string): Promise<Deno.FsEv
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
+/** One case as a step of `t`: its own app, upload folder and log slice ({@link setup}), closed after. */
+function inCase(
+  t: Deno.TestContext,
+  shared: TestSshd,
+  caseNo: number,
+  name: string,
+  fn: (c: { sshd: TestSshd; s: TestServer }) => Promise<void>,
+): Promise<boolean> {
+  return t.step(name, async () => {
+    const c = await setup(shared, caseNo);
+    try {
+      await fn(c);
+    } finally {
+      await c.close();
+    }
+  });
+}
+
 /** A valid fingerprint of some other key. */
 function otherFingerprint(): string {
   const blob = crypto.getRandomValues(new Uint8Array(51));
@@ -250,140 +268,124 @@ Deno.test({ name: "sftp publish", ignore }, async (t) => {
   if (unavailable) throw new Error(`REQUIRE_E2E=1 but ${unavailable}`);
   const shared = await startSshd();
   try {
-    await t.step(
+    await inCase(
+      t,
+      shared,
+      1,
       "password login, complete file under its final name, event and overview",
-      async () => {
-        const { sshd, s, close } = await setup(shared, 1);
-        try {
-          await configure(s, { ...connection(sshd), sftp_password: sshd.password });
-          const watch = watchUploads(sshd.dir);
-          const res = await publish(s);
-          const fsEvents = await watch.stop(FILE);
-          await assertPublished(sshd, s, res);
-          assert.match(sshd.log(), new RegExp(`Accepted password for ${sshd.username} `));
+      async ({ sshd, s }) => {
+        await configure(s, { ...connection(sshd), sftp_password: sshd.password });
+        const watch = watchUploads(sshd.dir);
+        const res = await publish(s);
+        const fsEvents = await watch.stop(FILE);
+        await assertPublished(sshd, s, res);
+        assert.match(sshd.log(), new RegExp(`Accepted password for ${sshd.username} `));
 
-          const finalPath = `${sshd.dir}/${FILE}`;
-          const temp = new RegExp(
-            `^${escape(`${sshd.dir}/.${FILE}.`)}[0-9a-f-]{36}\\.part$`,
-          );
-          const trace = JSON.stringify(fsEvents);
-          // The temp file's own create event may be folded into others by the watcher when the
-          // upload is quick; the rename names the temp file (from) and the final name (to), in
-          // one event or two.
-          const renamed = fsEvents.filter((e) => e.kind === "rename").flatMap((e) => e.paths);
-          assert.ok(
-            renamed.some((p) => temp.test(p)),
-            `no temp .part file was renamed: ${trace}`,
-          );
-          assert.ok(
-            renamed.includes(finalPath),
-            `the final name did not come from a rename: ${trace}`,
-          );
-          assert.ok(
-            !fsEvents.some((e) =>
-              (e.kind === "create" || e.kind === "modify") && e.paths.includes(finalPath)
-            ),
-            `the final name was written to directly: ${trace}`,
-          );
-        } finally {
-          await close();
-        }
+        const finalPath = `${sshd.dir}/${FILE}`;
+        const temp = new RegExp(
+          `^${escape(`${sshd.dir}/.${FILE}.`)}[0-9a-f-]{36}\\.part$`,
+        );
+        const trace = JSON.stringify(fsEvents);
+        // The temp file's own create event may be folded into others by the watcher when the
+        // upload is quick; the rename names the temp file (from) and the final name (to), in
+        // one event or two.
+        const renamed = fsEvents.filter((e) => e.kind === "rename").flatMap((e) => e.paths);
+        assert.ok(
+          renamed.some((p) => temp.test(p)),
+          `no temp .part file was renamed: ${trace}`,
+        );
+        assert.ok(
+          renamed.includes(finalPath),
+          `the final name did not come from a rename: ${trace}`,
+        );
+        assert.ok(
+          !fsEvents.some((e) =>
+            (e.kind === "create" || e.kind === "modify") && e.paths.includes(finalPath)
+          ),
+          `the final name was written to directly: ${trace}`,
+        );
       },
     );
-    await t.step(
+    await inCase(
+      t,
+      shared,
+      2,
       "private-key login (sftp_private_key, no password)",
-      async () => {
-        const { sshd, s, close } = await setup(shared, 2);
-        try {
-          await configure(s, { ...connection(sshd), sftp_private_key: sshd.privateKeyPem });
-          const cfg = await s.bridge.ctx.config.effective();
-          assert.equal(cfg.sftp_password, null);
-          await assertPublished(sshd, s, await publish(s));
-          assert.match(sshd.log(), new RegExp(`Accepted publickey for ${sshd.username} `));
-          assert.doesNotMatch(sshd.log(), /Accepted password/);
-        } finally {
-          await close();
-        }
+      async ({ sshd, s }) => {
+        await configure(s, { ...connection(sshd), sftp_private_key: sshd.privateKeyPem });
+        const cfg = await s.bridge.ctx.config.effective();
+        assert.equal(cfg.sftp_password, null);
+        await assertPublished(sshd, s, await publish(s));
+        assert.match(sshd.log(), new RegExp(`Accepted publickey for ${sshd.username} `));
+        assert.doesNotMatch(sshd.log(), /Accepted password/);
       },
     );
-    await t.step(
+    await inCase(
+      t,
+      shared,
+      3,
       "wrong pinned host key → 502, nothing uploaded, day not published",
-      async () => {
-        const { sshd, s, close } = await setup(shared, 3);
-        try {
-          const pinned = otherFingerprint();
-          await configure(s, {
-            ...connection(sshd),
-            sftp_password: sshd.password,
-            sftp_host_key_sha256: pinned,
-          });
-          const res = await publish(s);
-          assert.equal(res.status, 502, JSON.stringify(res.body));
-          const detail = (res.body as { detail: string }).detail;
-          assert.match(
-            detail,
-            /host key .* is SHA256:\S+, not the pinned SHA256:\S+; nothing was transferred/,
-          );
-          assert.ok(detail.includes(sshd.hostKeySha256) && detail.includes(pinned), detail);
-          await assertRefused(sshd, s, detail, /host key/);
-          // Refused before authentication: the password was never sent.
-          assert.doesNotMatch(sshd.log(), /Accepted|Failed password/);
-        } finally {
-          await close();
-        }
+      async ({ sshd, s }) => {
+        const pinned = otherFingerprint();
+        await configure(s, {
+          ...connection(sshd),
+          sftp_password: sshd.password,
+          sftp_host_key_sha256: pinned,
+        });
+        const res = await publish(s);
+        assert.equal(res.status, 502, JSON.stringify(res.body));
+        const detail = (res.body as { detail: string }).detail;
+        assert.match(
+          detail,
+          /host key .* is SHA256:\S+, not the pinned SHA256:\S+; nothing was transferred/,
+        );
+        assert.ok(detail.includes(sshd.hostKeySha256) && detail.includes(pinned), detail);
+        await assertRefused(sshd, s, detail, /host key/);
+        // Refused before authentication: the password was never sent.
+        assert.doesNotMatch(sshd.log(), /Accepted|Failed password/);
       },
     );
-    await t.step(
-      "right pinned host key → accepted",
-      async () => {
-        const { sshd, s, close } = await setup(shared, 4);
-        try {
-          await configure(s, {
-            ...connection(sshd),
-            sftp_private_key: sshd.privateKeyPem,
-            sftp_host_key_sha256: sshd.hostKeySha256,
-          });
-          await assertPublished(sshd, s, await publish(s));
-        } finally {
-          await close();
-        }
-      },
-    );
-    await t.step(
+    await inCase(t, shared, 4, "right pinned host key → accepted", async ({ sshd, s }) => {
+      await configure(s, {
+        ...connection(sshd),
+        sftp_private_key: sshd.privateKeyPem,
+        sftp_host_key_sha256: sshd.hostKeySha256,
+      });
+      await assertPublished(sshd, s, await publish(s));
+    });
+    await inCase(
+      t,
+      shared,
+      5,
       "wrong password → 502 with a clear message; the password never leaks",
-      async () => {
-        const { sshd, s, close } = await setup(shared, 5);
-        try {
-          const wrong = `wrong-${crypto.randomUUID()}`;
-          await configure(s, { ...connection(sshd), sftp_password: wrong });
-          const res = await publish(s);
-          assert.equal(res.status, 502, JSON.stringify(res.body));
-          const detail = (res.body as { detail: string }).detail;
-          assert.match(
-            detail,
-            new RegExp(
-              `^Publishing ${FILE} failed: sFTP connection to 127\\.0\\.0\\.1:${sshd.port} failed: .*authentication methods failed`,
-            ),
-          );
-          await assertRefused(
-            sshd,
-            s,
-            detail,
-            /^Publishing the open position of 2026-07-01 failed/,
-          );
-          assert.match(sshd.log(), new RegExp(`Failed password for ${sshd.username} `));
+      async ({ sshd, s }) => {
+        const wrong = `wrong-${crypto.randomUUID()}`;
+        await configure(s, { ...connection(sshd), sftp_password: wrong });
+        const res = await publish(s);
+        assert.equal(res.status, 502, JSON.stringify(res.body));
+        const detail = (res.body as { detail: string }).detail;
+        assert.match(
+          detail,
+          new RegExp(
+            `^Publishing ${FILE} failed: sFTP connection to 127\\.0\\.0\\.1:${sshd.port} failed: .*authentication methods failed`,
+          ),
+        );
+        await assertRefused(
+          sshd,
+          s,
+          detail,
+          /^Publishing the open position of 2026-07-01 failed/,
+        );
+        assert.match(sshd.log(), new RegExp(`Failed password for ${sshd.username} `));
 
-          const everything = JSON.stringify([
-            res.body,
-            await events(s),
-            await storedEvents(s.kv),
-            (await call(`${s.url}/v1/console/config`, { headers: proc })).body,
-          ]);
-          assert.ok(!everything.includes(wrong), "the password leaked");
-          assert.ok(!everything.includes(sshd.password), "the real password leaked");
-        } finally {
-          await close();
-        }
+        const everything = JSON.stringify([
+          res.body,
+          await events(s),
+          await storedEvents(s.kv),
+          (await call(`${s.url}/v1/console/config`, { headers: proc })).body,
+        ]);
+        assert.ok(!everything.includes(wrong), "the password leaked");
+        assert.ok(!everything.includes(sshd.password), "the real password leaked");
       },
     );
   } finally {
