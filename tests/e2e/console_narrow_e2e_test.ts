@@ -15,9 +15,9 @@ import { ensureBundle } from "../../lib/console/bundle.ts";
 import { addDays, nextOpenDay, quarterHourCount } from "../../lib/domain/delivery_day.ts";
 import { call, startServer } from "../support/app.ts";
 import { freshStart, launchChromium, shot, shotOf, skipBrowserTests } from "../support/chromium.ts";
-import { EXT, ext, postForecast, PROC, proc } from "../support/day_ahead_rig.ts";
+import { EXT, postForecast, PROC, proc, putLocation } from "../support/day_ahead_rig.ts";
 import { freePort } from "../support/net.ts";
-import { AREAS, maloId } from "../support/portfolio.ts";
+import { AREAS } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
 
 /** Elements wider than the viewport (tag, class, width), the widest first. */
@@ -74,12 +74,7 @@ Deno.test({
         [3, AREAS.amprion, "generation"],
       ] as const
     ) {
-      const r = await call(`${s.url}/v1/market-locations/${maloId(n)}`, {
-        method: "PUT",
-        headers: ext,
-        body: JSON.stringify({ control_area: area, direction, name: `location ${n}` }),
-      });
-      assert.ok(r.status === 201 || r.status === 200, JSON.stringify(r.body));
+      await putLocation(s, n, { control_area: area, direction, name: `location ${n}` });
     }
     for (const day of [healthy, missing]) {
       await postForecast(s, 1, day, Array(quarterHourCount(day)).fill(1_200));

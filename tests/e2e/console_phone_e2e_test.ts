@@ -25,8 +25,8 @@ import {
   skipBrowserTests,
 } from "../support/chromium.ts";
 import { FILES_CHANNEL_ENV } from "../support/fahrplan.ts";
-import { EXT, ext, postForecast, PROC, proc } from "../support/day_ahead_rig.ts";
-import { AREAS, maloId } from "../support/portfolio.ts";
+import { EXT, postForecast, PROC, proc, putLocation } from "../support/day_ahead_rig.ts";
+import { AREAS } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
 
 /** Rendered size of every text of the chart: computed font size × the SVG's scale. */
@@ -135,12 +135,7 @@ Deno.test({
         [3, AREAS.amprion, "generation"],
       ] as const
     ) {
-      const r = await call(`${s.url}/v1/market-locations/${maloId(n)}`, {
-        method: "PUT",
-        headers: ext,
-        body: JSON.stringify({ control_area: area, direction, name: `location ${n}` }),
-      });
-      assert.ok(r.status === 201 || r.status === 200, JSON.stringify(r.body));
+      await putLocation(s, n, { control_area: area, direction, name: `location ${n}` });
     }
     for (const day of [first, second]) {
       const qh = quarterHourCount(day);
