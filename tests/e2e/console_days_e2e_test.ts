@@ -332,14 +332,10 @@ Deno.test({
   sanitizeResources: false,
 }, async (t) => {
   await ensureBundle();
-  const chromium = await launchChromium();
-  try {
-    await t.step(
-      "delivery days, chart, manual steps, stream resume, dark",
-      (t) => daysAndChart(t, chromium),
-    );
-    await t.step("fail-closed service shows its 503 sentence", () => failClosed(chromium));
-  } finally {
-    await chromium.close();
-  }
+  await using chromium = await launchChromium();
+  await t.step(
+    "delivery days, chart, manual steps, stream resume, dark",
+    (t) => daysAndChart(t, chromium),
+  );
+  await t.step("fail-closed service shows its 503 sentence", () => failClosed(chromium));
 });

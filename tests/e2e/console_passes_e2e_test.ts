@@ -131,17 +131,13 @@ Deno.test({
   sanitizeResources: false,
 }, async (t) => {
   await ensureBundle();
-  const chromium = await launchChromium();
-  try {
-    await t.step(
-      "a manual pass refreshes the status bar, imports the inbox, shows in the pass list",
-      () => manualPass(chromium),
-    );
-    await t.step(
-      "an outbox the service may not write is refused in words at its field",
-      () => outboxRefused(chromium),
-    );
-  } finally {
-    await chromium.close();
-  }
+  await using chromium = await launchChromium();
+  await t.step(
+    "a manual pass refreshes the status bar, imports the inbox, shows in the pass list",
+    () => manualPass(chromium),
+  );
+  await t.step(
+    "an outbox the service may not write is refused in words at its field",
+    () => outboxRefused(chromium),
+  );
 });
