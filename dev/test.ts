@@ -23,6 +23,7 @@
  */
 
 import { stripVTControlCharacters } from "node:util";
+import { type GroupPlan, writeGroups } from "./test_groups.ts";
 
 /** Test files that mostly wait for real time (a `Deno.cron` minute boundary). */
 const WAITING = ["tests/integration/pipeline_cron_test.ts"];
@@ -119,15 +120,24 @@ async function tee(stream: ReadableStream<Uint8Array>, out: { write(b: Uint8Arra
   return text;
 }
 
+/** Short files share an isolate per group ({@link writeGroups}); the long ones keep their own. */
+const GROUPS: GroupPlan = {
+  groups: { "tests/integration/": 6, "tests/unit/": 2 },
+  alone: LONG_FIRST,
+};
+
 const testArgs = ["test", "--no-check", ...PERMISSIONS, ...Deno.args];
 const waitingOutput = spawn([...testArgs, ...WAITING]).output();
 const checkOutput = spawn(["check", "tests/"]).output();
-const main = spawn([...testArgs, "--parallel", ...await testFiles()]);
+const groupDir = await Deno.makeTempDir({ prefix: "bridge-test-groups-" });
+const { groups, alone } = await writeGroups(await testFiles(), GROUPS, groupDir);
+const main = spawn([...testArgs, "--parallel", ...alone, ...groups.map((g) => g.path)]);
 const [mainOut] = await Promise.all([
   tee(main.stdout, Deno.stdout),
   tee(main.stderr, Deno.stderr),
 ]);
 const mainStatus = await main.status;
+await Deno.remove(groupDir, { recursive: true });
 const rest = await waitingOutput;
 await Deno.stdout.write(rest.stdout);
 await Deno.stderr.write(rest.stderr);
