@@ -36,7 +36,7 @@ export interface TestGroup {
 /**
  * Deals the files of each grouped folder round-robin (in the order given) into that folder's
  * groups and writes one module per group into `dir`; empty groups are not written.
- * @param files test files relative to the working directory, in the order they should start
+ * @param files test files, relative to the working directory or absolute, in the order they start
  * @returns the groups, and the files that run alone in their given order
  */
 export async function writeGroups(

@@ -1,0 +1,74 @@
+/**
+ * `deno task test` groups short test files into shared isolates (dev/test_groups.ts): which files
+ * are grouped, how they are dealt, and that a written group module imports exactly its files.
+ */
+import assert from "node:assert/strict";
+import { writeGroups } from "../../dev/test_groups.ts";
+import { tempDir } from "../support/temp.ts";
+
+const FILES = [
+  "tests/e2e/a_e2e_test.ts",
+  "tests/integration/long_test.ts",
+  "tests/integration/a_test.ts",
+  "tests/integration/b_test.ts",
+  "tests/integration/c_test.ts",
+  "tests/unit/x_test.ts",
+  "tests/unit/y_test.tsx",
+  "tests/support/self_test.ts",
+];
+
+Deno.test("test groups: dealt round-robin per folder, listed and other folders' files alone", async () => {
+  await using tmp = await tempDir("test-groups-");
+  const { groups, alone } = await writeGroups(FILES, {
+    groups: { "tests/integration/": 2, "tests/unit/": 3 },
+    alone: ["tests/integration/long_test.ts"],
+  }, tmp.path);
+  assert.deepEqual(alone, [
+    "tests/e2e/a_e2e_test.ts",
+    "tests/integration/long_test.ts",
+    "tests/support/self_test.ts",
+  ]);
+  // Three unit groups for two files: the empty one is not written.
+  assert.deepEqual(groups.map((g) => [g.path.slice(tmp.path.length + 1), g.files]), [
+    ["tests-integration-1_test.ts", ["tests/integration/a_test.ts", "tests/integration/c_test.ts"]],
+    ["tests-integration-2_test.ts", ["tests/integration/b_test.ts"]],
+    ["tests-unit-1_test.ts", ["tests/unit/x_test.ts"]],
+    ["tests-unit-2_test.ts", ["tests/unit/y_test.tsx"]],
+  ]);
+  const names = [...Deno.readDirSync(tmp.path)].map((e) => e.name).sort();
+  assert.deepEqual(names, groups.map((g) => g.path.slice(tmp.path.length + 1)).sort());
+  const text = await Deno.readTextFile(groups[0].path);
+  const cwd = new URL(`file://${Deno.cwd()}/`);
+  assert.deepEqual([...text.matchAll(/^import "([^"]+)";$/gm)].map((m) => m[1]), [
+    new URL("tests/integration/a_test.ts", cwd).href,
+    new URL("tests/integration/c_test.ts", cwd).href,
+  ]);
+});
+
+Deno.test("test groups: a group module runs the tests of every file it imports", async () => {
+  await using tmp = await tempDir("test-groups-run-");
+  for (const n of ["one", "two"]) {
+    await Deno.writeTextFile(
+      `${tmp.path}/${n}_test.ts`,
+      `Deno.test("${n} passes", () => {});\nDeno.test("${n} fails", () => { throw new Error("${n}"); });\n`,
+    );
+  }
+  const files = ["one", "two"].map((n) => `${tmp.path}/${n}_test.ts`);
+  const { groups } = await writeGroups(
+    files,
+    { groups: { [`${tmp.path}/`]: 1 }, alone: [] },
+    tmp.path,
+  );
+  assert.equal(groups.length, 1);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "--no-check", groups[0].path],
+    env: { NO_COLOR: "1" },
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.success, false);
+  assert.match(text, /running 4 tests from /);
+  assert.match(text, /2 passed \| 2 failed/);
+  // A failure names the file that declared the test, not the group.
+  assert.match(text, /one fails => \S*\/one_test\.ts:2:6/);
+  assert.match(text, /two fails => \S*\/two_test\.ts:2:6/);
+});
