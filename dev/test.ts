@@ -130,8 +130,8 @@ const testArgs = ["test", "--no-check", ...PERMISSIONS, ...Deno.args];
 const waitingOutput = spawn([...testArgs, ...WAITING]).output();
 const checkOutput = spawn(["check", "tests/"]).output();
 const groupDir = await Deno.makeTempDir({ prefix: "bridge-test-groups-" });
-const { groups, alone } = await writeGroups(await testFiles(), GROUPS, groupDir);
-const main = spawn([...testArgs, "--parallel", ...alone, ...groups.map((g) => g.path)]);
+const modules = await writeGroups(await testFiles(), GROUPS, groupDir);
+const main = spawn([...testArgs, "--parallel", ...modules.map((m) => m.path)]);
 const [mainOut] = await Promise.all([
   tee(main.stdout, Deno.stdout),
   tee(main.stderr, Deno.stderr),

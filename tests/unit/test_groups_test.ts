@@ -17,27 +17,26 @@ const FILES = [
   "tests/support/self_test.ts",
 ];
 
-Deno.test("test groups: dealt round-robin per folder, listed and other folders' files alone", async () => {
+Deno.test("test groups: dealt round-robin per folder, the rest alone, all in start order in one folder", async () => {
   await using tmp = await tempDir("test-groups-");
-  const { groups, alone } = await writeGroups(FILES, {
+  const modules = await writeGroups(FILES, {
     groups: { "tests/integration/": 2, "tests/unit/": 3 },
     alone: ["tests/integration/long_test.ts"],
   }, tmp.path);
-  assert.deepEqual(alone, [
-    "tests/e2e/a_e2e_test.ts",
-    "tests/integration/long_test.ts",
-    "tests/support/self_test.ts",
-  ]);
-  // Three unit groups for two files: the empty one is not written.
-  assert.deepEqual(groups.map((g) => [g.path.slice(tmp.path.length + 1), g.files]), [
+  // A file alone where it was given, a group where its first file was; the empty third unit
+  // group is not written.
+  assert.deepEqual(modules.map((g) => [g.path.slice(tmp.path.length + 1), g.files]), [
+    ["tests-e2e-a_e2e_test.ts", ["tests/e2e/a_e2e_test.ts"]],
+    ["tests-integration-long_test.ts", ["tests/integration/long_test.ts"]],
     ["tests-integration-1_test.ts", ["tests/integration/a_test.ts", "tests/integration/c_test.ts"]],
     ["tests-integration-2_test.ts", ["tests/integration/b_test.ts"]],
     ["tests-unit-1_test.ts", ["tests/unit/x_test.ts"]],
     ["tests-unit-2_test.ts", ["tests/unit/y_test.tsx"]],
+    ["tests-support-self_test.ts", ["tests/support/self_test.ts"]],
   ]);
   const names = [...Deno.readDirSync(tmp.path)].map((e) => e.name).sort();
-  assert.deepEqual(names, groups.map((g) => g.path.slice(tmp.path.length + 1)).sort());
-  const text = await Deno.readTextFile(groups[0].path);
+  assert.deepEqual(names, modules.map((g) => g.path.slice(tmp.path.length + 1)).sort());
+  const text = await Deno.readTextFile(modules[2].path);
   const cwd = new URL(`file://${Deno.cwd()}/`);
   assert.deepEqual([...text.matchAll(/^import "([^"]+)";$/gm)].map((m) => m[1]), [
     new URL("tests/integration/a_test.ts", cwd).href,
@@ -54,7 +53,7 @@ Deno.test("test groups: a group module runs the tests of every file it imports",
     );
   }
   const files = ["one", "two"].map((n) => `${tmp.path}/${n}_test.ts`);
-  const { groups } = await writeGroups(
+  const groups = await writeGroups(
     files,
     { groups: { [`${tmp.path}/`]: 1 }, alone: [] },
     tmp.path,
@@ -71,4 +70,27 @@ Deno.test("test groups: a group module runs the tests of every file it imports",
   // A failure names the file that declared the test, not the group.
   assert.match(text, /one fails => \S*\/one_test\.ts:2:6/);
   assert.match(text, /two fails => \S*\/two_test\.ts:2:6/);
+});
+
+Deno.test("test groups: deno test --parallel starts the modules of one folder in the order given", async () => {
+  await using tmp = await tempDir("test-groups-order-");
+  await Deno.mkdir(`${tmp.path}/src/deeper`, { recursive: true });
+  const files = ["zulu", "deeper/alpha", "mike", "deeper/bravo"].map((n) => {
+    const path = `${tmp.path}/src/${n}_test.ts`;
+    Deno.writeTextFileSync(path, `console.log("start ${n}");\nDeno.test("${n}", () => {});\n`);
+    return path;
+  });
+  const modules = await writeGroups(files, { groups: {}, alone: [] }, tmp.path);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "--no-check", "--parallel", ...modules.map((m) => m.path)],
+    env: { NO_COLOR: "1", DENO_JOBS: "1" },
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.ok(out.success, text);
+  assert.deepEqual([...text.matchAll(/^start (\S+)$/gm)].map((m) => m[1]), [
+    "zulu",
+    "deeper/alpha",
+    "mike",
+    "deeper/bravo",
+  ]);
 });
