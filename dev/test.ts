@@ -29,26 +29,33 @@ import { type GroupPlan, writeGroups } from "./test_groups.ts";
 const WAITING = ["tests/integration/pipeline_cron_test.ts"];
 
 /**
- * Test files started first, longest first (measured one by one on the 2-core machine, wall time):
- * `deno test --parallel` starts files in the order given, and a long file started last would run
- * alone at the end while the other slots sit idle. The other files follow: browser tests, then
- * integration, then unit tests (short ones fill the gaps at the end). A file missing from the list
- * only starts later; a listed file that no longer exists is skipped.
+ * Test files started first, longest first (wall time in a whole run on the 2-core machine), and
+ * where the groups of short integration files start (the entry `"tests/integration/"`):
+ * `deno test --parallel` starts its modules in the order given (dev/test_groups.ts), and a long
+ * one started last would run alone at the end while the other slots sit idle. These files run
+ * alone, each in an isolate of its own. The other files follow: browser tests, then integration,
+ * then unit tests (short ones fill the gaps at the end). A file missing from the list only starts
+ * later; a listed file that no longer exists is skipped.
  */
 const LONG_FIRST = [
   "tests/integration/retention_years_test.ts",
   "tests/e2e/console_phone_e2e_test.ts",
-  "tests/integration/retention_sftp_test.ts",
-  "tests/integration/pipeline_part2_test.ts",
-  "tests/integration/schedule_intraday_sftp_test.ts",
-  "tests/e2e/console_narrow_e2e_test.ts",
   "tests/e2e/console_days_e2e_test.ts",
+  "tests/integration/",
   "tests/e2e/console_attention_e2e_test.ts",
-  "tests/integration/replicas_contention_test.ts",
+  "tests/e2e/console_narrow_e2e_test.ts",
+  "tests/integration/pipeline_part2_test.ts",
   "tests/e2e/console_intraday_e2e_test.ts",
+  "tests/e2e/console_e2e_test.ts",
+  "tests/e2e/console_pipeline_e2e_test.ts",
+  "tests/integration/replicas_contention_test.ts",
+  "tests/e2e/console_passes_e2e_test.ts",
+  "tests/integration/access_matrix_test.ts",
+  "tests/integration/prometheus_scrape_test.ts",
   "tests/integration/pipeline_failures_test.ts",
   "tests/e2e/console_schedules_e2e_test.ts",
-  "tests/integration/sftp_outage_test.ts",
+  "tests/integration/sftp_test.ts",
+  "tests/integration/demo_test.ts",
 ];
 
 /** Order of the rest by folder (see {@link LONG_FIRST}). */
@@ -68,6 +75,8 @@ async function testFiles(): Promise<string[]> {
   const rank = (f: string) => {
     const i = LONG_FIRST.indexOf(f);
     if (i >= 0) return i;
+    const grouped = LONG_FIRST.findIndex((d) => d.endsWith("/") && f.startsWith(d));
+    if (grouped >= 0) return grouped;
     const folder = FOLDER_ORDER.findIndex((d) => f.startsWith(d));
     return LONG_FIRST.length + (folder < 0 ? FOLDER_ORDER.length : folder);
   };
@@ -122,7 +131,7 @@ async function tee(stream: ReadableStream<Uint8Array>, out: { write(b: Uint8Arra
 
 /** Short files share an isolate per group ({@link writeGroups}); the long ones keep their own. */
 const GROUPS: GroupPlan = {
-  groups: { "tests/integration/": 6, "tests/unit/": 2 },
+  groups: { "tests/integration/": 8, "tests/unit/": 2 },
   alone: LONG_FIRST,
 };
 
