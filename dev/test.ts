@@ -2,12 +2,14 @@
  * `deno task test`: the whole suite, its test files in parallel (README.md, "Tests").
  *
  * Three processes at once:
- * - the main run, `deno test --parallel` over `tests/`: up to `DENO_JOBS` test files at a time
+ * - the main run, `deno test --parallel` over `tests/`: up to `DENO_JOBS` modules at a time
  *   (default {@link DEFAULT_JOBS}; most files wait on sockets, sshd or Chromium part of the time,
- *   so more files than cores keep both cores busy). Each file runs in its own isolate of one
- *   process, so files share the process's environment variables, working directory and the
- *   machine: a test file must keep its ports, KV files, temp dirs and sshd user to itself and must
- *   not change `Deno.env` (README.md, "Tests");
+ *   so more files than cores keep both cores busy). A long file ({@link LONG_FIRST}) runs in an
+ *   isolate of its own, the short ones share one per group ({@link GROUPS}, dev/test_groups.ts);
+ *   all isolates belong to one process, so files share the process's environment variables,
+ *   working directory and the machine: a test file must keep its ports, KV files, temp dirs and
+ *   sshd user to itself, must not change `Deno.env` and must leave nothing running when its tests
+ *   end (README.md, "Tests");
  * - the waiting run: the files that spend their time waiting on the wall clock (two service
  *   processes waiting for a real `Deno.cron` minute), started first so that their wait overlaps
  *   everything else;
