@@ -25,7 +25,8 @@
  */
 
 import { stripVTControlCharacters } from "node:util";
-import { type GroupPlan, writeGroups } from "./test_groups.ts";
+import { basename } from "node:path";
+import { type GroupPlan, type TestGroup, writeGroups } from "./test_groups.ts";
 
 /** Test files that mostly wait for real time (a `Deno.cron` minute boundary). */
 const WAITING = ["tests/integration/pipeline_cron_test.ts"];
@@ -131,24 +132,55 @@ async function tee(stream: ReadableStream<Uint8Array>, out: { write(b: Uint8Arra
   return text;
 }
 
+/**
+ * Test files that must not share an isolate with other files (none today): they run alone like
+ * the files of {@link LONG_FIRST}, after them.
+ */
+const ALONE: string[] = [];
+
 /** Short files share an isolate per group ({@link writeGroups}); the long ones keep their own. */
 const GROUPS: GroupPlan = {
   groups: { "tests/integration/": 8, "tests/unit/": 2 },
-  alone: LONG_FIRST,
+  alone: [...LONG_FIRST, ...ALONE],
 };
 
-const testArgs = ["test", "--no-check", ...PERMISSIONS, ...Deno.args];
+/**
+ * Deno's op and resource sanitizers, off by default since Deno 2.8
+ * (docs.deno.com/runtime/test/sanitizers): a test that leaves a timer, a request or a file open
+ * fails, instead of disturbing the next file of its group. A test may still opt out.
+ */
+const SANITIZERS = ["--sanitize-ops", "--sanitize-resources"];
+
+const groupDir = await Deno.makeTempDir({ prefix: "bridge-test-groups-" });
+const removeGroups = () => Deno.remove(groupDir, { recursive: true }).catch(() => {});
+Deno.addSignalListener("SIGINT", async () => {
+  await removeGroups();
+  Deno.exit(130);
+});
+let modules: TestGroup[];
+try {
+  modules = await writeGroups(await testFiles(), GROUPS, groupDir);
+} catch (e) {
+  await removeGroups();
+  throw e;
+}
+
+const testArgs = ["test", "--no-check", ...SANITIZERS, ...PERMISSIONS, ...Deno.args];
 const waitingOutput = spawn([...testArgs, ...WAITING]).output();
 const checkOutput = spawn(["check", "tests/"]).output();
-const groupDir = await Deno.makeTempDir({ prefix: "bridge-test-groups-" });
-const modules = await writeGroups(await testFiles(), GROUPS, groupDir);
 const main = spawn([...testArgs, "--parallel", ...modules.map((m) => m.path)]);
 const [mainOut] = await Promise.all([
   tee(main.stdout, Deno.stdout),
   tee(main.stderr, Deno.stderr),
-]);
+]).finally(removeGroups);
 const mainStatus = await main.status;
-await Deno.remove(groupDir, { recursive: true });
+if (!mainStatus.success) {
+  // Which files shared an isolate: a failure that depends on its neighbours can be rerun with them.
+  console.log("\nthe groups of this run (each imports these files into one isolate):");
+  for (const m of modules.filter((m) => m.files.length > 1)) {
+    console.log(`  ${basename(m.path)}: ${m.files.join(" ")}`);
+  }
+}
 const rest = await waitingOutput;
 await Deno.stdout.write(rest.stdout);
 await Deno.stderr.write(rest.stderr);

@@ -7,8 +7,10 @@
  * (~0.3 CPU s): over the ~130 short files that was a fifth of the suite's CPU. A group is a
  * generated module that imports several test files, so their tests register and run in one
  * isolate, one file after another, and the modules they share load once (what Vitest calls
- * `isolate: false`). Each test keeps its name, its sanitizers and, when it fails, the location of
- * its own `Deno.test` call in its own file.
+ * `isolate: false`, vitest.dev/config/#isolate). Each test keeps its name, its sanitizers
+ * (dev/test.ts turns Deno's op and resource sanitizers on; they are off by default since Deno 2.8,
+ * docs.deno.com/runtime/test/sanitizers) and, when it fails, the location of its own `Deno.test`
+ * call in its own file.
  *
  * What a grouped file must not rely on: being the only file in its isolate. It restores any
  * global it replaces before its test ends and leaves no timer, server or child process running
@@ -16,6 +18,9 @@
  * file anyway. A file that cannot keep to this stays out of the groups (`alone`).
  * @module
  */
+
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /** Which files to group, and into how many groups per folder. */
 export interface GroupPlan {
@@ -45,6 +50,8 @@ export interface TestGroup {
  * folders start in an order of their own). The modules come back in start order: a file alone
  * where it was given, a group where its first file was.
  * @param files test files, relative to the working directory or absolute, in the order they start
+ * @throws Error when two modules would get the same name (e.g. `tests/a-b/c_test.ts` and
+ *   `tests/a/b-c_test.ts` when both run alone)
  */
 export async function writeGroups(
   files: readonly string[],
@@ -65,7 +72,6 @@ export async function writeGroups(
     d.bins[i].push(file);
     binOf.set(file, { name: `${slug(folder)}-${i + 1}_test.ts`, bin: d.bins[i] });
   }
-  const cwd = new URL(`file://${Deno.cwd()}/`);
   const modules: TestGroup[] = [];
   const written = new Set<string[]>();
   for (const file of files) {
@@ -74,7 +80,10 @@ export async function writeGroups(
     const { name, bin } = grouped ?? { name: slug(file), bin: [file] };
     written.add(bin);
     const path = `${dir}/${name}`;
-    const imports = bin.map((f) => `import ${JSON.stringify(new URL(f, cwd).href)};`);
+    if (modules.some((m) => m.path === path)) {
+      throw new Error(`two test modules would be written to ${path}; rename ${bin.join(", ")}`);
+    }
+    const imports = bin.map((f) => `import ${JSON.stringify(pathToFileURL(resolve(f)).href)};`);
     const what = bin.length === 1 ? "1 test file" : `${bin.length} test files in one isolate`;
     await Deno.writeTextFile(path, `// Written by dev/test.ts: ${what}.\n${imports.join("\n")}\n`);
     modules.push({ path, files: bin });

@@ -199,6 +199,9 @@ export class EventFeed {
     const parser = new SseParser();
     const idle = this.#deps.idleTimeoutMs ?? 45_000;
     let watchdog = setTimeout(() => ac.abort(), idle);
+    // Stopping aborts `ac`; a body that does not end on its own then still lets go of the reader.
+    const letGo = () => reader.cancel().catch(() => {});
+    ac.signal.addEventListener("abort", letGo, { once: true });
     try {
       while (run === this.#run) {
         const { value, done } = await reader.read();
@@ -225,6 +228,7 @@ export class EventFeed {
       /* aborted or dropped: the caller reconnects */
     } finally {
       clearTimeout(watchdog);
+      ac.signal.removeEventListener("abort", letGo);
       reader.cancel().catch(() => {});
     }
     return end;

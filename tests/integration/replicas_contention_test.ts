@@ -129,8 +129,10 @@ Deno.test("replicas: past the retry budget (another replica keeps its turn) regi
     // Once the turns are given back, the same requests go through.
     await kv.delete(KEYS.masterDataTurn);
     await kv.delete(KEYS.forecastTurn);
-    assert.equal((await put()).status, 201);
-    assert.equal((await upload()).status, 200);
+    const again = await put();
+    assert.equal(again.status, 201, await again.text());
+    const uploaded = await upload();
+    assert.equal(uploaded.status, 200, await uploaded.text());
   } finally {
     kv.close();
     await a.close();

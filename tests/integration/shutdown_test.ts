@@ -34,10 +34,12 @@ Deno.test({
 
     const t0 = performance.now();
     svc.kill("SIGTERM");
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const status = await Promise.race([
       svc.exited,
-      new Promise<null>((res) => setTimeout(() => res(null), 5_000)),
+      new Promise<null>((res) => timer = setTimeout(() => res(null), 5_000)),
     ]);
+    clearTimeout(timer);
     const tookMs = performance.now() - t0;
     assert.ok(status, "the process did not exit within 5 s of SIGTERM");
     exited = true;

@@ -9,7 +9,7 @@
  * {@link launchBrowser} is the one-context shorthand.
  *
  * The browser is Debian's Chromium in its headless shell (`chromium-headless-shell`, the same
- * Blink and V8 without the desktop browser's UI layer), the build Playwright itself runs for
+ * Blink and V8 without the desktop browser's UI layer), the variant Playwright itself runs for
  * headless Chromium ("Browsers", playwright.dev/docs/browsers#chromium-headless-shell). Measured
  * over the eleven browser test files, it needs about half the CPU of the full `chromium` binary
  * in `--headless` mode (22 against 43 CPU seconds, docs/test-speed.md). Without it, the full
@@ -55,8 +55,9 @@ export const CHROMIUM_ARGS = [
 ];
 
 function chromiumMissing(): string | null {
-  return isFile(CHROMIUM_PATH)
-    ? null
+  if (isFile(CHROMIUM_PATH)) return null;
+  return Deno.env.get("CHROMIUM_PATH")
+    ? `CHROMIUM_PATH=${CHROMIUM_PATH} is not a file`
     : `${CHROMIUM_PATH} not found (apt-get install -y chromium-headless-shell)`;
 }
 

@@ -212,11 +212,7 @@ Deno.test("feed: a silent stream is replaced; stop() cancels pending reconnects"
   assert.equal(feed.state.value, "idle");
 });
 
-Deno.test({
-  name: "feed against the service: live events, then a cut connection resumes without gap",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
+Deno.test("feed against the service: live events, then a cut connection resumes without gap", async () => {
   const KEY = "proc-secret-feed-0001-aaaaaa";
   const s = await startServer({ PROCESS_API_KEYS: `ops:${KEY}`, RATE_LIMIT_PER_MINUTE: "0" });
   let current: AbortController | undefined;

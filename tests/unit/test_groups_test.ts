@@ -94,3 +94,15 @@ Deno.test("test groups: deno test --parallel starts the modules of one folder in
     "deeper/bravo",
   ]);
 });
+
+Deno.test("test groups: two files that would get one module name are refused, in words", async () => {
+  await using tmp = await tempDir("test-groups-clash-");
+  await assert.rejects(
+    writeGroups(
+      ["tests/a-b/c_test.ts", "tests/a/b-c_test.ts"],
+      { groups: {}, alone: [] },
+      tmp.path,
+    ),
+    /two test modules would be written to .*tests-a-b-c_test\.ts; rename tests\/a\/b-c_test\.ts/,
+  );
+});
