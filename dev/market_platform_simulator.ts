@@ -24,6 +24,7 @@
  */
 import { XMLParser } from "fast-xml-parser";
 import { confirmFrom, judge, receivedSchedule, type TsoMemory } from "./tso_rules.ts";
+import { realSleep } from "../lib/clock.ts";
 
 /** One stored submission. */
 export interface SimulatedSubmission {
@@ -149,7 +150,7 @@ export async function startSimulator(
     onListen: ({ port }) => resolve(port),
   }, async (req) => {
     const path = new URL(req.url).pathname;
-    if (delayMs) await pause(delayMs, AbortSignal.any([req.signal, ac.signal]));
+    if (delayMs) await realSleep(delayMs, AbortSignal.any([req.signal, ac.signal]));
     if (req.headers.get("authorization") !== apiKey) {
       return json(401, {
         error: "unauthorized",
@@ -352,21 +353,4 @@ if (import.meta.main) {
   const caFile = await Deno.makeTempFile({ prefix: "simulator-ca-", suffix: ".pem" });
   await Deno.writeTextFile(caFile, sim.caCert);
   console.log(`market platform simulator on ${sim.url}\n  key: ${sim.apiKey}\n  CA:  ${caFile}`);
-}
-
-/**
- * Waits `ms` milliseconds, or less when `signal` aborts (the caller hung up or the simulator
- * closes), so that a delayed answer leaves no timer behind.
- */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

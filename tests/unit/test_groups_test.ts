@@ -17,6 +17,15 @@ const FILES = [
   "tests/support/self_test.ts",
 ];
 
+/** Runs `deno test --no-check <args>` without colours; its exit status and standard output. */
+async function denoTest(args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "--no-check", ...args],
+    env: { NO_COLOR: "1", ...env },
+  }).output();
+  return { success: out.success, text: new TextDecoder().decode(out.stdout) };
+}
+
 Deno.test("test groups: dealt round-robin per folder, the rest alone, all in start order in one folder", async () => {
   await using tmp = await tempDir("test-groups-");
   const modules = await writeGroups(FILES, {
@@ -59,12 +68,8 @@ Deno.test("test groups: a group module runs the tests of every file it imports",
     tmp.path,
   );
   assert.equal(groups.length, 1);
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "--no-check", groups[0].path],
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.equal(out.success, false);
+  const { success, text } = await denoTest([groups[0].path]);
+  assert.equal(success, false);
   assert.match(text, /running 4 tests from /);
   assert.match(text, /2 passed \| 2 failed/);
   // A failure names the file that declared the test, not the group.
@@ -81,12 +86,10 @@ Deno.test("test groups: deno test --parallel starts the modules of one folder in
     return path;
   });
   const modules = await writeGroups(files, { groups: {}, alone: [] }, tmp.path);
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "--no-check", "--parallel", ...modules.map((m) => m.path)],
-    env: { NO_COLOR: "1", DENO_JOBS: "1" },
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.ok(out.success, text);
+  const { success, text } = await denoTest(["--parallel", ...modules.map((m) => m.path)], {
+    DENO_JOBS: "1",
+  });
+  assert.ok(success, text);
   assert.deepEqual([...text.matchAll(/^start (\S+)$/gm)].map((m) => m[1]), [
     "zulu",
     "deeper/alpha",
