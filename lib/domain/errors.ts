@@ -35,6 +35,7 @@ export type ErrorCode =
   | "ERR_PLATFORM_NOT_CONFIGURED"
   | "ERR_SCHEDULE_PARTIES_MISSING"
   | "ERR_SCHEDULE_INVALID"
+  | "ERR_SCHEMA_INVALID"
   | "ERR_SUBMISSION_IN_FLIGHT"
   | "ERR_PASS_RUNNING"
   | "ERR_FORECAST_COVERAGE"
@@ -107,6 +108,26 @@ export class ScheduleInvalid extends DomainError {
     );
     this.name = "ScheduleInvalid";
     this.problems = problems;
+  }
+}
+
+/**
+ * A document this service wrote fails ENTSO-E's schema of its namespace (or, with `ESS_DTD_DIR`,
+ * the TSOs' ESS DTD; docs/fahrplan.md "Schema validation"): it is never sent. `message` names the
+ * document, the element and the validator's finding in words.
+ */
+export class DocumentSchemaInvalid extends DomainError {
+  /** The validator's findings, e.g. `line 30: element measure_Unit.name: This element is not expected. …`. */
+  readonly findings: string;
+  /** @param document names the document, e.g. `20270328_TPS_…_002.xml` */
+  constructor(document: string, findings: string) {
+    super(
+      "ERR_SCHEMA_INVALID",
+      "failed",
+      `${document} was not sent: it does not validate ${findings}.`,
+    );
+    this.name = "DocumentSchemaInvalid";
+    this.findings = findings;
   }
 }
 

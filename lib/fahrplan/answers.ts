@@ -27,6 +27,7 @@ import {
   UnreadableAnswer,
 } from "./answer_shape.ts";
 import { fromCimAnomalyReport } from "./cim_anomaly.ts";
+import { checkCim, describeProblems } from "./cim_schema.ts";
 
 export {
   type Anomaly,
@@ -150,8 +151,9 @@ function fromCim(root: Node, kind: AnswerKind): TsoAnswer {
  * @param xml the file's text (a leading byte-order mark is ignored)
  * @returns the answer in one shape, for ESS and CIM alike
  * @throws {UnreadableAnswer} for text that is not well-formed XML (line and column named), a
- *   document of another kind (its root element named), or an answer without its identification,
- *   sender or receiver
+ *   document of another kind (its root element named), a CIM answer that ENTSO-E's schema of its
+ *   namespace refuses or whose namespace has no schema here (`./cim_schema.ts`; the element and the
+ *   validator's finding named), or an answer without its identification, sender or receiver
  */
 export function parseAnswer(xml: string): TsoAnswer {
   const body = xml.replace(/^\uFEFF/, "");
@@ -181,6 +183,15 @@ export function parseAnswer(xml: string): TsoAnswer {
     throw new UnreadableAnswer(`<${rootName}> is empty`);
   }
   if (known.format === "ess") return fromEss(root, known.kind);
+  // Before anything is read from it: the schema of its own namespace (docs/fahrplan.md).
+  const check = checkCim(body);
+  if (check.problems.length) {
+    throw new UnreadableAnswer(
+      check.schema
+        ? `the CIM document does not validate ${describeProblems(check)}`
+        : describeProblems(check),
+    );
+  }
   return rootName === "AnomalyReport_MarketDocument"
     ? fromCimAnomalyReport(root, rootNamespace(body))
     : fromCim(root, known.kind);

@@ -13,7 +13,13 @@
  * @module
  */
 import { XMLBuilder } from "fast-xml-parser";
-import { assertValidSchedule, MAX_ID_LENGTH, type ScheduleDocument } from "./document.ts";
+import {
+  assertValidSchedule,
+  MAX_ID_LENGTH,
+  type ScheduleDocument,
+  scheduleFileName,
+} from "./document.ts";
+import { assertValidOutbound } from "./outbound_check.ts";
 
 /** Namespace of the CIM schedule document (IEC 62325-451-2, version 5.2, as the sample shows). */
 export const CIM_SCHEDULE_NS = "urn:iec62325.351:tc57wg16:451-2:scheduledocument:5:2";
@@ -73,6 +79,7 @@ const mrid = (value: string) => ({ "#text": value, "@_codingScheme": SCHEDULE_CO
 /**
  * The schedule as an ESS 2.3 `ScheduleMessage` (UTF-8 text with DOCTYPE).
  * @throws {ScheduleInvalid} when the document may not leave (every problem named)
+ * @throws {DocumentSchemaInvalid} when `ESS_DTD_DIR` is set and the TSOs' DTD refuses it
  */
 export function renderEss(doc: ScheduleDocument): string {
   assertValidSchedule(doc);
@@ -112,12 +119,15 @@ export function renderEss(doc: ScheduleDocument): string {
   };
   const xml = builder.build({ ...DECLARATION, ScheduleMessage: message }) as string;
   // The builder has no DOCTYPE node: the constant line goes right after the declaration.
-  return xml.replace(/^(<\?xml[^>]*\?>\n?)/, `$1${ESS_DOCTYPE}\n`);
+  const text = xml.replace(/^(<\?xml[^>]*\?>\n?)/, `$1${ESS_DOCTYPE}\n`);
+  return assertValidOutbound(text, "ess", scheduleFileName(doc));
 }
 
 /**
  * The schedule as a CIM `Schedule_MarketDocument` in {@link CIM_SCHEDULE_NS}.
  * @throws {ScheduleInvalid} when the document may not leave (every problem named)
+ * @throws {DocumentSchemaInvalid} when ENTSO-E's schema of {@link CIM_SCHEDULE_NS} refuses it
+ *   (docs/fahrplan.md "Schema validation")
  */
 export function renderCim(doc: ScheduleDocument): string {
   assertValidSchedule(doc);
@@ -149,7 +159,7 @@ export function renderCim(doc: ScheduleDocument): string {
       "out_Domain.mRID": mrid(doc.controlArea),
       "in_MarketParticipant.mRID": mrid(s.inParty),
       "out_MarketParticipant.mRID": mrid(s.outParty),
-      "measure_Unit.name": c.unit,
+      "measurement_Unit.name": c.unit,
       Period: {
         timeInterval: interval,
         resolution: c.resolution,
@@ -157,7 +167,8 @@ export function renderCim(doc: ScheduleDocument): string {
       },
     })),
   };
-  return builder.build({ ...DECLARATION, Schedule_MarketDocument: document }) as string;
+  const xml = builder.build({ ...DECLARATION, Schedule_MarketDocument: document }) as string;
+  return assertValidOutbound(xml, "cim", scheduleFileName(doc));
 }
 
 /** The document in `format`: ESS 2.3 ({@link renderEss}) or CIM ({@link renderCim}). */

@@ -15,8 +15,8 @@
 import type { ScheduleDocument } from "./document.ts";
 import { renderSchedule } from "./render.ts";
 
-/** The creation time the memo renders with; the same shape as every real one. */
-const PLACEHOLDER = "0000-01-01T00:00:00Z";
+/** The creation time the memo renders with; the same shape as every real one, and a valid `ESMP_DateTime` (the CIM schema checks it). */
+const PLACEHOLDER = "1999-12-31T23:59:59Z";
 const CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 /** Documents kept (days × areas × formats asked for lately); the oldest goes first. */
 const MEMO_SIZE = 64;

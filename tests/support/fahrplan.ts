@@ -80,3 +80,18 @@ export function elementPaths(xml: string): string[] {
   walk(ordered.parse(xml.replace(/^\uFEFF/, "")), "");
   return [...seen];
 }
+
+/**
+ * Fails unless `xml` is a CIM document that ENTSO-E's schema of its namespace accepts
+ * (lib/fahrplan/cim_schema.ts, the schemas of data/xsd/entsoe-cim/): every CIM document a test
+ * writes or reads back goes through this, so no test passes a document a TSO would refuse.
+ * @returns the schema file it was checked against
+ */
+export async function assertCimValid(xml: string, what = "the document"): Promise<string> {
+  const { checkCim, describeProblems } = await import("../../lib/fahrplan/cim_schema.ts");
+  const check = checkCim(xml);
+  if (check.problems.length || !check.schema) {
+    throw new Error(`${what} is not schema-valid CIM: ${describeProblems(check, 10)}`);
+  }
+  return check.schema;
+}

@@ -132,7 +132,7 @@ for (const { day, n, start, end } of DAYS) {
       ] as const
     ) {
       assert.deepEqual(
-        [ts.businessType, ts.product, ts.objectAggregation, ts["measure_Unit.name"], ts.version],
+        [ts.businessType, ts.product, ts.objectAggregation, ts["measurement_Unit.name"], ts.version],
         ["A02", "8716867000016", "A01", "MAW", "3"],
       );
       assert.deepEqual([t(ts["in_Domain.mRID"]), t(ts["out_Domain.mRID"])], [
@@ -198,7 +198,7 @@ Deno.test("CIM: the header is the real sample's, element for element; time serie
     "TS/out_Domain.mRID[codingScheme]",
     "TS/in_MarketParticipant.mRID[codingScheme]",
     "TS/out_MarketParticipant.mRID[codingScheme]",
-    "TS/measure_Unit.name",
+    "TS/measurement_Unit.name",
     "TS/Period",
     "TS/Period/timeInterval",
     "TS/Period/timeInterval/start",

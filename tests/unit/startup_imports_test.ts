@@ -15,6 +15,8 @@ const LAZY: Record<string, string> = {
   "ssh2-sftp-client": "loaded at the first sFTP connection (lib/adapters/sftp.ts)",
   "jose": "loaded at the first OIDC token (lib/auth/oidc.ts)",
   "fast-xml-parser": "loaded at the first schedule or TSO answer (lib/fahrplan/xml_modules.ts)",
+  "libxml2-wasm":
+    "loaded with the Fahrplan XML modules, at the first CIM document checked (lib/fahrplan/xml_modules.ts)",
   "jsonc-parser": "loaded at the first body that is not JSON (lib/http/validation.ts)",
   "preact-render-to-string": "loaded at the first GET /console (routes/console.tsx)",
   "prom-client": "its index loads process metrics and the push gateway; use prom-client/lib/*",

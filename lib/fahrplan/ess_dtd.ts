@@ -1,0 +1,77 @@
+/**
+ * Optional check of ESS 2.3 documents against the TSOs' DTDs (docs/fahrplan.md, "Schema
+ * validation"). No public copy of the ESS DTDs exists: the German TSOs hand them out in their
+ * Fahrplan download area. Without them the structural rules of `./document.ts` stand alone; where
+ * an operator has the package, `ESS_DTD_DIR` names its folder and every ESS document this service
+ * writes is checked against `schedule-xml.dtd` (`ScheduleMessage`) or `request-xml.dtd`
+ * (`StatusRequest`) before it leaves, with libxml2 (npm libxml2-wasm).
+ *
+ * The document is parsed without loading the DTD its DOCTYPE names (the DTD given here is the one
+ * checked against), without external entities and without network access.
+ * @module
+ */
+import { DtdValidator, ParseOption, XmlDocument, XmlDtd } from "libxml2-wasm";
+
+/** The DTD file of each ESS root element this service writes. */
+export const ESS_DTD_FILES: Readonly<Record<string, string>> = {
+  ScheduleMessage: "schedule-xml.dtd",
+  StatusRequest: "request-xml.dtd",
+};
+
+let dir: string | null = null;
+const validators = new Map<string, DtdValidator>();
+
+/**
+ * Sets the folder of the TSOs' ESS DTDs (`ESS_DTD_DIR`), or `null` for none; drops the DTDs
+ * loaded from an earlier folder.
+ */
+export function useEssDtdDir(folder: string | null): void {
+  if (folder === dir) return;
+  for (const v of validators.values()) v.dispose();
+  validators.clear();
+  dir = folder;
+}
+
+/** Whether ESS documents are checked against DTDs (an `ESS_DTD_DIR` is set). */
+export function essDtdConfigured(): boolean {
+  return dir !== null;
+}
+
+function validatorOf(file: string): DtdValidator {
+  const known = validators.get(file);
+  if (known) return known;
+  const text = Deno.readTextFileSync(`${dir}/${file}`);
+  const validator = new DtdValidator(XmlDtd.fromString(text));
+  validators.set(file, validator);
+  return validator;
+}
+
+/**
+ * The findings of checking an ESS document against its DTD, as sentences with their lines; empty
+ * when it is valid or no `ESS_DTD_DIR` is set.
+ * @throws {Deno.errors.NotFound} when the DTD file is missing from `ESS_DTD_DIR`
+ */
+export function checkEss(xml: string): { dtd: string | null; problems: string[] } {
+  if (dir === null) return { dtd: null, problems: [] };
+  const root = /<([A-Za-z_][\w.-]*)[\s>/]/.exec(xml.replace(/<[?!][^>]*>/g, ""))?.[1] ?? "";
+  const file = ESS_DTD_FILES[root];
+  if (!file) return { dtd: null, problems: [`the root element <${root}> has no ESS DTD here`] };
+  let doc: XmlDocument;
+  try {
+    doc = XmlDocument.fromString(xml, { option: ParseOption.XML_PARSE_NONET });
+  } catch (err) {
+    return { dtd: file, problems: [`the XML is not well-formed: ${(err as Error).message}`] };
+  }
+  try {
+    validatorOf(file).validate(doc);
+    return { dtd: file, problems: [] };
+  } catch (err) {
+    const details = (err as { details?: { message: string; line: number }[] }).details ?? [];
+    const problems = details.length
+      ? details.map((d) => `line ${d.line}: ${d.message.replace(/\s+/g, " ").trim()}`)
+      : [(err as Error).message];
+    return { dtd: file, problems: [...new Set(problems)] };
+  } finally {
+    doc.dispose();
+  }
+}
