@@ -132,7 +132,13 @@ for (const { day, n, start, end } of DAYS) {
       ] as const
     ) {
       assert.deepEqual(
-        [ts.businessType, ts.product, ts.objectAggregation, ts["measurement_Unit.name"], ts.version],
+        [
+          ts.businessType,
+          ts.product,
+          ts.objectAggregation,
+          ts["measurement_Unit.name"],
+          ts.version,
+        ],
         ["A02", "8716867000016", "A01", "MAW", "3"],
       );
       assert.deepEqual([t(ts["in_Domain.mRID"]), t(ts["out_Domain.mRID"])], [
