@@ -26,6 +26,7 @@ import { registerConsole } from "./routes/console.tsx";
 import { registerDeliveryDayOverview } from "./routes/v1/console/delivery_days.ts";
 import { registerDeliveryDays } from "./routes/v1/delivery_days.ts";
 import { registerScheduleResponses, registerSchedules } from "./routes/v1/schedules.ts";
+import { registerStatusRequests } from "./routes/v1/status_requests.ts";
 import { registerForecasts } from "./routes/v1/forecasts.ts";
 import { registerMarketLocations } from "./routes/v1/market_locations.ts";
 import { registerOrchestrate } from "./routes/v1/orchestrate.ts";
@@ -259,6 +260,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerDeliveryDays(ctx);
   registerSchedules(ctx);
   registerScheduleResponses(ctx);
+  registerStatusRequests(ctx);
   registerOrchestrate(ctx);
   registerMetrics(ctx, metrics);
   registerStateGauges(metrics, {

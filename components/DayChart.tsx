@@ -22,6 +22,8 @@ export interface DayChartProps {
   onDownload: (area: string, format: "ess" | "cim") => void;
   /** Reads a version history (the console's `api`). */
   loadVersions: (path: string) => Promise<ScheduleVersions>;
+  /** Asks the TSO of `area` for its current answer (status request); no button without. */
+  onStatusRequest?: (area: string) => void;
 }
 
 /**
@@ -83,6 +85,7 @@ export function DayChart(p: DayChartProps) {
           day={p.day}
           onDownload={p.onDownload}
           loadVersions={p.loadVersions}
+          onStatusRequest={p.onStatusRequest}
         />
       )}
     </>

@@ -9,7 +9,12 @@ import type { DayOverview } from "../lib/console/types.ts";
 import { formatTaggedName } from "../lib/fahrplan/download_name.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { tsoSummary } from "../lib/console/day_texts.ts";
-import { frozenText, lockedDeviationText, phaseLine } from "../lib/console/intraday_texts.ts";
+import {
+  frozenText,
+  lockedDeviationText,
+  phaseLine,
+  statusRequestText,
+} from "../lib/console/intraday_texts.ts";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { Badge, type Tone } from "./Badge.tsx";
 import { VersionHistory } from "./VersionHistory.tsx";
@@ -56,10 +61,14 @@ export interface ScheduleListProps {
   onDownload: (area: string, format: "ess" | "cim") => void;
   /** Reads a version history (`GET …/versions`) for the drill-down of each area; none without. */
   loadVersions?: (path: string) => Promise<ScheduleVersions>;
+  /** Asks the area's TSO for its current answer (status request); no button without. */
+  onStatusRequest?: (area: string) => void;
 }
 
 /** The list; nothing when no schedule was handed over for the day. */
-export function ScheduleList({ day, onDownload, loadVersions }: ScheduleListProps) {
+export function ScheduleList(
+  { day, onDownload, loadVersions, onStatusRequest }: ScheduleListProps,
+) {
   const list = day.schedules ?? [];
   if (!list.length) return null;
   const summary = tsoSummary(day)!;
@@ -100,6 +109,9 @@ export function ScheduleList({ day, onDownload, loadVersions }: ScheduleListProp
               </span>
             )}
             {s.reason_text && <span class="reason">{s.reason_text}</span>}{" "}
+            {statusRequestText(s) && (
+              <span class="status-request muted" role="note">{statusRequestText(s)}</span>
+            )}{" "}
             <span class="schedule-downloads">
               <button
                 type="button"
@@ -117,6 +129,20 @@ export function ScheduleList({ day, onDownload, loadVersions }: ScheduleListProp
               >
                 CIM
               </button>
+              {onStatusRequest && s.tso_status !== "confirmed" && (
+                <>
+                  {" "}
+                  <button
+                    type="button"
+                    class="btn btn-small"
+                    aria-label={`Request status from the TSO of ${s.control_area}`}
+                    title="Send the TSO a status request (SRQ): it answers with its current ACK, CNF or ANO"
+                    onClick={() => onStatusRequest(s.control_area)}
+                  >
+                    Request status
+                  </button>
+                </>
+              )}
             </span>
             {loadVersions && (
               <VersionHistory day={day.delivery_day} area={s.control_area} load={loadVersions} />

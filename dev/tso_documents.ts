@@ -60,7 +60,9 @@ const TEXT_MAX = 512;
 export function answerXml(a: Answered, answer: AnswerKind, stamp: string, serial: number): string {
   const code = answer.kind === "ack" ? answer.accepted ? "ACK" : "NAK" : answer.kind.toUpperCase();
   const answerId = `${stamp.slice(0, 10).replaceAll("-", "")}-${a.tso}-${code}-${serial}`;
-  const root = a.format === "cim" ? cim(a, answer, stamp, answerId) : ess(a, answer, stamp, answerId);
+  const root = a.format === "cim"
+    ? cim(a, answer, stamp, answerId)
+    : ess(a, answer, stamp, answerId);
   const xml = builder.build({ ...DECLARATION, ...root }) as string;
   if (a.format === "cim") {
     const check = checkCim(xml);

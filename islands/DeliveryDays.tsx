@@ -355,6 +355,11 @@ export function DeliveryDays() {
             position={position.value}
             onDownload={(area, format) => void download(area, format)}
             loadVersions={(path) => api<ScheduleVersions>("GET", path)}
+            onStatusRequest={(area) =>
+              void run(
+                `Status request ${selected.value} ${area}`,
+                `/v1/delivery-days/${selected.value}/schedules/${area}/status-request`,
+              )}
           />
         </div>
       )}

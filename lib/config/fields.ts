@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
+import { ANSWER_FIELDS } from "./answer_fields.ts";
 
 const eic = z.string().superRefine((v, ctx) => {
   const problem = eicProblem(v);
@@ -24,10 +25,8 @@ const eic = z.string().superRefine((v, ctx) => {
   }
 });
 
-const hostname = z.string().min(1).max(253).regex(
-  /^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/,
-  "expected a host name or IP address",
-);
+const hostname = z.string().min(1).max(253)
+  .regex(/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/, "expected a host name or IP address");
 
 const hhmm = z.string().regex(
   /^([01]\d|2[0-3]):[0-5]\d$/,
@@ -285,6 +284,7 @@ export const CONFIG_FIELDS = {
     fromEnv: num,
     description: "how many delivery days ahead the orchestrator works on",
   },
+  ...ANSWER_FIELDS,
 } satisfies Record<string, FieldDef>;
 
 /** Name of a configurable field. */

@@ -20,7 +20,12 @@ import {
   tsoSummary,
 } from "./day_texts.ts";
 import { formatBerlinHm, formatMwh } from "./format.ts";
-import { areaName, LOCKED_DEVIATION_MIN_MWH, schedulesOpen } from "./intraday_texts.ts";
+import {
+  areaName,
+  LOCKED_DEVIATION_MIN_MWH,
+  schedulesOpen,
+  statusRequestText,
+} from "./intraday_texts.ts";
 
 export type { AttentionItem } from "../wire/attention.ts";
 
@@ -141,6 +146,17 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
           "the frozen quarter-hours deviate from the schedule the TSO has.",
       });
     }
+  }
+  for (const s of d.schedules ?? []) {
+    const asked = s.status_request;
+    if (!asked || asked.answered) continue;
+    add({
+      code: "status_requested",
+      level: "warn",
+      control_area: s.control_area,
+      message: `${sentence(name)}: ${areaName(s.control_area)} (${s.control_area}) has not ` +
+        `answered schedule v${s.version}; ${statusRequestText(s)}.`,
+    });
   }
   for (const w of d.warnings ?? []) {
     add({

@@ -79,6 +79,16 @@ export function lockedDeviationText(s: ScheduleEntry): string | null {
 }
 
 /**
+ * `status requested 19:02, no answer yet` (or `…, answered`) for a version the service sent a
+ * status request about (docs/fahrplan.md, "Status requests"); `null` when none was sent.
+ */
+export function statusRequestText(s: ScheduleEntry): string | null {
+  const r = s.status_request;
+  if (!r) return null;
+  return `status requested ${formatBerlinHm(r.at)}, ${r.answered ? "answered" : "no answer yet"}`;
+}
+
+/**
  * True while a schedule version of the day can still go out at `nowMs`: some quarter-hour is open
  * beyond the lead time (`schedules_open_until`); without that field, until gate closure.
  */

@@ -31,6 +31,7 @@ import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
 import { importInbox } from "../fahrplan/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
+import { requestOverdueStatuses } from "../fahrplan/status_requests.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 import type { FinishedPass } from "./pass_history.ts";
 import type { Pruner, PruneReport } from "../retention/pruner.ts";
@@ -190,9 +191,10 @@ export class Orchestrator {
   }
 
   /**
-   * Imports the TSO's answers waiting in the inbox and asks the market platform about the
-   * documents it took whose state is not final, whatever the orchestrator's state (CNFs
-   * arrive also after gate closure). Never throws: a failure is an `orchestration_error` event.
+   * Imports the TSO's answers waiting in the inbox, asks the market platform about the
+   * documents it took whose state is not final, and sends a status request where a TSO's answer
+   * is overdue, whatever the orchestrator's state (CNFs arrive also after gate closure). Never
+   * throws: a failure is an `orchestration_error` event.
    */
   async #importAnswers(): Promise<void> {
     const ctx = this.#ctx;
@@ -209,6 +211,11 @@ export class Orchestrator {
         "answers_platform",
         "Asking the market platform for the TSO answers",
         async () => pollPlatform(ctx, await cfg, "orchestrator"),
+      ],
+      [
+        "status_requests",
+        "Asking the TSOs for overdue answers",
+        async () => requestOverdueStatuses(ctx, await cfg, "orchestrator"),
       ],
     ] as const;
     for (const [source, what, task] of tasks) {

@@ -9,6 +9,7 @@ import { frozenCount } from "../domain/deadlines.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { historyVersion, standingVersion, versionHistory } from "../fahrplan/history.ts";
 import { type TsoStatus, tsoStatuses } from "../fahrplan/tso_status.ts";
+import { statusRequestsOf } from "../fahrplan/status_requests.ts";
 import type { SchedulePhase } from "../domain/deadlines.ts";
 import { readAggregate } from "./aggregate.ts";
 
@@ -22,6 +23,16 @@ export interface ScheduleEntry extends TsoStatus {
    * 0.25 h, 3 decimals; `null` before the first aggregate.
    */
   locked_deviation_mwh: number | null;
+  /**
+   * The last status request about this version (docs/fahrplan.md, "Status requests"), with
+   * `answered` = the TSO's status changed since; `null` when none was sent for it.
+   */
+  status_request: {
+    at: string;
+    file: string;
+    state: "ack" | "cnf" | "manual";
+    answered: boolean;
+  } | null;
 }
 
 /**
@@ -54,7 +65,9 @@ export async function scheduleEntries(
   if (!statuses.length) return [];
   const agg = await readAggregate(kv, day);
   const frozen = frozenCount(deliveryDay(day), nowMs, leadMinutes);
+  const requests = await statusRequestsOf(kv, day);
   return await Promise.all(statuses.map(async (t) => {
+    const srq = requests[t.control_area];
     const h = await historyVersion(kv, day, t.control_area, t.version);
     const mw = agg?.areas[t.control_area];
     const standing = frozen > 0 && mw
@@ -66,6 +79,9 @@ export async function scheduleEntries(
       sent_at: h?.sent_at ?? null,
       frozen_before: h?.frozen_before ?? null,
       locked_deviation_mwh: mw ? lockedDeviationMwh(mw, standing, frozen) : null,
+      status_request: srq && srq.version === t.version
+        ? { at: srq.at, file: srq.file, state: srq.state, answered: t.at > srq.at }
+        : null,
     };
   }));
 }

@@ -68,6 +68,17 @@ export const KEYS = {
 
   /** What the TSO made of one day's and area's schedule. Owner: `lib/fahrplan/tso_status.ts`. */
   tsoStatus: (day: string, controlArea: string): Deno.KvKey => ["tso_status", day, controlArea],
+  /**
+   * The last status request (SRQ) of one day and control area: version, overdue state, file.
+   * Owner: `lib/fahrplan/status_requests.ts`.
+   */
+  statusRequest: (day: string, controlArea: string): Deno.KvKey => [
+    "status_request",
+    day,
+    controlArea,
+  ],
+  /** Every status request of one day, for `kv.list`. */
+  statusRequestsOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["status_request", day] }),
   /** Every TSO status of one day, for `kv.list`. */
   tsoStatusesOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["tso_status", day] }),
   /**

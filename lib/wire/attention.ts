@@ -29,6 +29,7 @@ export const ATTENTION_CODES = [
   "missing_forecasts",
   "orchestrator_stopped",
   "locked_deviation",
+  "status_requested",
   "awaiting_answer",
   "not_sent_yet",
   "all_confirmed",

@@ -141,6 +141,16 @@ export const DayOverviewSchema = z.object({
      * frozen now (energy the BRP can no longer schedule away); `null` before an aggregate.
      */
     locked_deviation_mwh: z.number().nullable().optional(),
+    /**
+     * The last status request (SRQ) about this version: when, which file, why (`ack`/`cnf`
+     * overdue, `manual`), and whether the TSO's status changed since (docs/fahrplan.md).
+     */
+    status_request: z.object({
+      at: z.string(),
+      file: z.string(),
+      state: z.enum(["ack", "cnf", "manual"]),
+      answered: z.boolean(),
+    }).nullable().optional(),
   })),
   /**
    * Per step, the last failed attempt since its last success (`null`: none). Beside `steps`,

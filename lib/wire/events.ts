@@ -25,6 +25,7 @@ export const EVENT_KINDS = [
   "schedule_rejected",
   "anomaly_reported",
   "schedule_answer_rejected",
+  "status_requested",
   "orchestration_recovered",
   "day_archived",
 ] as const;

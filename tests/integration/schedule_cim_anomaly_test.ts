@@ -110,7 +110,10 @@ Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off an
     );
     assert.match(files[1].reason!, /not well-formed/);
     assert.match(files[2].reason!, /no Anomaly_MarketDocument/);
-    assert.match(files[3].reason!, /namespace .*451-6.* of <AnomalyReport_MarketDocument> is not one this service has an ENTSO-E schema for/);
+    assert.match(
+      files[3].reason!,
+      /namespace .*451-6.* of <AnomalyReport_MarketDocument> is not one this service has an ENTSO-E schema for/,
+    );
 
     const s = await schedulesOf(r.s.url);
     const hertz = s[AREAS.hertz];
