@@ -80,6 +80,7 @@ import { OrchestratorStateStore } from "./lib/orchestrator/state.ts";
 import { Pruner } from "./lib/retention/pruner.ts";
 import { FactsCache } from "./lib/retention/facts.ts";
 import type { Settings } from "./lib/settings.ts";
+import { setEssDtdDir } from "./lib/fahrplan/ess_dtd_dir.ts";
 import { EventHub, HEARTBEAT_MS } from "./lib/store/event_hub.ts";
 import { withLockRetry } from "./lib/store/kv.ts";
 import { EventLog } from "./lib/store/events.ts";
@@ -127,6 +128,7 @@ export interface BridgeApp {
  */
 export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const { settings } = deps;
+  setEssDtdDir(settings.essDtdDir ?? null);
   // Every write retries "database is locked" (replicas on one SQLite file) below the domain.
   const kv = withLockRetry(deps.kv);
   const clock = deps.clock ?? systemClock;

@@ -45,6 +45,15 @@ const int = (def: number, min: number, max: number) =>
       return n;
     });
 
+/** Whether `path` is a file the service can read. */
+function existsFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 const optionalText = z
   .string()
   .optional()
@@ -153,6 +162,10 @@ export const envSchema = z.object({
   METRICS_HOSTNAME: optionalText.transform((v) => v ?? "127.0.0.1"),
   RETENTION_DAYS: int(400, 0, 100_000),
   ARCHIVE_DIR: optionalText.transform((v) => v ?? "./data/archive"),
+  ESS_DTD_DIR: optionalText.refine(
+    (v) => v === undefined || existsFile(`${v}/schedule-xml.dtd`),
+    "expected a folder holding the TSOs' ESS DTDs (schedule-xml.dtd, request-xml.dtd)",
+  ),
   LOG_LEVEL: z.enum(["warning", "info"], {
     error: "expected warning (warnings and errors on stderr) or info (also info on stdout)",
   }).optional().transform((v) => v ?? "warning"),
@@ -219,6 +232,11 @@ export interface Settings {
   retentionDays: number;
   /** `ARCHIVE_DIR` (default `./data/archive`): local archive folder unless `sftp_archive_dir` is set. */
   archiveDir: string;
+  /**
+   * `ESS_DTD_DIR` (optional): the TSOs' ESS DTD package; ESS documents are checked against it
+   * before they leave (docs/fahrplan.md, "Schema validation").
+   */
+  essDtdDir?: string;
 }
 
 /** A bad environment; `message` lists each offending variable, never a secret value. */
@@ -339,6 +357,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     metricsHostname: e.METRICS_HOSTNAME,
     retentionDays: e.RETENTION_DAYS,
     archiveDir: e.ARCHIVE_DIR,
+    essDtdDir: e.ESS_DTD_DIR,
   };
 }
 

@@ -11,6 +11,7 @@
  * @module
  */
 import { DtdValidator, ParseOption, XmlDocument, XmlDtd } from "libxml2-wasm";
+import { essDtdDir } from "./ess_dtd_dir.ts";
 
 /** The DTD file of each ESS root element this service writes. */
 export const ESS_DTD_FILES: Readonly<Record<string, string>> = {
@@ -18,31 +19,15 @@ export const ESS_DTD_FILES: Readonly<Record<string, string>> = {
   StatusRequest: "request-xml.dtd",
 };
 
-let dir: string | null = null;
+/** Validators by `folder/file`, loaded at first use. */
 const validators = new Map<string, DtdValidator>();
 
-/**
- * Sets the folder of the TSOs' ESS DTDs (`ESS_DTD_DIR`), or `null` for none; drops the DTDs
- * loaded from an earlier folder.
- */
-export function useEssDtdDir(folder: string | null): void {
-  if (folder === dir) return;
-  for (const v of validators.values()) v.dispose();
-  validators.clear();
-  dir = folder;
-}
-
-/** Whether ESS documents are checked against DTDs (an `ESS_DTD_DIR` is set). */
-export function essDtdConfigured(): boolean {
-  return dir !== null;
-}
-
-function validatorOf(file: string): DtdValidator {
-  const known = validators.get(file);
+function validatorOf(dir: string, file: string): DtdValidator {
+  const known = validators.get(`${dir}/${file}`);
   if (known) return known;
   const text = Deno.readTextFileSync(`${dir}/${file}`);
   const validator = new DtdValidator(XmlDtd.fromString(text));
-  validators.set(file, validator);
+  validators.set(`${dir}/${file}`, validator);
   return validator;
 }
 
@@ -52,6 +37,7 @@ function validatorOf(file: string): DtdValidator {
  * @throws {Deno.errors.NotFound} when the DTD file is missing from `ESS_DTD_DIR`
  */
 export function checkEss(xml: string): { dtd: string | null; problems: string[] } {
+  const dir = essDtdDir();
   if (dir === null) return { dtd: null, problems: [] };
   const root = /<([A-Za-z_][\w.-]*)[\s>/]/.exec(xml.replace(/<[?!][^>]*>/g, ""))?.[1] ?? "";
   const file = ESS_DTD_FILES[root];
@@ -63,7 +49,7 @@ export function checkEss(xml: string): { dtd: string | null; problems: string[] 
     return { dtd: file, problems: [`the XML is not well-formed: ${(err as Error).message}`] };
   }
   try {
-    validatorOf(file).validate(doc);
+    validatorOf(dir, file).validate(doc);
     return { dtd: file, problems: [] };
   } catch (err) {
     const details = (err as { details?: { message: string; line: number }[] }).details ?? [];
