@@ -6,7 +6,8 @@
  *   (else 400). A new key → 201 `{submission_id, received_at, delivery_day, aggregate_version}`;
  *   a key seen before → 200 with the same receipt, nothing stored twice. A malformed body → 400.
  * - `POST /schedules` with `content-type: application/xml`: one ESS `ScheduleMessage` or CIM
- *   `Schedule_MarketDocument`, same key and idempotency rules → 201
+ *   `Schedule_MarketDocument`, same key and idempotency rules → 201 (a CIM document that ENTSO-E's
+ *   schema refuses is taken, then `rejected` with A02 and the validator's findings, as a TSO does)
  *   `{submission_id, received_at, message_identification, message_version, control_area, state}`.
  * - `GET /schedules/{submission_id}` (same key) → what the TSO made of that document:
  *   `{submission_id, state, reason_code, reason_text, updated_at}`, 404 for an unknown id. The
@@ -23,6 +24,7 @@
  * @module
  */
 import { XMLParser } from "fast-xml-parser";
+import { checkCim, describeProblems } from "../lib/fahrplan/cim_schema.ts";
 import { confirmFrom, judge, receivedSchedule, type TsoMemory } from "./tso_rules.ts";
 import { realSleep } from "../lib/clock.ts";
 
@@ -191,7 +193,12 @@ export async function startSimulator(
       if (prior) return json(200, docReceipt(prior));
       const doc = readDocument(text, key);
       if (!doc) return json(400, { error: "invalid_body", message: "not a schedule document" });
-      const rs = opts.clock ? receivedSchedule(xmlParser.parse(text)) : null;
+      // Like a TSO: a CIM document ENTSO-E's schema refuses is rejected (A02) with its findings.
+      const check = doc.format === "cim" ? checkCim(text) : null;
+      if (check?.problems.length) {
+        doc.verdict = `the document does not validate ${describeProblems(check)}`.slice(0, 512);
+      }
+      const rs = opts.clock && !doc.verdict ? receivedSchedule(xmlParser.parse(text)) : null;
       if (rs && opts.clock) {
         const now = opts.clock.now();
         doc.verdict = judge(memory, rs, now, opts.leadMinutes ?? 15);

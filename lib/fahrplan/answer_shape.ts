@@ -80,12 +80,27 @@ export class UnreadableAnswer extends Error {
 // deno-lint-ignore no-explicit-any
 export type Node = any;
 
+const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+
+/**
+ * The XML text with its predefined entities and character references resolved (XML 1.0 §4.6,
+ * §4.1); the parser leaves them as written because it expands no entity (no DTD entity is ever
+ * expanded, docs/fahrplan.md "Schema validation").
+ */
+export function unescapeXml(s: string): string {
+  return s.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (_, name: string) => {
+    if (name[0] !== "#") return PREDEFINED[name];
+    const code = name[1] === "x" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
+  });
+}
+
 /** Text of a CIM element (`<x codingScheme="A01">text</x>` or `<x>text</x>`). */
 export function text(node: Node): string | null {
   if (node === undefined || node === null) return null;
-  if (typeof node === "string") return node;
+  if (typeof node === "string") return unescapeXml(node);
   const t = node["#text"];
-  return typeof t === "string" ? t : t === undefined ? null : String(t);
+  return typeof t === "string" ? unescapeXml(t) : t === undefined ? null : String(t);
 }
 
 /** A non-negative integer written in decimal digits, else `null`. */

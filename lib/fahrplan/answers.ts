@@ -24,6 +24,7 @@ import {
   required,
   text,
   type TsoAnswer,
+  unescapeXml,
   UnreadableAnswer,
 } from "./answer_shape.ts";
 import { fromCimAnomalyReport } from "./cim_anomaly.ts";
@@ -72,7 +73,7 @@ const ROOTS: Record<string, { kind: AnswerKind; format: "ess" | "cim" }> = {
 /** Value of an ESS element (`<x v="…"/>`). */
 function attr(node: Node): string | null {
   const v = node?.["@_v"];
-  return typeof v === "string" ? v : null;
+  return typeof v === "string" ? unescapeXml(v) : null;
 }
 
 function essInterval(node: Node): { start: string; end: string } | null {
