@@ -190,8 +190,8 @@ export async function requestOverdueStatuses(
     .toPlainDate();
   const sent: StatusRequestRecord[] = [];
   const days = new Set<string>();
-  const from = ["tso_status", today.subtract({ days: 1 }).toString()];
-  for await (const e of svc.kv.list({ start: from, end: ["tso_status", "\uffff"] })) {
+  const from = KEYS.tsoStatusesFrom(today.subtract({ days: 1 }).toString());
+  for await (const e of svc.kv.list(from)) {
     days.add(String(e.key[1]));
   }
   for (const day of days) {

@@ -79,6 +79,11 @@ export const KEYS = {
   ],
   /** Every status request of one day, for `kv.list`. */
   statusRequestsOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["status_request", day] }),
+  /** Every TSO status of the days from `day` on, for `kv.list`. */
+  tsoStatusesFrom: (day: string): Deno.KvListSelector => ({
+    start: ["tso_status", day],
+    end: ["tso_status", "\uffff"],
+  }),
   /** Every TSO status of one day, for `kv.list`. */
   tsoStatusesOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["tso_status", day] }),
   /**
@@ -183,6 +188,7 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "schedule_history",
   "tso_status",
   "platform_pending",
+  "status_request",
 ];
 
 /**

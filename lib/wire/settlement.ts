@@ -103,7 +103,7 @@ export const AreaSettlementSchema = z.object({
   /** Net actual power, MW (consumption +, generation −). */
   actual_mw: nums,
   /** Where `actual_mw` comes from. */
-  actual_source: z.enum(["market_locations", "balancing_group_sum"]),
+  actual_source: z.enum(["balancing_group_sum", "market_locations"]),
   /** Our own market-location sum, MW, shown beside a balancing-group sum; else `null`. */
   market_location_actual_mw: nums.nullable(),
   /** (actual − schedule) × 0.25 h, MWh; > 0 short, < 0 long. */
