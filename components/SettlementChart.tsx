@@ -15,7 +15,7 @@
  * no `style` attribute: the console's CSP holds.
  * @module
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { AreaSettlement } from "../lib/wire/settlement.ts";
 import { formatBerlinHm } from "../lib/console/format.ts";
 import { areaName, eur, formatNumber, imbalanceText, mw } from "../lib/console/settlement_texts.ts";
@@ -69,7 +69,7 @@ export interface SettlementChartProps {
   area: AreaSettlement;
   /** ISO-8601 UTC starts of the day's quarter-hours. */
   quarterHours: readonly string[];
-  /** Delivery day `YYYY-MM-DD`, for names and ids. */
+  /** Delivery day `YYYY-MM-DD`, for names. */
   day: string;
   /** Locale of the numbers. */
   locale: string;
@@ -102,10 +102,11 @@ export function SettlementChart(p: SettlementChartProps) {
   const n = Math.max(qh.length, 1);
   const series = [area.schedule_mw, area.day_ahead_mw, area.actual_mw];
   const all = series.flat().filter((v): v is number => v !== null && Number.isFinite(v));
-  const lo0 = Math.min(0, ...all);
-  const hi0 = Math.max(0, ...all);
-  const pad = (hi0 - lo0) * 0.05 || 1;
-  const ys = ticks(lo0 - (lo0 < 0 ? pad : 0), hi0 + pad, H < 240 ? 4 : 5);
+  // The axis spans the values, not 0 as well: the imbalance between the lines is what matters.
+  const lo0 = all.length ? Math.min(...all) : 0;
+  const hi0 = all.length ? Math.max(...all) : 0;
+  const pad = (hi0 - lo0) * 0.08 || 1;
+  const ys = ticks(lo0 - pad, hi0 + pad, H < 240 ? 4 : 5);
   const lo = Math.min(lo0, ys[0]);
   const hi = Math.max(hi0, ys[ys.length - 1]);
   const iw = W - M.left - M.right;
@@ -117,7 +118,9 @@ export function SettlementChart(p: SettlementChartProps) {
     const hm = formatBerlinHm(q);
     return hm.endsWith(":00") && Number(hm.slice(0, 2)) % every === 0 ? [{ i, text: hm }] : [];
   });
-  const id = `settle-${p.day}-${area.control_area}`.replace(/[^A-Za-z0-9_-]/g, "_");
+  // Unique per instance: the same day can be open in the day list and in the month view.
+  const uid = useId();
+  const id = `settle-${uid}-${area.control_area}`.replace(/[^A-Za-z0-9_-]/g, "_");
   const name = areaName(area);
   const bands = qh.flatMap((_, i) => {
     const s = area.schedule_mw[i];

@@ -12,13 +12,18 @@
  * says them).
  * @module
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useId, useState } from "preact/hooks";
 import { SettlementChart } from "../components/SettlementChart.tsx";
 import { SettlementSummary, StatusBadge } from "../components/SettlementSummary.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { formatLocalFull, MARKET_ZONE } from "../lib/console/format.ts";
 import { api, feed, isRefusal, now, today } from "../lib/console/session.ts";
-import { formatNumber, operatorLocale, totalsSentence } from "../lib/console/settlement_texts.ts";
+import {
+  areaName,
+  formatNumber,
+  operatorLocale,
+  totalsSentence,
+} from "../lib/console/settlement_texts.ts";
 import { weekdayDate } from "../lib/console/day_texts.ts";
 import type { DaySettlement } from "../lib/wire/settlement.ts";
 
@@ -51,6 +56,8 @@ export interface AfterDeliveryViewProps {
 
 /** The view of one loaded (or not) day: pure, rendered by the island and by the tests. */
 export function AfterDeliveryView({ day, load, locale, nowMs, width }: AfterDeliveryViewProps) {
+  // Unique per instance: the same day can be open in the day list and in the month view.
+  const uid = useId().replace(/[^A-Za-z0-9_-]/g, "_");
   const head = (
     <h3>
       After delivery {weekdayDate(day)} <span class="muted">· {day} · MW, MWh, EUR</span>
@@ -105,7 +112,14 @@ export function AfterDeliveryView({ day, load, locale, nowMs, width }: AfterDeli
         </span>
       </p>
       {s.areas.map((a) => (
-        <section key={a.control_area} class="settlement-area" aria-label={a.name || a.control_area}>
+        <section
+          key={a.control_area}
+          class="settlement-area"
+          aria-labelledby={`settle-h-${uid}-${a.control_area}`}
+        >
+          <h4 class="settlement-area-h" id={`settle-h-${uid}-${a.control_area}`}>
+            {areaName(a)} <span class="mono muted">{a.control_area}</span>
+          </h4>
           <SettlementChart
             area={a}
             quarterHours={s.quarter_hours}

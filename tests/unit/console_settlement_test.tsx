@@ -164,11 +164,11 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
   // Short hatched, long dotted: both kinds of band are drawn, each with its own pattern.
   assert.match(
     amprion,
-    /class="imb imb-short" fill="url\(#settle-2027-03-09-10YDE-RWENET---I-short\)"/,
+    /class="imb imb-short" fill="url\(#settle-[\w-]+-10YDE-RWENET---I-short\)"/,
   );
   assert.match(
     amprion,
-    /class="imb imb-long" fill="url\(#settle-2027-03-09-10YDE-RWENET---I-long\)"/,
+    /class="imb imb-long" fill="url\(#settle-[\w-]+-10YDE-RWENET---I-long\)"/,
   );
   // Per area: the sentence, completeness with the reason, accuracy, worst, sources.
   const a = s.areas[0];
@@ -198,6 +198,16 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
   assert.match(t, /profile G25: — over 14 locations, mean —/, "unknown deviation: —, not 0");
   assert.match(t, /The intraday versions (saved|cost)/);
   assert.doesNotMatch(html, /style=/, "no style attribute: the CSP forbids inline style");
+  // The same day open twice (day list and month view): every id stays unique.
+  const twice = renderToString(
+    <div>
+      <AfterDeliveryView day="2027-03-09" load={{ kind: "ok", body: s }} locale="en" nowMs={NOW} />
+      <AfterDeliveryView day="2027-03-09" load={{ kind: "ok", body: s }} locale="en" nowMs={NOW} />
+    </div>,
+  );
+  const ids = [...twice.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+  assert.equal(ids.length, 2 * 2 * 5, "per area: heading, title, readout, two patterns");
+  assert.equal(new Set(ids).size, ids.length, `duplicate ids: ${ids.join(" ")}`);
 });
 
 Deno.test("the readout of a quarter-hour without actual and one without price", () => {
