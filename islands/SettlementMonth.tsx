@@ -3,7 +3,8 @@
  * do in March": `GET /v1/settlement/months/{YYYY-MM}` (`lib/wire/settlement.ts`) as one sentence
  * over the month and a table of days × control areas, each cell the imbalance cost in EUR with
  * the short and long energy in MWh, totals per day and per area. Starts at the current month
- * (Berlin); buttons go a month back and forth. Choosing a day opens its after-delivery view
+ * (Berlin), read when the operator asks ("Show November 2026"); buttons go a month back and
+ * forth. Choosing a day opens its after-delivery view
  * ({@link AfterDelivery}) below the table. A 404 or an empty month is a plain sentence.
  * @module
  */
@@ -157,13 +158,16 @@ export function SettlementMonth() {
   const month = useSignal(berlinDate(now.peek()).slice(0, 7));
   const load = useSignal<MonthLoad>({ kind: "loading" });
   const selected = useSignal<string | null>(null);
+  // Read when the operator asks (a button), not with the page: the first load stays as it was,
+  // and a service without settlement says nothing in the browser's log until then.
+  const wanted = useSignal(false);
   // Re-rendered when the date changes, not with every tick of the clock.
   const current = today.value && berlinDate(now.peek()).slice(0, 7);
 
   useSignalEffect(() => {
     const key = apiKey.value;
     const m = month.value;
-    if (!key) return;
+    if (!key || !wanted.value) return;
     let live = true;
     load.value = { kind: "loading" };
     api<MonthSettlement>("GET", monthPath(m)).then(
@@ -194,6 +198,7 @@ export function SettlementMonth() {
   const go = (n: number) => {
     month.value = addMonths(month.peek(), n);
     selected.value = null;
+    wanted.value = true;
   };
   const body = load.value.kind === "ok" ? load.value.body : null;
   return (
@@ -217,13 +222,26 @@ export function SettlementMonth() {
           {monthWords(addMonths(month.value, 1))} ›
         </button>
       </div>
-      <MonthView
-        month={month.value}
-        load={load.value}
-        locale={browserLocale()}
-        selected={selected.value}
-        onSelect={(d) => selected.value = selected.peek() === d ? null : d}
-      />
+      {!wanted.value && (
+        <p>
+          <button type="button" class="btn" onClick={() => wanted.value = true}>
+            Show {monthWords(month.value)}
+          </button>{" "}
+          <span class="muted">
+            imbalance cost per day and control area; a past day in the delivery days shows its
+            quarter-hours
+          </span>
+        </p>
+      )}
+      {wanted.value && (
+        <MonthView
+          month={month.value}
+          load={load.value}
+          locale={browserLocale()}
+          selected={selected.value}
+          onSelect={(d) => selected.value = selected.peek() === d ? null : d}
+        />
+      )}
       {selected.value && <AfterDelivery day={selected.value} />}
     </div>
   );

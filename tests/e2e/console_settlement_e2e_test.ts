@@ -194,6 +194,9 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, url: string) {
 
     await t.step("the month: sentence, days × areas, a day opens below", async () => {
       const month = page.locator("#settlement");
+      // The month is read when asked for, not with the page.
+      assert.equal(await month.locator(".month-table").count(), 0);
+      await month.getByRole("button", { name: /^Show \w+ \d{4}$/ }).click();
       await month.locator(".month-table tbody tr").nth(2).waitFor();
       assert.match(
         plain(await month.locator(".settlement-month-sentence").innerText()),
@@ -263,6 +266,7 @@ async function phone(t: Deno.TestContext, chromium: Chromium, url: string) {
       await shotOf(view, "27-after-delivery-390-light");
     });
     await t.step("390 px: nothing wider than the phone, the month as cards", async () => {
+      await page.locator("#settlement").getByRole("button", { name: /^Show / }).tap();
       await page.locator("#settlement .month-table tbody tr").nth(2).waitFor();
       // The worst quarter-hours open: their table fits too.
       await page.locator("#days .settlement-worst summary").first().tap();
