@@ -178,6 +178,14 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, url: string) {
         await page.keyboard.press("End");
         assert.match(plain(await readout.innerText()), /^23:45–00:00 Berlin/);
         assert.equal(await plot.evaluate((el) => el === document.activeElement), true);
+        // Keyboard focus alone (the last input was a key) shows the first quarter-hour.
+        await page.keyboard.press("Tab");
+        const second = page.locator("#days .settlement-chart .chart-plot").nth(1);
+        if (!(await second.evaluate((el) => el === document.activeElement))) await second.focus();
+        assert.match(
+          plain(await page.locator("#days .settlement-readout").nth(1).innerText()),
+          /^00:00–00:15 Berlin schedule [\d.]+ MW/,
+        );
       },
     );
 
