@@ -12,6 +12,7 @@ import { EventStream } from "./islands/EventStream.tsx";
 import { KeyGate } from "./islands/KeyGate.tsx";
 import { OrchestratorPanel } from "./islands/OrchestratorPanel.tsx";
 import { PassHistory } from "./islands/PassHistory.tsx";
+import { SettlementMonth } from "./islands/SettlementMonth.tsx";
 
 /** Island components by marker name. */
 export const ISLANDS = {
@@ -22,6 +23,7 @@ export const ISLANDS = {
   DeliveryDays,
   PassHistory,
   Attention,
+  SettlementMonth,
 } as const;
 
 /** Name of an island. */

@@ -12,6 +12,8 @@ import { useEffect, useRef } from "preact/hooks";
 import { ConfirmButton } from "../components/ConfirmButton.tsx";
 import { DayRow, type StepAction } from "../components/DayRow.tsx";
 import { DayChart } from "../components/DayChart.tsx";
+import { AfterDelivery } from "./AfterDelivery.tsx";
+import { berlinDate } from "../lib/console/day_texts.ts";
 import { downloadName } from "../components/ScheduleList.tsx";
 import { ApiError, errorFrom } from "../lib/console/api.ts";
 import {
@@ -20,6 +22,7 @@ import {
   authProblem,
   feed,
   isRefusal,
+  now,
   refreshStatus,
   status,
 } from "../lib/console/session.ts";
@@ -349,6 +352,8 @@ export function DeliveryDays() {
       )}
       {selected.value && list && list.length > 0 && (
         <div class="chart-box" ref={chartBox}>
+          {/* A day before today (Berlin) is over: what it cost comes first (docs/console.md). */}
+          {selected.value < berlinDate(now.peek()) && <AfterDelivery day={selected.value} />}
           <DayChart
             dayName={selected.value}
             day={selectedDay}

@@ -47,6 +47,7 @@ export function registerConsole(ctx: RouteContext): void {
         "/static/touch.css",
         "/static/attention.css",
         "/static/intraday.css",
+        "/static/settlement.css",
         "/static/narrow.css",
       ],
       fields: fields ??= fieldMeta(),

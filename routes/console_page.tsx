@@ -1,7 +1,7 @@
 /**
- * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with seven islands
+ * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with eight islands
  * (key gate, orchestrator with status pill, attention summary (docs/console.md), delivery days,
- * event stream, config editor, pass history), one
+ * event stream, config editor, pass history, the month after delivery (docs/console.md)), one
  * stylesheet, one module script and the islands' props as a JSON data block. No inline script,
  * no `style` attribute: the page works under {@link CONSOLE_CSP}. It holds no service data;
  * the islands fetch everything with the operator's key.
@@ -53,6 +53,7 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
             <a href="#events">Events</a>
             <a href="#config">Configuration</a>
             <a href="#passes">Passes</a>
+            <a href="#settlement">After delivery</a>
           </nav>
           <Island collector={c} name="KeyGate" component={ISLANDS.KeyGate} props={{}} />
         </header>
@@ -104,6 +105,15 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
           <section id="passes" class="panel" aria-labelledby="passes-h">
             <h2 id="passes-h">Passes</h2>
             <Island collector={c} name="PassHistory" component={ISLANDS.PassHistory} props={{}} />
+          </section>
+          <section id="settlement" class="panel" aria-labelledby="settlement-h">
+            <h2 id="settlement-h">After delivery</h2>
+            <Island
+              collector={c}
+              name="SettlementMonth"
+              component={ISLANDS.SettlementMonth}
+              props={{}}
+            />
           </section>
         </main>
         <IslandData collector={c} />

@@ -85,6 +85,8 @@ export interface PageOptions {
   viewport?: { width: number; height: number };
   hasTouch?: boolean;
   colorScheme?: "light" | "dark";
+  /** The browser's language (`navigator.language`), e.g. `de-DE`; default Playwright's. */
+  locale?: string;
 }
 
 /** One running Chromium that hands out isolated contexts (own storage, own cookies). */
@@ -136,6 +138,7 @@ export async function launchChromium(): Promise<Chromium> {
         viewport: opts.viewport ?? { width: 1440, height: 1000 },
         hasTouch: opts.hasTouch ?? false,
         colorScheme: opts.colorScheme ?? "light",
+        ...(opts.locale ? { locale: opts.locale } : {}),
       });
       const page = await context.newPage();
       const closeContext = () => context.close();

@@ -1,0 +1,117 @@
+/**
+ * What one control area's settlement says besides its chart (docs/console.md, "After delivery"):
+ * the totals in one sentence, what the intraday versions saved, completeness (metered,
+ * profile-settled and missing market locations, priced quarter-hours, provisional or final), the
+ * accuracy of schedule and day-ahead, the ten worst quarter-hours and the sources of the forecast
+ * error (profile classes, customer forecasts), largest first. Numbers in the operator's locale
+ * with their units; a missing value is "—".
+ * @module
+ */
+import type { AreaSettlement } from "../lib/wire/settlement.ts";
+import { formatBerlinHm } from "../lib/console/format.ts";
+import {
+  areaName,
+  completenessWords,
+  eur,
+  imbalanceText,
+  mw,
+  mwh,
+  pct,
+  price,
+  provisionalReason,
+  savingWords,
+  sourceLines,
+  sumDifferenceMwh,
+  totalsSentence,
+} from "../lib/console/settlement_texts.ts";
+
+/** Props of {@link SettlementSummary}. */
+export interface SettlementSummaryProps {
+  area: AreaSettlement;
+  day: string;
+  locale: string;
+  /** The service's clock (ms), for "yesterday". */
+  nowMs: number;
+}
+
+/** The status badge: `final` (green) or `provisional` (amber). */
+export function StatusBadge({ status }: { status: "provisional" | "final" }) {
+  return <span class={`badge ${status === "final" ? "badge-ok" : "badge-warn"}`}>{status}</span>;
+}
+
+/** The sentence, completeness, accuracy, worst quarter-hours and sources of one area. */
+export function SettlementSummary({ area, day, locale, nowMs }: SettlementSummaryProps) {
+  const c = area.completeness;
+  const saving = savingWords(area.totals, locale);
+  const reason = provisionalReason(c, locale);
+  const diff = sumDifferenceMwh(area);
+  const sources = sourceLines(area.accuracy.by_source, locale);
+  const acc = [
+    ["schedule", area.accuracy.schedule],
+    ["day-ahead", area.accuracy.day_ahead],
+  ] as const;
+  return (
+    <div class="settlement-summary">
+      <p class="settlement-sentence">
+        {totalsSentence({ day, where: areaName(area), totals: area.totals, locale, nowMs })}
+        {saving && <span class="muted">{` ${saving[0].toUpperCase()}${saving.slice(1)}.`}</span>}
+      </p>
+      <p class="settlement-completeness">
+        <StatusBadge status={c.status} /> {completenessWords(c, locale)}
+        {reason && <span class="muted">{` · ${reason}`}</span>}
+      </p>
+      {area.actual_source === "balancing_group_sum" && (
+        <p class="muted">
+          Actual: the TSO's balancing-group sum
+          {diff !== null ? `; our market-location sum differs by ${mwh(diff, locale)}` : ""}.
+        </p>
+      )}
+      <dl class="settlement-accuracy">
+        {acc.map(([label, a]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>
+              MAE {mw(a.mae_mw, locale)} · bias {mw(a.bias_mw, locale)} · nMAE{" "}
+              {pct(a.nmae_pct, locale)}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      {area.accuracy.worst.length > 0 && (
+        <details class="settlement-worst">
+          <summary>
+            The {area.accuracy.worst.length} worst quarter-hours in {areaName(area)}
+          </summary>
+          <table class="worst-table">
+            <thead>
+              <tr>
+                <th scope="col">Berlin</th>
+                <th scope="col">Imbalance</th>
+                <th scope="col">Price</th>
+                <th scope="col">Cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {area.accuracy.worst.map((w) => (
+                <tr key={w.start}>
+                  <th scope="row">{formatBerlinHm(w.start)}</th>
+                  <td>{imbalanceText(w.imbalance_mwh, locale)}</td>
+                  <td>{price(w.price_eur_mwh, locale)}</td>
+                  <td>{eur(w.cost_eur, locale)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      )}
+      {sources.length > 0 && (
+        <div class="settlement-sources">
+          <h4>Where the deviation came from</h4>
+          <ol>
+            {sources.map((s) => <li key={s}>{s}</li>)}
+          </ol>
+        </div>
+      )}
+    </div>
+  );
+}

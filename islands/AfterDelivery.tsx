@@ -1,0 +1,194 @@
+/**
+ * The "after delivery" view of one past delivery day (docs/console.md, "After delivery"), shown
+ * under the day's row when the operator selects a day before today (Berlin) and under a day of the
+ * month view ({@link SettlementMonth}). Reads `GET /v1/delivery-days/{day}/settlement`
+ * (`lib/wire/settlement.ts`) with the operator's key when the day is chosen, and again shortly
+ * after a live event about actuals, imbalance prices or the settlement. Shows the day's totals in
+ * one sentence over all areas, then per control area its chart ({@link SettlementChart}) and
+ * summary ({@link SettlementSummary}).
+ *
+ * A 404 (no settlement for the day, or a service without the route) is a plain sentence, never a
+ * broken view; another refusal says the service's sentence; 401/403/503 stay quiet (the key gate
+ * says them).
+ * @module
+ */
+import { useEffect, useId, useState } from "preact/hooks";
+import { SettlementChart } from "../components/SettlementChart.tsx";
+import { SettlementSummary, StatusBadge } from "../components/SettlementSummary.tsx";
+import { ApiError } from "../lib/console/api.ts";
+import { formatLocalFull, MARKET_ZONE } from "../lib/console/format.ts";
+import { api, feed, isRefusal, now, today } from "../lib/console/session.ts";
+import {
+  areaName,
+  formatNumber,
+  operatorLocale,
+  totalsSentence,
+} from "../lib/console/settlement_texts.ts";
+import { weekdayDate } from "../lib/console/day_texts.ts";
+import type { DaySettlement } from "../lib/wire/settlement.ts";
+
+/** Live events after which the settlement is read again (kinds of the settlement's inputs). */
+export const SETTLEMENT_EVENT = /actual|imbalance|rebap|settlement|meter/i;
+
+/** What the view shows: loading, the settlement, "none yet", or a refusal in words. */
+export type SettlementLoad =
+  | { kind: "loading" }
+  | { kind: "ok"; body: DaySettlement }
+  | { kind: "none" }
+  | { kind: "error"; text: string };
+
+/** The path of a day's settlement. */
+export const settlementPath = (day: string) => `/v1/delivery-days/${day}/settlement`;
+
+/** The operator's number locale in this browser (`en` on the server). */
+export const browserLocale = () => operatorLocale(globalThis.navigator?.languages);
+
+/** Props of {@link AfterDeliveryView}. */
+export interface AfterDeliveryViewProps {
+  day: string;
+  load: SettlementLoad;
+  locale: string;
+  /** The clock (ms), for "yesterday". */
+  nowMs: number;
+  /** Fixed chart width (tests). */
+  width?: number;
+}
+
+/** The view of one loaded (or not) day: pure, rendered by the island and by the tests. */
+export function AfterDeliveryView({ day, load, locale, nowMs, width }: AfterDeliveryViewProps) {
+  // Unique per instance: the same day can be open in the day list and in the month view.
+  const uid = useId().replace(/[^A-Za-z0-9_-]/g, "_");
+  const head = (
+    <h3>
+      After delivery {weekdayDate(day)} <span class="muted">· {day} · MW, MWh, EUR</span>
+    </h3>
+  );
+  if (load.kind === "loading") {
+    return (
+      <div class="after-delivery">
+        {head}
+        <p class="placeholder">Reading the settlement…</p>
+      </div>
+    );
+  }
+  if (load.kind === "none") {
+    return (
+      <div class="after-delivery">
+        {head}
+        <p class="placeholder settlement-none">
+          No actuals for this day yet: the settlement appears when metered values or imbalance
+          prices for it arrive.
+        </p>
+      </div>
+    );
+  }
+  if (load.kind === "error") {
+    return (
+      <div class="after-delivery">
+        {head}
+        <p class="error" role="alert">{load.text}</p>
+      </div>
+    );
+  }
+  const s = load.body;
+  const n = s.areas.length;
+  return (
+    <div class="after-delivery" data-day={day}>
+      {head}
+      <p class="settlement-sentence settlement-day">
+        <StatusBadge status={s.status} />{" "}
+        {n === 0 ? "No control area has a settlement for this day yet." : totalsSentence({
+          day,
+          where: n === 1
+            ? s.areas[0].name || s.areas[0].control_area
+            : `all ${formatNumber(n, 0, locale)} areas`,
+          totals: s.totals,
+          locale,
+          nowMs,
+        })}{" "}
+        <span class="muted">
+          {formatNumber(s.quarter_hours.length, 0, locale)} quarter-hours · computed{" "}
+          {formatLocalFull(s.computed_at, MARKET_ZONE)} Berlin
+        </span>
+      </p>
+      {s.areas.map((a) => (
+        <section
+          key={a.control_area}
+          class="settlement-area"
+          aria-labelledby={`settle-h-${uid}-${a.control_area}`}
+        >
+          <h4 class="settlement-area-h" id={`settle-h-${uid}-${a.control_area}`}>
+            {areaName(a)} <span class="mono muted">{a.control_area}</span>
+          </h4>
+          <SettlementChart
+            area={a}
+            quarterHours={s.quarter_hours}
+            day={day}
+            locale={locale}
+            width={width}
+          />
+          <SettlementSummary area={a} day={day} locale={locale} nowMs={nowMs} />
+        </section>
+      ))}
+    </div>
+  );
+}
+
+/** Reads a day's settlement; 404 is "none", 401/403/503 rethrown for the caller to stay quiet. */
+export async function readSettlement(
+  day: string,
+  get: (path: string) => Promise<DaySettlement>,
+): Promise<SettlementLoad> {
+  try {
+    return { kind: "ok", body: await get(settlementPath(day)) };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { kind: "none" };
+    if (isRefusal(err)) throw err;
+    return {
+      kind: "error",
+      text: `The settlement of ${day} could not be read: ${
+        err instanceof ApiError ? err.detail : String(err)
+      }`,
+    };
+  }
+}
+
+/** The island part: loads `day`'s settlement and shows it. */
+export function AfterDelivery({ day }: { day: string }) {
+  const [load, setLoad] = useState<{ day: string; value: SettlementLoad } | null>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    readSettlement(day, (p) => api<DaySettlement>("GET", p))
+      .then((value) => live && setLoad({ day, value }))
+      .catch(() =>
+        live &&
+        setLoad({ day, value: { kind: "error", text: "Refused: see the message at the top." } })
+      );
+    return () => {
+      live = false;
+    };
+  }, [day, tick]);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = feed.subscribe((batch, source) => {
+      if (source !== "live" || !batch.some((e) => SETTLEMENT_EVENT.test(e.kind))) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => setTick((t) => t + 1), 800);
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, []);
+  // Re-rendered when the Berlin date changes ("yesterday"), not with every tick of the clock.
+  void today.value;
+  return (
+    <AfterDeliveryView
+      day={day}
+      load={load?.day === day ? load.value : { kind: "loading" }}
+      locale={browserLocale()}
+      nowMs={now.peek()}
+    />
+  );
+}

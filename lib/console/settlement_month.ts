@@ -1,0 +1,101 @@
+/**
+ * The month view's grid (docs/console.md, "After delivery"): the cells of
+ * `GET /v1/settlement/months/{YYYY-MM}` (`lib/wire/settlement.ts`) arranged as days × areas, with
+ * the totals of each day (over its areas) and of each area (over its days). Energy in MWh, money
+ * in EUR; a day-ahead cost is `null` when no cell of the sum has one. Pure.
+ * @module
+ */
+import type { MonthSettlement, SettlementTotals } from "../wire/settlement.ts";
+
+/** One cell of the month (`lib/wire/settlement.ts`). */
+export type MonthCell = MonthSettlement["cells"][number];
+
+/** Totals of some cells, and whether one of them is provisional. */
+export interface CellSum {
+  short_mwh: number;
+  long_mwh: number;
+  cost_eur: number;
+  /** Σ of the known day-ahead costs; `null` when none is known. */
+  day_ahead_cost_eur: number | null;
+  /** Cells summed. */
+  cells: number;
+  status: "provisional" | "final";
+}
+
+/** One day of the grid: its cells by control area EIC, and its total. */
+export interface MonthRow {
+  delivery_day: string;
+  cells: Record<string, MonthCell>;
+  total: CellSum;
+}
+
+/** The grid: rows by day (ascending), and the total per area EIC. */
+export interface MonthGrid {
+  rows: MonthRow[];
+  areaTotals: Record<string, CellSum>;
+}
+
+/** Sums `cells`; an empty list is 0 MWh, 0 EUR, no day-ahead cost, final. */
+export function sumCells(cells: readonly MonthCell[]): CellSum {
+  let da: number | null = null;
+  const out: CellSum = {
+    short_mwh: 0,
+    long_mwh: 0,
+    cost_eur: 0,
+    day_ahead_cost_eur: null,
+    cells: cells.length,
+    status: "final",
+  };
+  for (const c of cells) {
+    out.short_mwh += c.short_mwh;
+    out.long_mwh += c.long_mwh;
+    out.cost_eur += c.cost_eur;
+    if (c.day_ahead_cost_eur !== null) da = (da ?? 0) + c.day_ahead_cost_eur;
+    if (c.status === "provisional") out.status = "provisional";
+  }
+  out.day_ahead_cost_eur = da;
+  return out;
+}
+
+/** The sum as the totals of a sentence (`totalsWords`). */
+export function asTotals(s: CellSum): SettlementTotals {
+  return {
+    short_mwh: s.short_mwh,
+    long_mwh: s.long_mwh,
+    cost_eur: s.cost_eur,
+    day_ahead_cost_eur: s.day_ahead_cost_eur,
+    intraday_saving_eur: s.day_ahead_cost_eur === null ? null : s.day_ahead_cost_eur - s.cost_eur,
+  };
+}
+
+/** Arranges the month's cells as days × areas. */
+export function monthGrid(m: MonthSettlement): MonthGrid {
+  const byDay = new Map<string, MonthCell[]>();
+  for (const c of m.cells) {
+    const list = byDay.get(c.delivery_day) ?? [];
+    list.push(c);
+    byDay.set(c.delivery_day, list);
+  }
+  const rows = [...byDay.keys()].sort().map((day) => {
+    const list = byDay.get(day)!;
+    return {
+      delivery_day: day,
+      cells: Object.fromEntries(list.map((c) => [c.control_area, c])),
+      total: sumCells(list),
+    };
+  });
+  const areaTotals = Object.fromEntries(
+    m.areas.map((a) => [
+      a.control_area,
+      sumCells(m.cells.filter((c) => c.control_area === a.control_area)),
+    ]),
+  );
+  return { rows, areaTotals };
+}
+
+/** `YYYY-MM` plus `n` months. */
+export function addMonths(month: string, n: number): string {
+  const [y, m] = month.split("-").map(Number);
+  const d = new Date(Date.UTC(y, m - 1 + n, 1));
+  return d.toISOString().slice(0, 7);
+}

@@ -1,0 +1,228 @@
+/**
+ * The words and numbers of the console's "after delivery" view (docs/console.md, "After
+ * delivery"): the settlement of a day or a month (`lib/wire/settlement.ts`) as sentences, with
+ * every number in the operator's locale (`Intl.NumberFormat`, e.g. `en` "1,030.00", `de-DE`
+ * "1.030,00") and its unit always beside it (MW, MWh, EUR, EUR/MWh, %). The words stay English,
+ * like the rest of the console. A missing value (`null` in the wire shape) is "—", never 0.
+ * Pure: the locale and the clock are parameters.
+ *
+ * Sign convention (docs/settlement.md, reBAP): imbalance > 0 is short, < 0 long; cost > 0 the
+ * balancing group pays.
+ *
+ * @example
+ * totalsSentence({ day: "2027-03-09", where: "Amprion", totals, locale: "en", nowMs });
+ * // "Yesterday in Amprion: 3.2 MWh short, 1.1 MWh long, 412.50 EUR; the day-ahead schedule alone: 1,030.00 EUR."
+ * @module
+ */
+import type { AreaSettlement, SettlementTotals } from "../wire/settlement.ts";
+import { relativeDay, weekdayDate } from "./day_texts.ts";
+import { tsoName } from "../fahrplan/tso_names.ts";
+
+/** Completeness of one area (`lib/wire/settlement.ts`). */
+export type Completeness = AreaSettlement["completeness"];
+/** One source of the forecast error (`lib/wire/settlement.ts`). */
+export type DeviationSource = AreaSettlement["accuracy"]["by_source"][number];
+
+/** What a missing value reads as. */
+export const MISSING = "—";
+/** Between a number and its unit: a no-break space, so a narrow screen never parts them. */
+const NBSP = "\u00a0";
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+
+/**
+ * The locale numbers are written in: the first of the browser's languages (`navigator.languages`)
+ * that `Intl.NumberFormat` supports, else `en`.
+ */
+export function operatorLocale(languages: readonly string[] | undefined): string {
+  for (const l of languages ?? []) {
+    try {
+      if (Intl.NumberFormat.supportedLocalesOf([l]).length) return l;
+    } catch {
+      // not a well-formed language tag
+    }
+  }
+  return "en";
+}
+
+const formats = new Map<string, Intl.NumberFormat>();
+
+/** `v` with exactly `digits` decimals in `locale`, or "—" for `null` / not finite. */
+export function formatNumber(v: number | null | undefined, digits: number, locale: string): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return MISSING;
+  const key = `${locale}|${digits}`;
+  let f = formats.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat(locale, {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+    formats.set(key, f);
+  }
+  // −0.00 reads as 0.00.
+  return f.format(Math.abs(v) < 0.5 * 10 ** -digits ? 0 : v);
+}
+
+/** Number and unit, or "—" alone when the value is missing. */
+function withUnit(v: number | null | undefined, digits: number, unit: string, locale: string) {
+  const n = formatNumber(v, digits, locale);
+  return n === MISSING ? n : `${n}${NBSP}${unit}`;
+}
+
+/** Energy: `3.2 MWh` (one decimal). */
+export const mwh = (v: number | null | undefined, locale: string) => withUnit(v, 1, "MWh", locale);
+/** Energy of one quarter-hour: `0.58 MWh` (two decimals). */
+export const qhMwh = (v: number | null | undefined, locale: string) =>
+  withUnit(v, 2, "MWh", locale);
+/** Power: `12.3 MW`. */
+export const mw = (v: number | null | undefined, locale: string) => withUnit(v, 1, "MW", locale);
+/** Money: `412.50 EUR`. */
+export const eur = (v: number | null | undefined, locale: string) => withUnit(v, 2, "EUR", locale);
+/** Price: `85.20 EUR/MWh`. */
+export const price = (v: number | null | undefined, locale: string) =>
+  withUnit(v, 2, "EUR/MWh", locale);
+/** Share: `4.1 %`. */
+export const pct = (v: number | null | undefined, locale: string) => withUnit(v, 1, "%", locale);
+
+/**
+ * One quarter-hour's imbalance in words: `0.58 MWh short`, `0.20 MWh long`, `balanced`, or "—"
+ * when unknown.
+ */
+export function imbalanceText(v: number | null | undefined, locale: string): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return MISSING;
+  if (formatNumber(v, 2, locale) === formatNumber(0, 2, locale)) return "balanced";
+  return `${qhMwh(Math.abs(v), locale)} ${v > 0 ? "short" : "long"}`;
+}
+
+/** How an area is named: the TSO's short name from the answer, else by EIC, else the EIC. */
+export function areaName(a: Pick<AreaSettlement, "control_area" | "name">): string {
+  return a.name || tsoName(a.control_area) || a.control_area;
+}
+
+/** `Yesterday`, `Today` or `Wed 25 Nov`: how a sentence names the delivery day. */
+export function dayWords(day: string, nowMs: number): string {
+  const rel = relativeDay(day, nowMs);
+  return rel ? rel[0].toUpperCase() + rel.slice(1) : weekdayDate(day);
+}
+
+/** `March 2027` for `2027-03`. */
+export function monthWords(month: string): string {
+  const [y, m] = month.split("-").map(Number);
+  return MONTHS[m - 1] ? `${MONTHS[m - 1]} ${y}` : month;
+}
+
+/** A cost with what it means when negative: `412.50 EUR`, `−12.00 EUR (received)`. */
+function costWords(v: number, locale: string): string {
+  return `${eur(v, locale)}${v < 0 && eur(v, locale) !== eur(0, locale) ? " (received)" : ""}`;
+}
+
+/** Short, long, cost and the day-ahead comparison: the body of every totals sentence. */
+export function totalsWords(t: SettlementTotals, locale: string): string {
+  const base = `${mwh(t.short_mwh, locale)} short, ${mwh(t.long_mwh, locale)} long, ${
+    costWords(t.cost_eur, locale)
+  }`;
+  return t.day_ahead_cost_eur === null
+    ? `${base}; no day-ahead version to compare`
+    : `${base}; the day-ahead schedule alone: ${costWords(t.day_ahead_cost_eur, locale)}`;
+}
+
+/**
+ * The totals in one sentence (issue 27, item 4): "Yesterday in Amprion: 3.2 MWh short, 1.1 MWh
+ * long, 412.50 EUR; the day-ahead schedule alone: 1,030.00 EUR."
+ * @param where the area's name, or e.g. `all 4 areas`
+ */
+export function totalsSentence(
+  o: { day: string; where: string; totals: SettlementTotals; locale: string; nowMs: number },
+): string {
+  return `${dayWords(o.day, o.nowMs)} in ${o.where}: ${totalsWords(o.totals, o.locale)}.`;
+}
+
+/**
+ * What the intraday versions did against the day-ahead schedule alone: "the intraday versions
+ * saved 617.50 EUR" / "cost 20.00 EUR more", or `null` without a day-ahead version.
+ */
+export function savingWords(t: SettlementTotals, locale: string): string | null {
+  const s = t.intraday_saving_eur;
+  if (s === null) return null;
+  if (formatNumber(s, 2, locale) === formatNumber(0, 2, locale)) {
+    return "the intraday versions changed nothing in cost";
+  }
+  return s > 0
+    ? `the intraday versions saved ${eur(s, locale)}`
+    : `the intraday versions cost ${eur(-s, locale)} more`;
+}
+
+/**
+ * Completeness in words: "40 metered · 120 profile-settled · 2 missing market locations · 94 of
+ * 96 quarter-hours priced".
+ */
+export function completenessWords(c: Completeness, locale: string): string {
+  const n = (v: number) => formatNumber(v, 0, locale);
+  return `${n(c.metered)} metered · ${n(c.profile_settled)} profile-settled · ${
+    n(c.missing)
+  } missing market locations · ${n(c.priced_quarter_hours)} of ${
+    n(c.quarter_hours)
+  } quarter-hours priced`;
+}
+
+/** Why an area is still provisional, in words; `null` when final. */
+export function provisionalReason(c: Completeness, locale: string): string | null {
+  if (c.status === "final") return null;
+  const why: string[] = [];
+  if (c.missing > 0) {
+    why.push(`${formatNumber(c.missing, 0, locale)} market locations without actuals`);
+  }
+  const unpriced = c.quarter_hours - c.priced_quarter_hours;
+  if (unpriced > 0) why.push(`${formatNumber(unpriced, 0, locale)} quarter-hours without a price`);
+  return `provisional${why.length ? `: ${why.join(", ")}` : ""}; the numbers can still change`;
+}
+
+/**
+ * The sources of the forecast error, largest first, with their share of the error of all
+ * sources: "H25: 3.1 MWh (62.0 %) over 12 locations, mean 0.4 MW".
+ */
+export function sourceLines(sources: readonly DeviationSource[], locale: string): string[] {
+  const sorted = [...sources].sort((a, b) =>
+    (b.abs_deviation_mwh ?? -1) - (a.abs_deviation_mwh ?? -1)
+  );
+  const total = sorted.reduce((s, x) => s + (x.abs_deviation_mwh ?? 0), 0);
+  return sorted.map((s) => {
+    const name = s.source === "customer" ? "customer forecasts" : `profile ${s.source}`;
+    const share = total > 0 && s.abs_deviation_mwh !== null
+      ? ` (${pct((s.abs_deviation_mwh / total) * 100, locale)})`
+      : "";
+    return `${name}: ${mwh(s.abs_deviation_mwh, locale)}${share} over ${
+      formatNumber(s.locations, 0, locale)
+    } locations, mean ${mw(s.mad_mw, locale)}`;
+  });
+}
+
+/**
+ * Σ(actual − our market-location sum) × 0.25 h over quarter-hours where both are known, MWh:
+ * how far the TSO's balancing-group sum is from ours; `null` without a pair.
+ */
+export function sumDifferenceMwh(a: AreaSettlement): number | null {
+  const own = a.market_location_actual_mw;
+  if (!own) return null;
+  let sum = 0;
+  let seen = false;
+  a.actual_mw.forEach((v, i) => {
+    const o = own[i];
+    if (v === null || o === null || o === undefined) return;
+    sum += (v - o) * 0.25;
+    seen = true;
+  });
+  return seen ? sum : null;
+}
