@@ -102,6 +102,8 @@ Deno.test("three years with RETENTION_DAYS=30: entries level off, archive comple
         schedule_history: 0,
         tso_status: 2,
         platform_pending: 0,
+        // A status request per area: the simulated TSOs never answer (docs/fahrplan.md).
+        status_request: 2,
         forecasts: 3,
       }, day);
       assert.equal(m.files.filter((f) => f.path.startsWith("schedules/")).length, 2, day);
