@@ -78,6 +78,8 @@ export class Orchestrator {
   #passes: PassLog | undefined;
   /** The pass under way in this app, with who started it and when. */
   #running: { by: string; since: string } | undefined;
+  /** Resolves when the pass under way ends (set with {@link #running}). */
+  #ended: { promise: Promise<void>; resolve: () => void } | undefined;
   #onPass: ((pass: FinishedPass) => Promise<unknown>) | undefined;
   #pruner: Pruner | undefined;
   #lastPrune: PruneReport | undefined;
@@ -230,13 +232,19 @@ export class Orchestrator {
    * One pass now, also while stopped (the operator's override of `POST /v1/orchestrate`); like a
    * tick it first imports the TSO's answers (inbox, market platform).
    * @param by the caller's name
-   * @throws {PassRunning} while a pass (scheduled or manual) is under way in this app
+   * @param opts `wait`: while a pass (scheduled or manual) is under way, wait until it has ended
+   *   and run this one after it, instead of refusing (scripts such as `deno task demo`, whose call
+   *   may meet the cron's pass of the minute; docs/pipeline.md, "Orchestrator")
+   * @throws {PassRunning} while a pass is under way in this app and `wait` is not set
    */
-  async runNow(by: string): Promise<PassReport> {
-    if (this.#running) {
-      throw new PassRunning(
-        `An orchestrator pass started by ${this.#running.by} at ${this.#running.since} is still running; try again when it has finished.`,
-      );
+  async runNow(by: string, opts: { wait?: boolean } = {}): Promise<PassReport> {
+    while (this.#running) {
+      if (!opts.wait) {
+        throw new PassRunning(
+          `An orchestrator pass started by ${this.#running.by} at ${this.#running.since} is still running; try again when it has finished, or ask with ?wait=true to run after it.`,
+        );
+      }
+      await this.#ended?.promise;
     }
     return await this.#guarded(by, async () => {
       await this.#importAnswers();
@@ -254,7 +262,7 @@ export class Orchestrator {
     claimed?: { by: string; since: string },
   ): Promise<PassReport> {
     const startedAt = claimed?.since ?? new Date(this.#ctx.clock.now()).toISOString();
-    this.#running = claimed ?? { by, since: startedAt };
+    const claim = claimed ?? this.#claim({ by, since: startedAt });
     try {
       const report = await fn();
       await this.#record(by, startedAt, passOutcome(report), { days: report.days });
@@ -265,8 +273,25 @@ export class Orchestrator {
       });
       throw err;
     } finally {
-      this.#running = undefined;
+      this.#release(claim);
     }
+  }
+
+  /** Marks `claim` as the pass under way (synchronously: nothing can start in between). */
+  #claim(claim: { by: string; since: string }): { by: string; since: string } {
+    this.#running = claim;
+    let resolve = () => {};
+    const promise = new Promise<void>((r) => resolve = r);
+    this.#ended = { promise, resolve };
+    return claim;
+  }
+
+  /** Ends `claim` if it is still the pass under way, and wakes whoever waits for its end. */
+  #release(claim: { by: string; since: string }): void {
+    if (this.#running !== claim) return;
+    this.#running = undefined;
+    this.#ended?.resolve();
+    this.#ended = undefined;
   }
 
   /** Records a finished pass; a failure to record is logged, never the pass's failure. */
@@ -302,8 +327,10 @@ export class Orchestrator {
     if (this.#running) return { ran: false, reason: "busy" };
     // Taken before the lease is awaited: a manual pass asked for meanwhile is refused, not run
     // beside this one.
-    const claim = { by: "orchestrator", since: new Date(ctx.clock.now()).toISOString() };
-    this.#running = claim;
+    const claim = this.#claim({
+      by: "orchestrator",
+      since: new Date(ctx.clock.now()).toISOString(),
+    });
     let handedOver = false;
     try {
       const minute = Math.floor(ctx.clock.now() / 60_000);
@@ -327,7 +354,7 @@ export class Orchestrator {
         report: await this.#guarded("orchestrator", () => runPass(ctx, "orchestrator"), claim),
       };
     } finally {
-      if (!handedOver && this.#running === claim) this.#running = undefined;
+      if (!handedOver) this.#release(claim);
     }
   }
 }
