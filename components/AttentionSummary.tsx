@@ -11,6 +11,8 @@ export interface AttentionSummaryProps {
   items: readonly AttentionItem[];
   /** Selects `day` in the overview and scrolls it into view. */
   onSelect: (day: string) => void;
+  /** The operator has seen the rejected answer file `file` (a `rejected_answer` item). */
+  onAcknowledge?: (file: string) => void;
 }
 
 const MARK: Record<AttentionItem["level"], string> = { error: "✕", warn: "!", info: "·", ok: "✓" };
@@ -24,7 +26,7 @@ export function attentionTone(items: readonly AttentionItem[]): AttentionItem["l
 }
 
 /** The summary. */
-export function AttentionSummary({ items, onSelect }: AttentionSummaryProps) {
+export function AttentionSummary({ items, onSelect, onAcknowledge }: AttentionSummaryProps) {
   const tone = attentionTone(items);
   const errors = items.filter((i) => i.level === "error").length;
   const warns = items.filter((i) => i.level === "warn").length;
@@ -61,6 +63,16 @@ export function AttentionSummary({ items, onSelect }: AttentionSummaryProps) {
                   </a>
                 )
                 : <span>{i.message}</span>}
+              {i.file && onAcknowledge && (
+                <button
+                  type="button"
+                  class="btn btn-small attention-ack"
+                  aria-label={`Acknowledge the rejected file ${i.file}`}
+                  onClick={() => onAcknowledge(i.file!)}
+                >
+                  Seen
+                </button>
+              )}
             </li>
           ))}
         </ul>

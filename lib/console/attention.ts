@@ -21,6 +21,7 @@ import {
 } from "./day_texts.ts";
 import { formatBerlinHm, formatMwh } from "./format.ts";
 import { areaName, LOCKED_DEVIATION_MIN_MWH, schedulesOpen } from "./intraday_texts.ts";
+import type { RejectedAnswer } from "../fahrplan/rejected_answers.ts";
 
 export type { AttentionItem } from "../wire/attention.ts";
 
@@ -32,6 +33,8 @@ export interface AttentionInput {
   orchestrator: { state: "running" | "stopped"; failed_passes_in_a_row: number };
   /** The clock, ms since the epoch. */
   nowMs: number;
+  /** Answer files moved to `rejected/` that wait for the operator (`lib/fahrplan/rejected_answers.ts`). */
+  rejected?: readonly RejectedAnswer[];
 }
 
 /** Passes in a row that must fail before the orchestrator itself is an error item. */
@@ -68,10 +71,28 @@ export function attention(input: AttentionInput): AttentionItem[] {
   }
   const days = [...input.days].filter((d) => d.delivery_day >= today)
     .sort((a, b) => a.delivery_day.localeCompare(b.delivery_day));
+  for (const r of input.rejected ?? []) out.push(rejectedItem(r));
   for (const d of days) out.push(...dayItems(d, nowMs));
   return out.map((item, i) => ({ item, i }))
     .sort((a, b) => RANK[a.item.level] - RANK[b.item.level] || a.i - b.i)
     .map((x) => x.item);
+}
+
+/** A rejected answer file: what it was, where, when, why (docs/console.md, "Attention"). */
+function rejectedItem(r: RejectedAnswer): AttentionItem {
+  const about = r.delivery_day
+    ? ` (about ${r.delivery_day}${r.control_area ? `, ${r.control_area}` : ""})`
+    : "";
+  return {
+    code: "rejected_answer",
+    level: "warn",
+    delivery_day: r.delivery_day,
+    ...(r.control_area ? { control_area: r.control_area } : {}),
+    file: r.file,
+    message: `The answer file ${r.file}${about} in ${r.where} was not imported at ${
+      formatBerlinHm(r.at)
+    } Berlin: ${r.reason.replace(/[.\s]+$/, "")}; moved to rejected/.`,
+  };
 }
 
 /** The items of one day, in the order the summary shows them within a level. */

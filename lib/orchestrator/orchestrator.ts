@@ -14,22 +14,16 @@
  * @module
  */
 import type { ServiceContext, StepServices } from "../context.ts";
-import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
-import { frozenCount, gateClosure } from "../domain/deadlines.ts";
-import { readDay } from "../pipeline/day_state.ts";
-import { listMarketLocations } from "../pipeline/market_locations.ts";
-import { masterDataVersion } from "../pipeline/master_data.ts";
-import { type RunnableStep, runStep } from "../pipeline/steps.ts";
+import { type PassReport, rejectedIn, runPass } from "./run_pass.ts";
 import { PassRunning } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";
 import type { Sleep } from "../clock.ts";
 import type { Settings } from "../settings.ts";
 import { readOrchestratorState } from "./state.ts";
-import { plannedSteps, stepNeeded } from "./step_selection.ts";
 import { KEYS } from "../store/keys.ts";
 import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
-import { importInbox } from "../fahrplan/inbox.ts";
+import { importInbox, type ImportResult } from "../fahrplan/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 import type { FinishedPass } from "./pass_history.ts";
@@ -43,31 +37,13 @@ export interface OrchestratorServices extends StepServices, Pick<ServiceContext,
   settings: Pick<Settings, "orchestratorAutostart" | "platformBackoffMs">;
 }
 
-/** What one pass did, per day. */
-export interface PassReport {
-  started_at: string;
-  days: {
-    delivery_day: string;
-    ran: RunnableStep[];
-    failed?: { step: RunnableStep; error: string };
-  }[];
-}
+export type { PassReport } from "./run_pass.ts";
 
 /** Outcome of a tick. */
 export type TickOutcome =
   | { ran: false; reason: "stopped" | "not_leader" | "busy" }
   | { ran: false; reason: "failed"; error: string }
   | { ran: true; report: PassReport };
-
-/** Which steps a day needs now, in order (the decision: {@link plannedSteps}). */
-async function neededSteps(kv: Deno.Kv, day: string, master: number): Promise<RunnableStep[]> {
-  return plannedSteps((await readDay(kv, day)).value, master);
-}
-
-/** True when the step must run given the state read just before it ({@link stepNeeded}). */
-async function stillNeeded(kv: Deno.Kv, day: string, step: RunnableStep): Promise<boolean> {
-  return stepNeeded((await readDay(kv, day)).value, step);
-}
 
 /**
  * The orchestrator of one app: scheduled ticks and manual passes go through one guard, so a
@@ -126,11 +102,11 @@ export class Orchestrator {
    */
   async tick(holder: string): Promise<TickOutcome> {
     const ctx = this.#ctx;
-    await this.#importAnswers();
+    const imported = await this.#importAnswers();
     // One story for every replica: the same cause (KV down) fails them all alike.
     const source = "orchestrator_tick";
     try {
-      const outcome = await this.#tickOnce(holder);
+      const outcome = await this.#tickOnce(holder, imported);
       await reportRecovery(ctx, source, null, "orchestrator");
       return outcome;
     } catch (err) {
@@ -195,9 +171,11 @@ export class Orchestrator {
    * Imports the TSO's answers waiting in the inbox and asks the market platform about the
    * documents it took whose state is not final, whatever the orchestrator's state (CNFs
    * arrive also after gate closure). Never throws: a failure is an `orchestration_error` event.
+   * @returns what the inbox import did per file (none when it failed)
    */
-  async #importAnswers(): Promise<void> {
+  async #importAnswers(): Promise<ImportResult[]> {
     const ctx = this.#ctx;
+    let inbox: ImportResult[] = [];
     // Read once for both; a failure to read it is each task's failure, told once per task.
     const cfg = ctx.config.effective();
     cfg.catch(() => {});
@@ -205,7 +183,7 @@ export class Orchestrator {
       [
         "answers_import",
         "Importing the TSO answers",
-        async () => importInbox(ctx, await cfg, "orchestrator"),
+        async () => inbox = await importInbox(ctx, await cfg, "orchestrator"),
       ],
       [
         "answers_platform",
@@ -226,6 +204,7 @@ export class Orchestrator {
         }).catch((e) => ctx.log.error("orchestration_error", `${what} failed`, e));
       }
     }
+    return inbox;
   }
 
   /**
@@ -247,8 +226,8 @@ export class Orchestrator {
       await this.#ended?.promise;
     }
     return await this.#guarded(by, async () => {
-      await this.#importAnswers();
-      return await runPass(this.#ctx, by);
+      const rejected = rejectedIn(await this.#importAnswers());
+      return { ...await runPass(this.#ctx, by), ...(rejected ? { rejected_files: rejected } : {}) };
     });
   }
 
@@ -265,7 +244,10 @@ export class Orchestrator {
     const claim = claimed ?? this.#claim({ by, since: startedAt });
     try {
       const report = await fn();
-      await this.#record(by, startedAt, passOutcome(report), { days: report.days });
+      await this.#record(by, startedAt, passOutcome(report), {
+        days: report.days,
+        rejected_files: report.rejected_files,
+      });
       return report;
     } catch (err) {
       await this.#record(by, startedAt, { outcome: "failed", steps_run: 0, steps_failed: 0 }, {
@@ -299,7 +281,7 @@ export class Orchestrator {
     by: string,
     startedAt: string,
     result: Pick<LastPass, "outcome" | "steps_run" | "steps_failed">,
-    detail: Pick<FinishedPass, "days" | "error"> = {},
+    detail: Pick<FinishedPass, "days" | "error" | "rejected_files"> = {},
   ): Promise<void> {
     const pass: LastPass = {
       started_at: startedAt,
@@ -320,7 +302,7 @@ export class Orchestrator {
     }
   }
 
-  async #tickOnce(holder: string): Promise<TickOutcome> {
+  async #tickOnce(holder: string, imported: ImportResult[]): Promise<TickOutcome> {
     const ctx = this.#ctx;
     const state = await readOrchestratorState(ctx.kv, ctx.settings.orchestratorAutostart);
     if (state.state !== "running") return { ran: false, reason: "stopped" };
@@ -351,49 +333,14 @@ export class Orchestrator {
       handedOver = true; // #guarded releases the claim when the pass ends
       return {
         ran: true,
-        report: await this.#guarded("orchestrator", () => runPass(ctx, "orchestrator"), claim),
+        report: await this.#guarded("orchestrator", async () => {
+          const rejected = rejectedIn(imported);
+          const report = await runPass(ctx, "orchestrator");
+          return rejected ? { ...report, rejected_files: rejected } : report;
+        }, claim),
       };
     } finally {
       if (!handedOver) this.#release(claim);
     }
   }
-}
-
-/**
- * Runs one pass: every open day up to the horizon, the steps it needs, in order.
- * @param by `orchestrator` for scheduled passes, else the caller's name
- */
-async function runPass(ctx: StepServices, by: string): Promise<PassReport> {
-  const now = ctx.clock.now();
-  const cfg = await ctx.config.effective();
-  const report: PassReport = { started_at: new Date(now).toISOString(), days: [] };
-  const master = await masterDataVersion(ctx.kv);
-  const hasLocations = (await listMarketLocations(ctx.kv, { limit: 1 })).length > 0;
-  const today = localDayOf(now);
-  // The running day too (docs/intraday.md, "Orchestrator"): its schedules live until no
-  // quarter-hour is open any more; the JSON market submission of a day past gate closure is
-  // skipped without a word.
-  const jsonOnly = cfg.schedule_channel !== "files" && cfg.schedule_format === "json";
-  for (let i = 0; i <= cfg.orchestrator_horizon_days; i++) {
-    const day = addDays(today, i);
-    const d = deliveryDay(day);
-    if (frozenCount(d, now, cfg.intraday_lead_minutes) >= d.quarterHours.length) continue;
-    const marketClosed = gateClosure(d, cfg.gate_closure_local_time).epochMilliseconds <= now;
-    const state = (await readDay(ctx.kv, day)).value;
-    if (!hasLocations && !state) continue; // no market locations, no forecasts
-    const entry: PassReport["days"][number] = { delivery_day: day, ran: [] };
-    for (const step of await neededSteps(ctx.kv, day, master)) {
-      if (step === "submit" && marketClosed && jsonOnly) continue;
-      if (!(await stillNeeded(ctx.kv, day, step))) continue;
-      try {
-        await runStep(ctx, day, step, by);
-        entry.ran.push(step);
-      } catch (err) {
-        entry.failed = { step, error: (err as Error).message };
-        break;
-      }
-    }
-    if (entry.ran.length || entry.failed) report.days.push(entry);
-  }
-  return report;
 }

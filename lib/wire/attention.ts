@@ -12,6 +12,8 @@ import { z } from "zod";
  * `tso_rejected`, `tso_anomaly` (error, per control area, with the TSO's reason),
  * `step_failing` (error, a step's last attempt failed), `deadline_missed` (error, tomorrow's
  * TSO deadline passed with nothing sent), `orchestrator_failing` (error, three passes in a row failed),
+ * `rejected_answer` (warn, an answer file the inbox import moved to `rejected/`, naming the file and
+ * the reason, until acknowledged or a newer answer for its day and area arrives; `file` names it),
  * `schedule_outdated` (warn, new input after the schedule was sent: the TSO has an older
  * aggregate), `missing_forecasts` (warn), `orchestrator_stopped` (warn), `locked_deviation` (warn,
  * today, per control area: at least 0.1 MWh left between the open position and the schedule the
@@ -25,6 +27,7 @@ export const ATTENTION_CODES = [
   "step_failing",
   "deadline_missed",
   "orchestrator_failing",
+  "rejected_answer",
   "schedule_outdated",
   "missing_forecasts",
   "orchestrator_stopped",
@@ -43,6 +46,8 @@ export const AttentionItemSchema = z.object({
   delivery_day: z.string().nullable(),
   /** The control area's EIC, for items about one area. */
   control_area: z.string().optional(),
+  /** The inbox file of a `rejected_answer` item (what its acknowledgement names). */
+  file: z.string().optional(),
   /** A sentence for people; times in Europe/Berlin. */
   message: z.string(),
 });

@@ -25,6 +25,7 @@ export const EVENT_KINDS = [
   "schedule_rejected",
   "anomaly_reported",
   "schedule_answer_rejected",
+  "rejected_answer_acknowledged",
   "orchestration_recovered",
   "day_archived",
 ] as const;
