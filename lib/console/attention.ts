@@ -21,6 +21,7 @@ import {
 } from "./day_texts.ts";
 import { formatBerlinHm, formatMwh } from "./format.ts";
 import { areaName, LOCKED_DEVIATION_MIN_MWH, schedulesOpen } from "./intraday_texts.ts";
+import { goodNews, missingForecastItems } from "./attention_groups.ts";
 import type { RejectedAnswer } from "../fahrplan/rejected_answers.ts";
 
 export type { AttentionItem } from "../wire/attention.ts";
@@ -40,12 +41,15 @@ export interface AttentionInput {
 /** Passes in a row that must fail before the orchestrator itself is an error item. */
 const FAILED_PASSES = 3;
 
-const RANK: Record<AttentionLevel, number> = { error: 0, warn: 1, info: 2, ok: 3 };
+/** Errors, then warnings, then the one line of good news, then information. */
+const RANK: Record<AttentionLevel, number> = { error: 0, warn: 1, ok: 2, info: 3 };
 
 const sentence = (s: string): string => s[0].toUpperCase() + s.slice(1);
 
 /**
- * The items, worst level first, then by day (earliest first).
+ * The items: errors, then warnings, then one line of good news (today and tomorrow confirmed),
+ * then information; within a level by day (earliest first). Repeated facts of consecutive days
+ * are one item (missing forecasts).
  * @returns `[]` when nothing is worth saying (no day from today on has any state or deadline)
  */
 export function attention(input: AttentionInput): AttentionItem[] {
@@ -73,6 +77,9 @@ export function attention(input: AttentionInput): AttentionItem[] {
     .sort((a, b) => a.delivery_day.localeCompare(b.delivery_day));
   for (const r of input.rejected ?? []) out.push(rejectedItem(r));
   for (const d of days) out.push(...dayItems(d, nowMs));
+  out.push(...missingForecastItems(days, nowMs, missingForecastsText));
+  const good = goodNews(days, nowMs);
+  if (good) out.push(good);
   return out.map((item, i) => ({ item, i }))
     .sort((a, b) => RANK[a.item.level] - RANK[b.item.level] || a.i - b.i)
     .map((x) => x.item);
@@ -163,13 +170,6 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
       });
     }
   }
-  for (const w of d.warnings ?? []) {
-    add({
-      code: "missing_forecasts",
-      level: "warn",
-      message: `${sentence(name)}: ${missingForecastsText(w)}`,
-    });
-  }
   const summary = tsoSummary(d);
   if (summary && !problems.length && !scheduleOutdated(d)) {
     const waiting = (d.schedules ?? []).filter((s) => s.tso_status !== "confirmed");
@@ -180,14 +180,6 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
         message: `${sentence(name)}: ${summary.text} (${
           waiting.map((s) => `${s.control_area} ${s.tso_status}`).join(", ")
         }).`,
-      });
-    } else if (
-      relativeDay(day, nowMs) === "tomorrow" && !Object.values(d.failures ?? {}).some(Boolean)
-    ) {
-      add({
-        code: "all_confirmed",
-        level: "ok",
-        message: `All schedules for ${name} are ${summary.text}.`,
       });
     }
   }

@@ -15,11 +15,13 @@ import { z } from "zod";
  * `rejected_answer` (warn, an answer file the inbox import moved to `rejected/`, naming the file and
  * the reason, until acknowledged or a newer answer for its day and area arrives; `file` names it),
  * `schedule_outdated` (warn, new input after the schedule was sent: the TSO has an older
- * aggregate), `missing_forecasts` (warn), `orchestrator_stopped` (warn), `locked_deviation` (warn,
+ * aggregate), `missing_forecasts` (warn from when forecasts are due, by default the TSO
+ * deadline the day before; info before; consecutive days with the same count are one item), `orchestrator_stopped` (warn), `locked_deviation` (warn,
  * today, per control area: at least 0.1 MWh left between the open position and the schedule the
  * TSO has in the frozen quarter-hours), `awaiting_answer`
  * (info, the current version is sent, not every TSO answered), `not_sent_yet` (info, tomorrow,
- * deadline ahead), `all_confirmed` (ok, every schedule of tomorrow confirmed in its current version).
+ * deadline ahead), `all_confirmed` (ok, one line: every schedule of today and/or tomorrow confirmed in its
+ * current version). Order: errors, warnings, the line of good news, information.
  */
 export const ATTENTION_CODES = [
   "tso_rejected",
@@ -46,6 +48,11 @@ export const AttentionItemSchema = z.object({
   delivery_day: z.string().nullable(),
   /** The control area's EIC, for items about one area. */
   control_area: z.string().optional(),
+  /**
+   * Every day an item speaks of when it covers several (missing forecasts of consecutive days,
+   * `all_confirmed` of today and tomorrow); `delivery_day` is the first of them.
+   */
+  days: z.array(z.string()).optional(),
   /** The inbox file of a `rejected_answer` item (what its acknowledgement names). */
   file: z.string().optional(),
   /** A sentence for people; times in Europe/Berlin. */

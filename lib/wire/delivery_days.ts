@@ -74,6 +74,12 @@ export const DayOverviewSchema = z.object({
    */
   tso_deadline: z.string().optional(),
   /**
+   * ISO-8601 UTC instant from which the day's missing forecasts are a warning
+   * (`forecast_due_local_time` the day before, by default the TSO deadline; docs/console.md,
+   * "Attention"); before it they are information. Optional for other producers of the shape.
+   */
+  forecasts_due: z.string().optional(),
+  /**
    * ISO-8601 UTC instant from which no quarter-hour of the day is open any more (its last
    * quarter-hour's start minus the intraday lead time): until then a schedule version can go out.
    */
