@@ -119,7 +119,12 @@ export function ScheduleList({ day, onDownload, loadVersions }: ScheduleListProp
               </button>
             </span>
             {loadVersions && (
-              <VersionHistory day={day.delivery_day} area={s.control_area} load={loadVersions} />
+              <VersionHistory
+                day={day.delivery_day}
+                area={s.control_area}
+                load={loadVersions}
+                stamp={`${s.version}:${s.tso_status}`}
+              />
             )}
           </li>
         ))}

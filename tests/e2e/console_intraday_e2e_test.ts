@@ -4,7 +4,7 @@
  * kW) goes out as intraday v2 with the quarter-hours before 10:30 frozen, and the TSO simulator
  * (on the service's clock) confirms it. The row says "intraday v2 · frozen until 10:30 Berlin · 4
  * of 4 confirmed"; the version history drill-down lists v2 and v1 with phase, sent, frozen and
- * the TSO's status; the chart draws the schedule the TSO has as a dashed line per area and a tap
+ * the TSO's status, and follows the selected day while open (the next day lists only its v1); the chart draws the schedule the TSO has as a dashed line per area and a tap
  * reads both values; the deviation locked in the frozen quarter-hours is said in words (and is
  * an attention item); the manual Submit stays enabled after gate closure.
  *
@@ -35,6 +35,7 @@ import { FILES_CHANNEL_ENV } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
 
 const DAY = "2026-11-24"; // Tue; CET (UTC+1)
+const NEXT = "2026-11-25"; // first sent at 10:07 on DAY: v1 only
 const D2 = "2026-11-22T08:00:00Z"; // Sun 09:00 Berlin, before the TSO deadline of DAY
 const ON_DAY = "2026-11-24T09:07:00Z"; // 10:07 Berlin on the day
 const AREA_LIST = Object.values(AREAS); // amprion, tennet, transnet, 50Hertz: 1, 2, 3, 4 MW
@@ -132,6 +133,23 @@ Deno.test({
     ]);
     assert.match(await hertz.locator(".versions-table caption").innerText(), /The TSO has v2\./);
     await shotOf(page.locator(".chart-box"), `${name}-versions`);
+    // The open history follows the selected day: the next day has only its v1.
+    await page.locator(`tr[data-day="${NEXT}"] [aria-pressed]`).first().click();
+    await hertz.locator(`.version-history[data-day="${NEXT}"][open]`).waitFor();
+    await hertz.locator('.versions-table tbody tr[data-version="2"]').waitFor({
+      state: "detached",
+    });
+    await rows.first().waitFor();
+    assert.deepEqual(
+      await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-version"))),
+      ["1"],
+    );
+    assert.match(await hertz.locator(".versions-table caption").innerText(), /v1|no version/);
+    assert.doesNotMatch(await hertz.locator(".versions-table caption").innerText(), /v2/);
+    // And back.
+    await row.locator("[aria-pressed]").first().click();
+    await hertz.locator('.versions-table tbody tr[data-version="2"]').waitFor();
+    assert.equal(await rows.count(), 2);
     assert.ok(
       await page.evaluate(() =>
         document.documentElement.scrollWidth <= document.documentElement.clientWidth
