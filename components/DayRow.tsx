@@ -23,7 +23,8 @@ import { Countdown } from "./Countdown.tsx";
 import { LocalTime } from "./LocalTime.tsx";
 import { StepCell } from "./StepCell.tsx";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
-import { phaseLine, schedulesOpen } from "../lib/console/intraday_texts.ts";
+import { schedulesOpen } from "../lib/console/intraday_texts.ts";
+import { PhaseLine } from "./PhaseLine.tsx";
 
 /**
  * The missing-forecast warning in words: "1 of 3 market locations without forecast" (the total
@@ -94,7 +95,6 @@ export function DayRow(p: DayRowProps) {
   const t = p.nowMs ?? now.peek();
   const rel = relativeDay(d.delivery_day, t);
   const tso = tsoSummary(d);
-  const phase = phaseLine(d);
   const problems = tsoProblems(d).map(tsoProblemText);
   // A day from today on with nothing sent says by when (or that the deadline was missed).
   const nothingSent = !d.steps.submitted && d.delivery_day >= berlinDate(t)
@@ -161,7 +161,7 @@ export function DayRow(p: DayRowProps) {
             {tso.text}
           </span>
         )}
-        {phase && <span class="phase-line tso-line">{phase}</span>}
+        <PhaseLine day={d} class="phase-line tso-line" nowMs={p.nowMs} />
       </th>
       <td data-label="Gate closure">
         <Countdown iso={d.gate_closure} timeZone={tz} />

@@ -9,7 +9,9 @@ import type { DayOverview } from "../lib/console/types.ts";
 import { formatTaggedName } from "../lib/fahrplan/download_name.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { tsoSummary } from "../lib/console/day_texts.ts";
-import { frozenText, lockedDeviationText, phaseLine } from "../lib/console/intraday_texts.ts";
+import { lockedDeviationText } from "../lib/console/intraday_texts.ts";
+import { formatBerlinHm } from "../lib/console/format.ts";
+import { PhaseLine } from "./PhaseLine.tsx";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { Badge, type Tone } from "./Badge.tsx";
 import { VersionHistory } from "./VersionHistory.tsx";
@@ -70,7 +72,7 @@ export function ScheduleList({ day, onDownload, loadVersions }: ScheduleListProp
         Schedules {day.delivery_day}{" "}
         <span class={`tso-summary tso-${summary.tone}`}>· {summary.text}</span>
       </h3>
-      <p class="phase-line">{phaseLine(day)}</p>
+      <PhaseLine day={day} class="phase-line" />
       {locked.length > 0 && (
         <p class="locked-deviation" role="note">
           {locked.join("; ")}: the quarter-hours inside the lead time are frozen at the schedule the
@@ -94,9 +96,7 @@ export function ScheduleList({ day, onDownload, loadVersions }: ScheduleListProp
             {s.phase && (
               <span class="muted schedule-phase">
                 {s.phase === "intraday" ? "intraday" : "day-ahead"}
-                {frozenText(day.delivery_day, s.frozen_before)
-                  ? `, ${frozenText(day.delivery_day, s.frozen_before)}`
-                  : ""}
+                {s.sent_at ? `, sent ${formatBerlinHm(s.sent_at)} Berlin` : ""}
               </span>
             )}
             {s.reason_text && <span class="reason">{s.reason_text}</span>}{" "}

@@ -55,6 +55,7 @@ export async function consoleDays(
       forecasts_due: tsoDeadline(d, cfg.forecast_due_local_time ?? cfg.tso_deadline_local_time)
         .toString(),
       schedules_open_until: lastQuarterHourStart(d).subtract({ minutes: leadMinutes }).toString(),
+      intraday_lead_minutes: leadMinutes,
     };
   };
   const today = berlinDate(nowMs);

@@ -43,12 +43,27 @@ export function frozenText(day: string, frozenBefore: string | null | undefined)
   return `frozen until ${formatBerlinHm(frozenBefore)} Berlin`;
 }
 
+/** One quarter-hour in ms; quarter-hours start at whole quarters of UTC (Berlin is UTC+1/+2). */
+const QH_MS = 15 * 60_000;
+
+/**
+ * The start of the first quarter-hour still open at `nowMs` (ISO-8601 UTC): those starting before
+ * now + the lead time are frozen (docs/intraday.md; as `frozenCount` of lib/domain/deadlines.ts).
+ * @param leadMinutes `intraday_lead_minutes` (15–180)
+ */
+export function frozenNowBefore(nowMs: number, leadMinutes: number): string {
+  return new Date(Math.ceil((nowMs + leadMinutes * 60_000) / QH_MS) * QH_MS).toISOString();
+}
+
 /**
  * The phase line of a day's schedules, of its newest version: `intraday v7 · frozen until 10:30
  * Berlin · 4 of 4 confirmed`, `day-ahead v1 · 4 of 4 confirmed`; `v3–v7` when the areas stand at
- * different versions. `null` when no schedule was handed to a TSO.
+ * different versions. `null` when no schedule was handed to a TSO. With `frozenNow`
+ * ({@link frozenNowBefore} of the clock and the day's `intraday_lead_minutes`), "frozen until" is
+ * what is frozen now (moving with the clock), never earlier than the newest version's own frozen
+ * part.
  */
-export function phaseLine(day: DayOverview): string | null {
+export function phaseLine(day: DayOverview, frozenNow?: string): string | null {
   const list = day.schedules ?? [];
   if (!list.length) return null;
   const newest = [...list].sort((a, b) => (b.sent_at ?? b.at).localeCompare(a.sent_at ?? a.at))[0];
@@ -56,9 +71,12 @@ export function phaseLine(day: DayOverview): string | null {
   const lo = Math.min(...vs);
   const hi = Math.max(...vs);
   const confirmed = list.filter((s) => s.tso_status === "confirmed").length;
+  const frozen = frozenNow === undefined
+    ? newest.frozen_before
+    : [newest.frozen_before ?? "", frozenNow].sort().at(-1);
   return [
     `${phaseLabel(newest.phase)} ${lo === hi ? `v${hi}` : `v${lo}–v${hi}`}`,
-    frozenText(day.delivery_day, newest.frozen_before),
+    frozenText(day.delivery_day, frozen),
     `${confirmed} of ${list.length} confirmed`,
   ].filter(Boolean).join(" · ");
 }

@@ -84,6 +84,11 @@ export const DayOverviewSchema = z.object({
    * quarter-hour's start minus the intraday lead time): until then a schedule version can go out.
    */
   schedules_open_until: z.string().optional(),
+  /**
+   * The intraday lead time in minutes (`intraday_lead_minutes`): quarter-hours starting before
+   * now + this are frozen; the console moves "frozen until" and the chart's shading with it.
+   */
+  intraday_lead_minutes: z.number().int().optional(),
   input_version: z.number().int(),
   last_input: InputChangeSchema.nullable(),
   steps: z.object({

@@ -6,7 +6,8 @@
  * of 4 confirmed"; the version history drill-down lists v2 and v1 with phase, sent, frozen and
  * the TSO's status, and follows the selected day while open (the next day lists only its v1); the chart draws the schedule the TSO has as a dashed line per area and a tap
  * reads both values; the deviation locked in the frozen quarter-hours is said in words (and is
- * an attention item); the manual Submit stays enabled after gate closure.
+ * an attention item); the manual Submit stays enabled after gate closure. As time passes, "frozen
+ * until" and the chart's frozen shading move with the clock (now + lead time), with a "now" line.
  *
  * Real parts: the app on 127.0.0.1 with a temp-file KV and a fake clock (the page's clock set to
  * the same instant), the outbox and inbox on disk, the TSO simulator, Chromium. Skipped with a
@@ -187,6 +188,35 @@ Deno.test({
       await page.setViewportSize({ width: 390, height: 844 });
       await checkPage("41-intraday-390");
     });
+    await t.step(
+      "time passes: frozen until and the shading move with the clock, a now line",
+      async () => {
+        const frozen = page.locator(".chart-svg rect.frozen");
+        const before = (await frozen.boundingBox())!;
+        // 10:08 → 10:47 Berlin, without a reload: now + 15 min = 11:02, so 11:15 is the first open.
+        r.clock.advance(39 * 60_000);
+        await page.clock.setFixedTime(new Date(r.clock.now()));
+        const text = "intraday v2 · frozen until 11:15 Berlin · 4 of 4 confirmed";
+        await row.locator(".phase-line", { hasText: text }).waitFor();
+        assert.equal(await list.locator(".phase-line").innerText(), text);
+        await page.waitForFunction((w) => {
+          const r = document.querySelector(".chart-svg rect.frozen")!.getBoundingClientRect();
+          return r.width > w + 1;
+        }, before.width);
+        const after = (await frozen.boundingBox())!;
+        // 42 quarter-hours (00:00–10:30) frozen before, 45 (00:00–11:15) now.
+        assert.ok(
+          Math.abs(after.width / before.width - 45 / 42) < 0.01,
+          `${before.width} → ${after.width}`,
+        );
+        const nowX = await page.locator(".now-line line").evaluate((el) =>
+          el.getBoundingClientRect().x
+        );
+        const expected = after.x + (after.width / 45) * (43 + 2 / 15); // 10:47 = 43 QH + 2 min
+        assert.ok(Math.abs(nowX - expected) < 1.5, `now line at ${nowX}, expected ${expected}`);
+        assert.equal(await page.locator(".now-line text").textContent(), "now");
+      },
+    );
     assert.deepEqual(problems.csp, [], "no CSP violation");
     assert.deepEqual(problems.exceptions, [], "no uncaught exception");
   } finally {
