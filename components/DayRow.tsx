@@ -23,7 +23,8 @@ import { Countdown } from "./Countdown.tsx";
 import { LocalTime } from "./LocalTime.tsx";
 import { StepCell } from "./StepCell.tsx";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
-import { schedulesOpen } from "../lib/console/intraday_texts.ts";
+import { nextAfterDeadline, schedulesOpen } from "../lib/console/intraday_texts.ts";
+import { useComputed } from "@preact/signals";
 import { PhaseLine } from "./PhaseLine.tsx";
 
 /**
@@ -79,9 +80,17 @@ export interface DayRowProps {
   nowMs?: number;
 }
 
-/** "nothing sent — gate closure 12:00 Berlin in 2 h 10 min", ticking with the session clock. */
+/**
+ * "nothing sent — TSO deadline 14:30 Berlin in 2 h 10 min"; after the deadline what comes next
+ * ("missed: … · next: an intraday version for the quarter-hours from 19:15 Berlin"). Follows the
+ * session clock, redrawn once a minute (when its text can change), not at every tick.
+ */
 function NothingSent({ day, nowMs }: { day: DayOverview; nowMs?: number }) {
-  const text = nothingSentText(dayDeadline(day), nowMs ?? now.value);
+  const minute = useComputed(() => Math.floor(now.value / 60_000) * 60_000);
+  const t = nowMs ?? minute.value;
+  const deadline = dayDeadline(day);
+  const next = nextAfterDeadline(day, deadline.at, t);
+  const text = `${nothingSentText(deadline, t)}${next ? ` · ${next}` : ""}`;
   return (
     <span class={`step step-none${text.startsWith("missed") ? " step-missed" : ""}`}>{text}</span>
   );

@@ -105,3 +105,27 @@ export function schedulesOpen(day: DayOverview, nowMs: number): boolean {
     ? nowMs < Date.parse(day.schedules_open_until)
     : !day.gate_closure_passed;
 }
+
+/**
+ * What comes next for a day with nothing sent once its TSO deadline has passed (docs/console.md,
+ * "Rows"): while a quarter-hour is open, an intraday version — "next: an intraday version for the
+ * quarter-hours from 19:15 Berlin" (today) or "… for every quarter-hour of the day" (tomorrow) —
+ * else "no quarter-hour is open any more". `null` before the deadline (the countdown says it) or
+ * without the day's `schedules_open_until` and `intraday_lead_minutes`.
+ */
+export function nextAfterDeadline(
+  day: DayOverview,
+  deadlineAt: string,
+  nowMs: number,
+): string | null {
+  const lead = day.intraday_lead_minutes;
+  if (Date.parse(deadlineAt) > nowMs || !day.schedules_open_until || lead === undefined) {
+    return null;
+  }
+  if (Date.parse(day.schedules_open_until) < nowMs) return "no quarter-hour is open any more";
+  const from = frozenNowBefore(nowMs, lead);
+  const frozen = frozenText(day.delivery_day, from);
+  return frozen
+    ? `next: an intraday version for the quarter-hours from ${formatBerlinHm(from)} Berlin`
+    : "next: an intraday version for every quarter-hour of the day";
+}

@@ -6,6 +6,9 @@
  * says the park's missing forecasts once for the run of days, as information; at 14:30 the next
  * day's turns into a warning, which comes first.
  *
+ * Before it, at 19:00 on a service without any state, today's and tomorrow's rows say what comes
+ * next (an intraday version from the next open quarter-hour).
+ *
  * The first pass runs the day before at 14:00, so today's schedule went out day-ahead.
  *
  * Real parts: the app on 127.0.0.1 with a temp-file KV and a fake clock (the page's clock set to
@@ -55,6 +58,45 @@ Deno.test({
   }, { clock });
   await using chromium = await launchChromium();
   try {
+    await t.step(
+      "at 19:00, today and tomorrow without state have rows saying what comes next",
+      async () => {
+        const bare = await startServer({
+          PROCESS_API_KEYS: `ops:${PROC}`,
+          RATE_LIMIT_PER_MINUTE: "0",
+        }, {
+          clock: new FakeClock(Date.parse("2026-11-24T18:00:00Z")), // Tue 19:00 Berlin
+        });
+        try {
+          for (const [width, height] of [[390, 844], [1440, 900]] as const) {
+            await using b = await chromium.newPage({ viewport: { width, height } });
+            const page = b.page;
+            await page.clock.setFixedTime(new Date("2026-11-24T18:00:00Z"));
+            await page.goto(`${bare.url}/console`);
+            await page.waitForSelector("html[data-ready=true]");
+            await page.fill("#process-key", PROC);
+            await page.press("#process-key", "Enter");
+            const cell = (day: string) =>
+              page.locator(`tr[data-day="${day}"] td[data-label="Submitted"]`);
+            await cell(TOMORROW).waitFor();
+            assert.equal(
+              await cell(TODAY).innerText(),
+              "missed: TSO deadline passed, nothing sent · next: an intraday version for the " +
+                "quarter-hours from 19:15 Berlin",
+              `${width} px`,
+            );
+            assert.equal(
+              await cell(TOMORROW).innerText(),
+              "missed: TSO deadline passed, nothing sent · next: an intraday version for every " +
+                "quarter-hour of the day",
+              `${width} px`,
+            );
+          }
+        } finally {
+          await bare.close();
+        }
+      },
+    );
     // Households with a load profile in every area, and one PV park that has forecasts only for
     // today and tomorrow.
     for (const [i, area] of Object.values(AREAS).entries()) {
