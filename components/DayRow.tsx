@@ -23,7 +23,7 @@ import { Countdown } from "./Countdown.tsx";
 import { LocalTime } from "./LocalTime.tsx";
 import { StepCell } from "./StepCell.tsx";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
-import { nextAfterDeadline, schedulesOpen } from "../lib/console/intraday_texts.ts";
+import { lateFirstText, nextAfterDeadline, schedulesOpen } from "../lib/console/intraday_texts.ts";
 import { useComputed } from "@preact/signals";
 import { PhaseLine } from "./PhaseLine.tsx";
 
@@ -171,6 +171,7 @@ export function DayRow(p: DayRowProps) {
           </span>
         )}
         <PhaseLine day={d} class="phase-line tso-line" nowMs={p.nowMs} />
+        {lateFirstText(d) && <span class="tso-line late-first">{lateFirstText(d)}</span>}
       </th>
       <td data-label="Gate closure">
         <Countdown iso={d.gate_closure} timeZone={tz} />

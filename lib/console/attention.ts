@@ -20,7 +20,12 @@ import {
   tsoSummary,
 } from "./day_texts.ts";
 import { formatBerlinHm, formatMwh } from "./format.ts";
-import { areaName, LOCKED_DEVIATION_MIN_MWH, schedulesOpen } from "./intraday_texts.ts";
+import {
+  areaName,
+  lateFirstText,
+  LOCKED_DEVIATION_MIN_MWH,
+  schedulesOpen,
+} from "./intraday_texts.ts";
 import { goodNews, missingForecastItems } from "./attention_groups.ts";
 import type { RejectedAnswer } from "../fahrplan/rejected_answers.ts";
 
@@ -142,6 +147,11 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
       level: passed ? "error" : "info",
       message: `${sentence(name)}: ${nothingSentText(deadline, nowMs)}.`,
     });
+  }
+  const late = lateFirstText(d);
+  if (late) {
+    // Stays for the day: the schedule went out, but the day-ahead deadline was missed.
+    add({ code: "deadline_missed", level: "warn", message: `${sentence(name)}: ${late}.` });
   }
   if (sub && scheduleOutdated(d)) {
     const reason = sub.stale_reason ? ` — ${sub.stale_reason}` : "";

@@ -8,7 +8,7 @@
  */
 import type { DayOverview } from "../wire/delivery_days.ts";
 import { tsoName } from "../fahrplan/tso_names.ts";
-import { berlinDate } from "./day_texts.ts";
+import { berlinDate, weekdayDate } from "./day_texts.ts";
 import { formatBerlinHm, formatMwh } from "./format.ts";
 
 /** One schedule entry of the overview. */
@@ -128,4 +128,28 @@ export function nextAfterDeadline(
   return frozen
     ? `next: an intraday version for the quarter-hours from ${formatBerlinHm(from)} Berlin`
     : "next: an intraday version for every quarter-hour of the day";
+}
+
+/**
+ * When a day's first schedule version went out after its TSO deadline (docs/console.md, "Rows"):
+ * the earliest `first_sent_at` of its areas, if later than `tso_deadline`; else `null` (in time,
+ * nothing sent, or a producer without the fields).
+ */
+export function lateFirstVersion(day: DayOverview): string | null {
+  const firsts = (day.schedules ?? []).map((s) => s.first_sent_at).filter((x): x is string => !!x);
+  if (!firsts.length || !day.tso_deadline) return null;
+  const first = firsts.sort()[0];
+  return Date.parse(first) > Date.parse(day.tso_deadline) ? first : null;
+}
+
+/** "TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin" (`null`: not missed). */
+export function lateFirstText(day: DayOverview): string | null {
+  const at = lateFirstVersion(day);
+  if (!at || !day.tso_deadline) return null;
+  const when = berlinDate(Date.parse(at)) === berlinDate(Date.parse(day.tso_deadline))
+    ? `${formatBerlinHm(at)} Berlin`
+    : `${formatBerlinHm(at)} Berlin ${weekdayDate(berlinDate(Date.parse(at)))}`;
+  return `TSO deadline ${
+    formatBerlinHm(day.tso_deadline)
+  } Berlin missed: first version sent ${when}`;
 }

@@ -11,7 +11,8 @@ import { z } from "zod";
  * Every code an item can carry (docs/console.md, "Attention"):
  * `tso_rejected`, `tso_anomaly` (error, per control area, with the TSO's reason),
  * `step_failing` (error, a step's last attempt failed), `deadline_missed` (error, tomorrow's
- * TSO deadline passed with nothing sent), `orchestrator_failing` (error, three passes in a row failed),
+ * TSO deadline passed with nothing sent; warn, for the rest of the day, when a day's first version
+ * went out after its TSO deadline, with the time it went out), `orchestrator_failing` (error, three passes in a row failed),
  * `rejected_answer` (warn, an answer file the inbox import moved to `rejected/`, naming the file and
  * the reason, until acknowledged or a newer answer for its day and area arrives; `file` names it),
  * `schedule_outdated` (warn, new input after the schedule was sent: the TSO has an older

@@ -148,6 +148,11 @@ export const DayOverviewSchema = z.object({
     /** ISO-8601 UTC start of the first open quarter-hour at sending; `null` without history. */
     frozen_before: z.string().nullable().optional(),
     /**
+     * ISO-8601 UTC instant the area's first version (v1) was handed over; `null` without history.
+     * Later than `tso_deadline`: the day-ahead deadline was missed (`deadline_missed`).
+     */
+    first_sent_at: z.string().nullable().optional(),
+    /**
      * MWh left between the open position and the schedule the TSO has in the quarter-hours
      * frozen now (energy the BRP can no longer schedule away); `null` before an aggregate.
      */

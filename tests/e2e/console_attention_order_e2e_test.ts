@@ -7,7 +7,8 @@
  * day's turns into a warning, which comes first.
  *
  * Before it, at 19:00 on a service without any state, today's and tomorrow's rows say what comes
- * next (an intraday version from the next open quarter-hour).
+ * next (an intraday version from the next open quarter-hour); a first version sent at 19:23,
+ * after the TSO deadline, says so in the row and as a `deadline_missed` warning.
  *
  * The first pass runs the day before at 14:00, so today's schedule went out day-ahead.
  *
@@ -97,6 +98,55 @@ Deno.test({
         }
       },
     );
+    await t.step("a first version sent after the TSO deadline says so, for the day", async () => {
+      const late = await startServer({
+        PROCESS_API_KEYS: `ops:${PROC}`,
+        EXTERNAL_API_KEYS: `acme:${EXT}`,
+        RATE_LIMIT_PER_MINUTE: "0",
+        ...FILES_CHANNEL_ENV,
+        OUTBOX_DIR: `${dir}/late-outbox`,
+        ORCHESTRATOR_HORIZON_DAYS: "1",
+      }, { clock: new FakeClock(Date.parse("2026-11-24T18:23:00Z")) }); // Tue 19:23 Berlin
+      try {
+        await putLocation(late, 1, {
+          control_area: AREAS.amprion,
+          direction: "consumption",
+          standard_load_profile: "H0",
+          annual_kwh: 3_500_000,
+        });
+        const p = await call(`${late.url}/v1/orchestrate`, { method: "POST", headers: proc });
+        assert.equal(p.status, 200, JSON.stringify(p.body));
+        for (const [width, height] of [[390, 844], [1440, 900]] as const) {
+          await using b = await chromium.newPage({ viewport: { width, height } });
+          const page = b.page;
+          await page.clock.setFixedTime(new Date("2026-11-24T18:23:00Z"));
+          await page.goto(`${late.url}/console`);
+          await page.waitForSelector("html[data-ready=true]");
+          await page.fill("#process-key", PROC);
+          await page.press("#process-key", "Enter");
+          const row = page.locator(`tr[data-day="${TOMORROW}"] .late-first`);
+          await row.waitFor();
+          assert.equal(
+            await row.innerText(),
+            "TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin",
+          );
+          assert.equal(
+            await page.locator(`tr[data-day="${TODAY}"] .late-first`).innerText(),
+            "TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin Tue 24 Nov",
+          );
+          const item = page.locator(
+            `.attention li[data-code="deadline_missed"][data-day="${TOMORROW}"]`,
+          );
+          assert.equal(
+            await item.innerText(),
+            "!\nTomorrow (Wed 25 Nov): TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin.",
+          );
+          assert.match(await item.getAttribute("class") ?? "", /attention-warn/);
+        }
+      } finally {
+        await late.close();
+      }
+    });
     // Households with a load profile in every area, and one PV park that has forecasts only for
     // today and tomorrow.
     for (const [i, area] of Object.values(AREAS).entries()) {
