@@ -2,15 +2,38 @@
  * What needs the operator, at the top of the console (docs/console.md, "Attention"): the
  * `attention` items of `GET /v1/console/status` in words and colour, worst first; an item about a
  * day is a link that selects the day in the overview. The box takes the colour of the worst item.
+ * Under its head it answers "is everything for today and tomorrow confirmed?" (the first thing a
+ * phone shows).
  * @module
  */
 import type { AttentionItem } from "../lib/wire/attention.ts";
+import { addDays, berlinDate } from "../lib/console/day_texts.ts";
 
 /** Props of {@link AttentionSummary}. */
 export interface AttentionSummaryProps {
   items: readonly AttentionItem[];
   /** Selects `day` in the overview and scrolls it into view. */
   onSelect: (day: string) => void;
+  /** The operator has seen the rejected answer file `file` (a `rejected_answer` item). */
+  onAcknowledge?: (file: string) => void;
+  /** The clock, ms since the epoch (default: now): which days are today and tomorrow. */
+  nowMs?: number;
+}
+
+/**
+ * The answer to "is everything for today and tomorrow confirmed?", from the one line of good
+ * news (`all_confirmed` and the days it covers): "Today and tomorrow: every schedule confirmed." or
+ * "Today: confirmed · tomorrow: not all confirmed yet."
+ */
+export function confirmationAnswer(items: readonly AttentionItem[], nowMs: number): string {
+  const today = berlinDate(nowMs);
+  const good = items.find((i) => i.code === "all_confirmed");
+  const covered = good ? (good.days ?? [good.delivery_day]) : [];
+  const t = covered.includes(today);
+  const m = covered.includes(addDays(today, 1));
+  if (t && m) return "Today and tomorrow: every schedule confirmed.";
+  const word = (yes: boolean) => yes ? "confirmed" : "not all confirmed yet";
+  return `Today: ${word(t)} · tomorrow: ${word(m)}.`;
 }
 
 const MARK: Record<AttentionItem["level"], string> = { error: "✕", warn: "!", info: "·", ok: "✓" };
@@ -24,7 +47,9 @@ export function attentionTone(items: readonly AttentionItem[]): AttentionItem["l
 }
 
 /** The summary. */
-export function AttentionSummary({ items, onSelect }: AttentionSummaryProps) {
+export function AttentionSummary(
+  { items, onSelect, onAcknowledge, nowMs }: AttentionSummaryProps,
+) {
   const tone = attentionTone(items);
   const errors = items.filter((i) => i.level === "error").length;
   const warns = items.filter((i) => i.level === "warn").length;
@@ -38,6 +63,9 @@ export function AttentionSummary({ items, onSelect }: AttentionSummaryProps) {
   return (
     <div class={`attention attention-${tone}`} data-tone={tone} role="status" aria-live="polite">
       <p class="attention-head">{head}</p>
+      {items.length > 0 && (
+        <p class="attention-answer">{confirmationAnswer(items, nowMs ?? Date.now())}</p>
+      )}
       {items.length > 0 && (
         <ul class="attention-list">
           {items.map((i, n) => (
@@ -61,6 +89,16 @@ export function AttentionSummary({ items, onSelect }: AttentionSummaryProps) {
                   </a>
                 )
                 : <span>{i.message}</span>}
+              {i.file && onAcknowledge && (
+                <button
+                  type="button"
+                  class="btn btn-small attention-ack"
+                  aria-label={`Acknowledge the rejected file ${i.file}`}
+                  onClick={() => onAcknowledge(i.file!)}
+                >
+                  Seen
+                </button>
+              )}
             </li>
           ))}
         </ul>

@@ -4,10 +4,14 @@
  * deviation locked in the frozen quarter-hours and the version history per area
  * (docs/console.md, "Intraday"). The TSO's schedules come from
  * `GET /v1/delivery-days/{day}/schedules/{control_area}/versions` (`standing_quantities`), read
- * when the day, its schedules or its aggregate change.
+ * when the day, its schedules or its aggregate change. The chart shades what is frozen now and
+ * draws a "now" line, both moving with the page's clock.
  * @module
  */
+import { useComputed } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
+import { frozenNowBefore } from "../lib/console/intraday_texts.ts";
+import { now } from "../lib/console/session.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { PositionChart, type PositionChartProps } from "./PositionChart.tsx";
@@ -67,6 +71,13 @@ export function DayChart(p: DayChartProps) {
       live = false;
     };
   }, [key]);
+  // The frozen part and the "now" line move with the clock: drawn again when they change (the
+  // frozen part at a quarter-hour, the line once a minute), not at every tick.
+  const lead = p.day?.intraday_lead_minutes;
+  const frozen = useComputed(() =>
+    lead === undefined ? undefined : frozenNowBefore(now.value, lead)
+  );
+  const minute = useComputed(() => Math.floor(now.value / 60_000) * 60_000);
   const pos = p.position;
   return (
     <>
@@ -78,7 +89,12 @@ export function DayChart(p: DayChartProps) {
       </h3>
       {pos === "missing" && <p class="placeholder">Not aggregated yet for this day.</p>}
       {pos && pos !== "missing" && (
-        <PositionChart position={pos} tso={tso?.key === key ? tso.value : undefined} />
+        <PositionChart
+          position={pos}
+          tso={tso?.key === key ? tso.value : undefined}
+          frozenBefore={frozen.value}
+          nowMs={minute.value}
+        />
       )}
       {p.day && (
         <ScheduleList

@@ -23,7 +23,9 @@ import { Countdown } from "./Countdown.tsx";
 import { LocalTime } from "./LocalTime.tsx";
 import { StepCell } from "./StepCell.tsx";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
-import { phaseLine, schedulesOpen } from "../lib/console/intraday_texts.ts";
+import { lateFirstText, nextAfterDeadline, schedulesOpen } from "../lib/console/intraday_texts.ts";
+import { useComputed } from "@preact/signals";
+import { PhaseLine } from "./PhaseLine.tsx";
 
 /**
  * The missing-forecast warning in words: "1 of 3 market locations without forecast" (the total
@@ -78,9 +80,17 @@ export interface DayRowProps {
   nowMs?: number;
 }
 
-/** "nothing sent — gate closure 12:00 Berlin in 2 h 10 min", ticking with the session clock. */
+/**
+ * "nothing sent — TSO deadline 14:30 Berlin in 2 h 10 min"; after the deadline what comes next
+ * ("missed: … · next: an intraday version for the quarter-hours from 19:15 Berlin"). Follows the
+ * session clock, redrawn once a minute (when its text can change), not at every tick.
+ */
 function NothingSent({ day, nowMs }: { day: DayOverview; nowMs?: number }) {
-  const text = nothingSentText(dayDeadline(day), nowMs ?? now.value);
+  const minute = useComputed(() => Math.floor(now.value / 60_000) * 60_000);
+  const t = nowMs ?? minute.value;
+  const deadline = dayDeadline(day);
+  const next = nextAfterDeadline(day, deadline.at, t);
+  const text = `${nothingSentText(deadline, t)}${next ? ` · ${next}` : ""}`;
   return (
     <span class={`step step-none${text.startsWith("missed") ? " step-missed" : ""}`}>{text}</span>
   );
@@ -94,7 +104,6 @@ export function DayRow(p: DayRowProps) {
   const t = p.nowMs ?? now.peek();
   const rel = relativeDay(d.delivery_day, t);
   const tso = tsoSummary(d);
-  const phase = phaseLine(d);
   const problems = tsoProblems(d).map(tsoProblemText);
   // A day from today on with nothing sent says by when (or that the deadline was missed).
   const nothingSent = !d.steps.submitted && d.delivery_day >= berlinDate(t)
@@ -161,7 +170,8 @@ export function DayRow(p: DayRowProps) {
             {tso.text}
           </span>
         )}
-        {phase && <span class="phase-line tso-line">{phase}</span>}
+        <PhaseLine day={d} class="phase-line tso-line" nowMs={p.nowMs} />
+        {lateFirstText(d) && <span class="tso-line late-first">{lateFirstText(d)}</span>}
       </th>
       <td data-label="Gate closure">
         <Countdown iso={d.gate_closure} timeZone={tz} />

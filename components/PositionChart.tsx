@@ -12,7 +12,9 @@
  *
  * With `tso`, each area's schedule the TSO has (the standing version's quantities,
  * docs/intraday.md) is drawn as a dashed line in the area's colour beside its open position, and
- * the readout gives both.
+ * the readout gives both. With `frozenBefore` the quarter-hours frozen now (those starting before
+ * now + the lead time, docs/intraday.md) are shaded, and with `nowMs` a "now" line marks the
+ * present when it falls on the day.
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -80,10 +82,37 @@ export interface PositionChartProps {
    * (`standing_quantities` of `…/versions`), with its version; areas without one are left out.
    */
   tso?: Record<string, { version: number; mw: number[] }>;
+  /** ISO-8601 UTC start of the first quarter-hour open now: the ones before it are shaded. */
+  frozenBefore?: string;
+  /** The clock (ms since the epoch): a "now" line where it falls on the day. */
+  nowMs?: number;
+}
+
+/** Quarter-hours of `starts` (ISO-8601 UTC) that begin before `before`; 0 without it. */
+export function frozenQuarterHours(starts: readonly string[], before?: string): number {
+  if (!before) return 0;
+  const limit = Date.parse(before);
+  return starts.filter((s) => Date.parse(s) < limit).length;
+}
+
+/**
+ * Where `nowMs` falls on the day as a fractional quarter-hour index (2.5: half-way through the
+ * third), or `null` when it is before the first or after the last quarter-hour.
+ */
+export function nowIndex(starts: readonly string[], nowMs?: number): number | null {
+  if (nowMs === undefined || !starts.length) return null;
+  const ms = starts.map((s) => Date.parse(s));
+  const end = ms[ms.length - 1] + 15 * 60_000;
+  if (nowMs < ms[0] || nowMs >= end) return null;
+  let i = 0;
+  while (i + 1 < ms.length && ms[i + 1] <= nowMs) i++;
+  return i + (nowMs - ms[i]) / (15 * 60_000);
 }
 
 /** The chart; its `<title>` names it for assistive technology. */
-export function PositionChart({ position, width, tso = {} }: PositionChartProps) {
+export function PositionChart(
+  { position, width, tso = {}, frozenBefore, nowMs }: PositionChartProps,
+) {
   const plot = useRef<HTMLDivElement>(null);
   const [measured, setMeasured] = useState(DEFAULT_WIDTH);
   const [at, setAt] = useState<number | null>(null);
@@ -115,7 +144,8 @@ export function PositionChart({ position, width, tso = {} }: PositionChartProps)
   const ys = ticks(lo0 - (lo0 < 0 ? pad : 0), hi0 + pad, H < 240 ? 4 : 5);
   const lo = Math.min(lo0, ys[0]);
   const hi = Math.max(hi0, ys[ys.length - 1]);
-  const iw = W - M.left - M.right;
+  // Never negative, also while the box is narrower than the margins (a `<rect>` refuses it).
+  const iw = Math.max(W - M.left - M.right, 1);
   const ih = H - M.top - M.bottom;
   const x = (i: number) => M.left + (i * iw) / n;
   const y = (v: number) => M.top + ((hi - v) / (hi - lo || 1)) * ih;
@@ -130,6 +160,9 @@ export function PositionChart({ position, width, tso = {} }: PositionChartProps)
   const titleId = `chart-${position.delivery_day}`;
   const readoutId = `readout-${position.delivery_day}`;
   const valueAt = (a: string, i: number) => position.areas[a][i] ?? NaN;
+  const starts = qh.map((q) => q.start);
+  const frozen = frozenQuarterHours(starts, frozenBefore);
+  const nowAt = nowIndex(starts, nowMs);
 
   const pick = (e: { clientX: number; currentTarget: EventTarget | null }) => {
     const svg = (e.currentTarget as HTMLElement | null)?.querySelector("svg");
@@ -183,6 +216,15 @@ export function PositionChart({ position, width, tso = {} }: PositionChartProps)
           <text class="axis-label" x={4} y={13} text-anchor="start">
             MW (consumption +, generation −)
           </text>
+          {frozen > 0 && (
+            <rect class="frozen" x={x(0)} y={M.top} width={x(frozen) - x(0)} height={ih}>
+              <title>
+                {`frozen: the quarter-hours before ${
+                  qh[frozen]?.local ?? "the day's end"
+                } (now + lead time)`}
+              </title>
+            </rect>
+          )}
           {ys.map((v) => (
             <g key={`y${v}`} class={v === 0 ? "grid zero" : "grid"}>
               <line x1={M.left} x2={W - M.right} y1={y(v)} y2={y(v)} />
@@ -209,6 +251,12 @@ export function PositionChart({ position, width, tso = {} }: PositionChartProps)
                 />
               )
               : null
+          )}
+          {nowAt !== null && (
+            <g class="now-line" aria-hidden="true">
+              <line x1={x(nowAt)} x2={x(nowAt)} y1={M.top} y2={H - M.bottom} />
+              <text x={x(nowAt)} y={M.top - 4} text-anchor="middle">now</text>
+            </g>
           )}
           {at !== null && qh[at] && (
             <g class="cursor" aria-hidden="true">

@@ -9,12 +9,9 @@ import type { DayOverview } from "../lib/console/types.ts";
 import { formatTaggedName } from "../lib/fahrplan/download_name.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { tsoSummary } from "../lib/console/day_texts.ts";
-import {
-  frozenText,
-  lockedDeviationText,
-  phaseLine,
-  statusRequestText,
-} from "../lib/console/intraday_texts.ts";
+import { lockedDeviationText, statusRequestText } from "../lib/console/intraday_texts.ts";
+import { formatBerlinHm } from "../lib/console/format.ts";
+import { PhaseLine } from "./PhaseLine.tsx";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { Badge, type Tone } from "./Badge.tsx";
 import { VersionHistory } from "./VersionHistory.tsx";
@@ -79,7 +76,7 @@ export function ScheduleList(
         Schedules {day.delivery_day}{" "}
         <span class={`tso-summary tso-${summary.tone}`}>· {summary.text}</span>
       </h3>
-      <p class="phase-line">{phaseLine(day)}</p>
+      <PhaseLine day={day} class="phase-line" />
       {locked.length > 0 && (
         <p class="locked-deviation" role="note">
           {locked.join("; ")}: the quarter-hours inside the lead time are frozen at the schedule the
@@ -103,9 +100,7 @@ export function ScheduleList(
             {s.phase && (
               <span class="muted schedule-phase">
                 {s.phase === "intraday" ? "intraday" : "day-ahead"}
-                {frozenText(day.delivery_day, s.frozen_before)
-                  ? `, ${frozenText(day.delivery_day, s.frozen_before)}`
-                  : ""}
+                {s.sent_at ? `, sent ${formatBerlinHm(s.sent_at)} Berlin` : ""}
               </span>
             )}
             {s.reason_text && <span class="reason">{s.reason_text}</span>}{" "}
@@ -145,7 +140,12 @@ export function ScheduleList(
               )}
             </span>
             {loadVersions && (
-              <VersionHistory day={day.delivery_day} area={s.control_area} load={loadVersions} />
+              <VersionHistory
+                day={day.delivery_day}
+                area={s.control_area}
+                load={loadVersions}
+                stamp={`${s.version}:${s.tso_status}`}
+              />
             )}
           </li>
         ))}

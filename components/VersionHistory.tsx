@@ -3,10 +3,12 @@
  * a drill-down under the area's schedule that, when opened, loads
  * `GET /v1/delivery-days/{day}/schedules/{control_area}/versions` and lists every version that
  * left — version, phase, sent at, frozen before (Berlin), TSO status and reason — newest first,
- * marking the one the TSO has. Loaded on demand (each time it is opened), never with the page.
+ * marking the one the TSO has. Loaded on demand (each time it is opened), never with the page; while
+ * open it follows the day shown (another day selected, a new version or answer: read again), and
+ * an answer for a day no longer shown is dropped.
  * @module
  */
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { frozenText, phaseLabel } from "../lib/console/intraday_texts.ts";
 import { berlinDate, weekdayDate } from "../lib/console/day_texts.ts";
@@ -27,6 +29,8 @@ export interface VersionHistoryProps {
   area: string;
   /** Reads the history (the console's `api`; injected by tests). */
   load: (path: string) => Promise<ScheduleVersions>;
+  /** Changes when the area's latest version or its TSO status does (read again while open). */
+  stamp?: string;
 }
 
 /** `10:13 Berlin`, with the date when it is not the delivery day (`16:02 Berlin Tue 24 Nov`). */
@@ -45,20 +49,35 @@ function reasonOf(v: ScheduleVersions["versions"][number]): string | null {
 }
 
 /** The drill-down. */
-export function VersionHistory({ day, area, load }: VersionHistoryProps) {
-  const [h, setH] = useState<ScheduleVersions | "loading" | string | null>(null);
+export function VersionHistory({ day, area, load, stamp }: VersionHistoryProps) {
+  const [got, setGot] = useState<
+    { for: string; h: ScheduleVersions | "loading" | string } | null
+  >(null);
+  const box = useRef<HTMLDetailsElement>(null);
+  const shown = `${day}|${area}`;
+  // The list of another day (or area) is never shown, not even for a moment.
+  const h = got?.for === shown ? got.h : null;
   const open = async () => {
-    setH("loading");
+    const mine = `${day}|${area}`;
+    setGot({ for: mine, h: "loading" });
+    let value: ScheduleVersions | string;
     try {
-      setH(await load(`/v1/delivery-days/${day}/schedules/${area}/versions`));
+      value = await load(`/v1/delivery-days/${day}/schedules/${area}/versions`);
     } catch (err) {
-      setH(`The version history could not be read: ${(err as Error).message ?? String(err)}`);
+      value = `The version history could not be read: ${(err as Error).message ?? String(err)}`;
     }
+    setGot((cur) => cur?.for === mine ? { for: mine, h: value } : cur);
   };
+  // Another day selected, or a new version or answer: an open history reads again.
+  useEffect(() => {
+    if (box.current?.open) void open();
+  }, [shown, stamp]);
   return (
     <details
+      ref={box}
       class="version-history"
       data-area={area}
+      data-day={day}
       onToggle={(e) => {
         if ((e.currentTarget as HTMLDetailsElement).open) void open();
       }}

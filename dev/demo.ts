@@ -173,7 +173,8 @@ for (let j = 0; j < parks; j += 400) {
   await api("/v1/forecasts", "POST", [csv[0], ...rows].join("\n") + "\n", externalKey, "text/csv");
 }
 await api("/v1/console/start", "POST");
-const pass = await api("/v1/orchestrate", "POST");
+// `wait=true`: the cron's pass of the minute may be under way; run after it, not 409.
+const pass = await api("/v1/orchestrate?wait=true", "POST");
 // Wait for the TSOs' answers (an ACK at once, a CNF shortly after) and import them.
 type Sched = { control_area: string; tso_status: string };
 let schedules: Sched[] = [];

@@ -121,7 +121,7 @@ export async function intradayToday(
     // After the day's last quarter-hour has started, forecasts for it are refused (409).
     console.error(`today's forecasts not taken: ${(err as Error).message}`);
   }
-  await api("/v1/orchestrate", "POST");
+  await api("/v1/orchestrate?wait=true", "POST"); // after the cron's pass, if one runs
   let entries: Entry[] = [];
   for (let i = 0; i < 50; i++) {
     await api("/v1/schedule-responses/import", "POST");

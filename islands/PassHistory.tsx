@@ -44,9 +44,21 @@ export function PassEntry({ pass }: { pass: PassRecord }) {
           <span class="muted">
             {pass.steps_run} step{pass.steps_run === 1 ? "" : "s"} run, {pass.steps_failed} failed
           </span>
+          {(pass.rejected_files?.length ?? 0) > 0 && (
+            <span class="warn">
+              {`, ${pass.rejected_files!.length} file${
+                pass.rejected_files!.length === 1 ? "" : "s"
+              } rejected`}
+            </span>
+          )}
         </summary>
+        {pass.rejected_files?.map((r) => (
+          <p key={r.file} class="warn">
+            The answer file {r.file} was moved to rejected/: {r.reason}
+          </p>
+        ))}
         {pass.error && <p class="error">The pass failed: {pass.error}</p>}
-        {!pass.error && pass.days.length === 0 && (
+        {!pass.error && pass.days.length === 0 && !pass.rejected_files?.length && (
           <p class="muted">Nothing to do: every day within the horizon was up to date.</p>
         )}
         <ul class="pass-days">

@@ -234,6 +234,13 @@ export const CONFIG_FIELDS = {
     description:
       "TSO deadline of the day-ahead schedule (StromNZV § 5), Europe/Berlin local time on the day before delivery; later versions are intraday",
   },
+  forecast_due_local_time: {
+    env: "FORECAST_DUE_LOCAL_TIME",
+    schema: hhmm,
+    default: null,
+    description:
+      "from when a day's missing forecasts are a warning, Europe/Berlin local time on the day before delivery (unset: the TSO deadline); before it they are information",
+  },
   intraday_lead_minutes: {
     env: "INTRADAY_LEAD_MINUTES",
     schema: z.number().int().min(15).max(180).multipleOf(15, "expected a multiple of 15 minutes"),

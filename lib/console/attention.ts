@@ -22,10 +22,13 @@ import {
 import { formatBerlinHm, formatMwh } from "./format.ts";
 import {
   areaName,
+  lateFirstText,
   LOCKED_DEVIATION_MIN_MWH,
   schedulesOpen,
   statusRequestText,
 } from "./intraday_texts.ts";
+import { goodNews, missingForecastItems } from "./attention_groups.ts";
+import type { RejectedAnswer } from "../fahrplan/rejected_answers.ts";
 
 export type { AttentionItem } from "../wire/attention.ts";
 
@@ -37,17 +40,22 @@ export interface AttentionInput {
   orchestrator: { state: "running" | "stopped"; failed_passes_in_a_row: number };
   /** The clock, ms since the epoch. */
   nowMs: number;
+  /** Answer files moved to `rejected/` that wait for the operator (`lib/fahrplan/rejected_answers.ts`). */
+  rejected?: readonly RejectedAnswer[];
 }
 
 /** Passes in a row that must fail before the orchestrator itself is an error item. */
 const FAILED_PASSES = 3;
 
-const RANK: Record<AttentionLevel, number> = { error: 0, warn: 1, info: 2, ok: 3 };
+/** Errors, then warnings, then the one line of good news, then information. */
+const RANK: Record<AttentionLevel, number> = { error: 0, warn: 1, ok: 2, info: 3 };
 
 const sentence = (s: string): string => s[0].toUpperCase() + s.slice(1);
 
 /**
- * The items, worst level first, then by day (earliest first).
+ * The items: errors, then warnings, then one line of good news (today and tomorrow confirmed),
+ * then information; within a level by day (earliest first). Repeated facts of consecutive days
+ * are one item (missing forecasts).
  * @returns `[]` when nothing is worth saying (no day from today on has any state or deadline)
  */
 export function attention(input: AttentionInput): AttentionItem[] {
@@ -73,10 +81,31 @@ export function attention(input: AttentionInput): AttentionItem[] {
   }
   const days = [...input.days].filter((d) => d.delivery_day >= today)
     .sort((a, b) => a.delivery_day.localeCompare(b.delivery_day));
+  for (const r of input.rejected ?? []) out.push(rejectedItem(r));
   for (const d of days) out.push(...dayItems(d, nowMs));
+  out.push(...missingForecastItems(days, nowMs, missingForecastsText));
+  const good = goodNews(days, nowMs);
+  if (good) out.push(good);
   return out.map((item, i) => ({ item, i }))
     .sort((a, b) => RANK[a.item.level] - RANK[b.item.level] || a.i - b.i)
     .map((x) => x.item);
+}
+
+/** A rejected answer file: what it was, where, when, why (docs/console.md, "Attention"). */
+function rejectedItem(r: RejectedAnswer): AttentionItem {
+  const about = r.delivery_day
+    ? ` (about ${r.delivery_day}${r.control_area ? `, ${r.control_area}` : ""})`
+    : "";
+  return {
+    code: "rejected_answer",
+    level: "warn",
+    delivery_day: r.delivery_day,
+    ...(r.control_area ? { control_area: r.control_area } : {}),
+    file: r.file,
+    message: `The answer file ${r.file}${about} in ${r.where} was not imported at ${
+      formatBerlinHm(r.at)
+    } Berlin: ${r.reason.replace(/[.\s]+$/, "")}; moved to rejected/.`,
+  };
 }
 
 /** The items of one day, in the order the summary shows them within a level. */
@@ -120,6 +149,11 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
       message: `${sentence(name)}: ${nothingSentText(deadline, nowMs)}.`,
     });
   }
+  const late = lateFirstText(d);
+  if (late) {
+    // Stays for the day: the schedule went out, but the day-ahead deadline was missed.
+    add({ code: "deadline_missed", level: "warn", message: `${sentence(name)}: ${late}.` });
+  }
   if (sub && scheduleOutdated(d)) {
     const reason = sub.stale_reason ? ` — ${sub.stale_reason}` : "";
     add({
@@ -158,13 +192,6 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
         `answered schedule v${s.version}; ${statusRequestText(s)}.`,
     });
   }
-  for (const w of d.warnings ?? []) {
-    add({
-      code: "missing_forecasts",
-      level: "warn",
-      message: `${sentence(name)}: ${missingForecastsText(w)}`,
-    });
-  }
   const summary = tsoSummary(d);
   if (summary && !problems.length && !scheduleOutdated(d)) {
     const waiting = (d.schedules ?? []).filter((s) => s.tso_status !== "confirmed");
@@ -175,14 +202,6 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
         message: `${sentence(name)}: ${summary.text} (${
           waiting.map((s) => `${s.control_area} ${s.tso_status}`).join(", ")
         }).`,
-      });
-    } else if (
-      relativeDay(day, nowMs) === "tomorrow" && !Object.values(d.failures ?? {}).some(Boolean)
-    ) {
-      add({
-        code: "all_confirmed",
-        level: "ok",
-        message: `All schedules for ${name} are ${summary.text}.`,
       });
     }
   }

@@ -24,16 +24,19 @@ export interface ConsoleDays {
 }
 
 /** The runtime settings the overview is read with (`lib/config/fields.ts`). */
-export type ConsoleDaysConfig = Pick<
-  EffectiveConfig,
-  "gate_closure_local_time" | "tso_deadline_local_time" | "intraday_lead_minutes"
->;
+export type ConsoleDaysConfig =
+  & Pick<
+    EffectiveConfig,
+    "gate_closure_local_time" | "tso_deadline_local_time" | "intraday_lead_minutes"
+  >
+  & Partial<Pick<EffectiveConfig, "forecast_due_local_time">>;
 
 /**
  * Reads the overview.
  * @param cfg gate closure and TSO deadline (`HH:MM`, Europe/Berlin, the day before delivery; the
  *   TSO deadline is that of a day with nothing sent, docs/console.md, "Rows") and the intraday lead
- *   time (minutes: what the schedules show as frozen)
+ *   time (minutes: what the schedules show as frozen); `forecast_due_local_time` (`HH:MM` the day
+ *   before, default the TSO deadline): from when missing forecasts are a warning
  * @param opts.from only days from this date on (`YYYY-MM-DD`); default all (the newest 60)
  */
 export async function consoleDays(
@@ -48,7 +51,11 @@ export async function consoleDays(
     const d = deliveryDay(day);
     return {
       tso_deadline: tsoDeadline(d, cfg.tso_deadline_local_time).toString(),
+      // Missing forecasts are a warning from here on (docs/console.md, "Attention").
+      forecasts_due: tsoDeadline(d, cfg.forecast_due_local_time ?? cfg.tso_deadline_local_time)
+        .toString(),
       schedules_open_until: lastQuarterHourStart(d).subtract({ minutes: leadMinutes }).toString(),
+      intraday_lead_minutes: leadMinutes,
     };
   };
   const today = berlinDate(nowMs);

@@ -8,7 +8,7 @@
  */
 import type { DayOverview } from "../wire/delivery_days.ts";
 import { tsoName } from "../fahrplan/tso_names.ts";
-import { berlinDate } from "./day_texts.ts";
+import { berlinDate, weekdayDate } from "./day_texts.ts";
 import { formatBerlinHm, formatMwh } from "./format.ts";
 
 /** One schedule entry of the overview. */
@@ -43,12 +43,27 @@ export function frozenText(day: string, frozenBefore: string | null | undefined)
   return `frozen until ${formatBerlinHm(frozenBefore)} Berlin`;
 }
 
+/** One quarter-hour in ms; quarter-hours start at whole quarters of UTC (Berlin is UTC+1/+2). */
+const QH_MS = 15 * 60_000;
+
+/**
+ * The start of the first quarter-hour still open at `nowMs` (ISO-8601 UTC): those starting before
+ * now + the lead time are frozen (docs/intraday.md; as `frozenCount` of lib/domain/deadlines.ts).
+ * @param leadMinutes `intraday_lead_minutes` (15–180)
+ */
+export function frozenNowBefore(nowMs: number, leadMinutes: number): string {
+  return new Date(Math.ceil((nowMs + leadMinutes * 60_000) / QH_MS) * QH_MS).toISOString();
+}
+
 /**
  * The phase line of a day's schedules, of its newest version: `intraday v7 · frozen until 10:30
  * Berlin · 4 of 4 confirmed`, `day-ahead v1 · 4 of 4 confirmed`; `v3–v7` when the areas stand at
- * different versions. `null` when no schedule was handed to a TSO.
+ * different versions. `null` when no schedule was handed to a TSO. With `frozenNow`
+ * ({@link frozenNowBefore} of the clock and the day's `intraday_lead_minutes`), "frozen until" is
+ * what is frozen now (moving with the clock), never earlier than the newest version's own frozen
+ * part.
  */
-export function phaseLine(day: DayOverview): string | null {
+export function phaseLine(day: DayOverview, frozenNow?: string): string | null {
   const list = day.schedules ?? [];
   if (!list.length) return null;
   const newest = [...list].sort((a, b) => (b.sent_at ?? b.at).localeCompare(a.sent_at ?? a.at))[0];
@@ -56,9 +71,12 @@ export function phaseLine(day: DayOverview): string | null {
   const lo = Math.min(...vs);
   const hi = Math.max(...vs);
   const confirmed = list.filter((s) => s.tso_status === "confirmed").length;
+  const frozen = frozenNow === undefined
+    ? newest.frozen_before
+    : [newest.frozen_before ?? "", frozenNow].sort().at(-1);
   return [
     `${phaseLabel(newest.phase)} ${lo === hi ? `v${hi}` : `v${lo}–v${hi}`}`,
-    frozenText(day.delivery_day, newest.frozen_before),
+    frozenText(day.delivery_day, frozen),
     `${confirmed} of ${list.length} confirmed`,
   ].filter(Boolean).join(" · ");
 }
@@ -96,4 +114,52 @@ export function schedulesOpen(day: DayOverview, nowMs: number): boolean {
   return day.schedules_open_until
     ? nowMs < Date.parse(day.schedules_open_until)
     : !day.gate_closure_passed;
+}
+
+/**
+ * What comes next for a day with nothing sent once its TSO deadline has passed (docs/console.md,
+ * "Rows"): while a quarter-hour is open, an intraday version — "next: an intraday version for the
+ * quarter-hours from 19:15 Berlin" (today) or "… for every quarter-hour of the day" (tomorrow) —
+ * else "no quarter-hour is open any more". `null` before the deadline (the countdown says it) or
+ * without the day's `schedules_open_until` and `intraday_lead_minutes`.
+ */
+export function nextAfterDeadline(
+  day: DayOverview,
+  deadlineAt: string,
+  nowMs: number,
+): string | null {
+  const lead = day.intraday_lead_minutes;
+  if (Date.parse(deadlineAt) > nowMs || !day.schedules_open_until || lead === undefined) {
+    return null;
+  }
+  if (Date.parse(day.schedules_open_until) < nowMs) return "no quarter-hour is open any more";
+  const from = frozenNowBefore(nowMs, lead);
+  const frozen = frozenText(day.delivery_day, from);
+  return frozen
+    ? `next: an intraday version for the quarter-hours from ${formatBerlinHm(from)} Berlin`
+    : "next: an intraday version for every quarter-hour of the day";
+}
+
+/**
+ * When a day's first schedule version went out after its TSO deadline (docs/console.md, "Rows"):
+ * the earliest `first_sent_at` of its areas, if later than `tso_deadline`; else `null` (in time,
+ * nothing sent, or a producer without the fields).
+ */
+export function lateFirstVersion(day: DayOverview): string | null {
+  const firsts = (day.schedules ?? []).map((s) => s.first_sent_at).filter((x): x is string => !!x);
+  if (!firsts.length || !day.tso_deadline) return null;
+  const first = firsts.sort()[0];
+  return Date.parse(first) > Date.parse(day.tso_deadline) ? first : null;
+}
+
+/** "TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin" (`null`: not missed). */
+export function lateFirstText(day: DayOverview): string | null {
+  const at = lateFirstVersion(day);
+  if (!at || !day.tso_deadline) return null;
+  const when = berlinDate(Date.parse(at)) === berlinDate(Date.parse(day.tso_deadline))
+    ? `${formatBerlinHm(at)} Berlin`
+    : `${formatBerlinHm(at)} Berlin ${weekdayDate(berlinDate(Date.parse(at)))}`;
+  return `TSO deadline ${
+    formatBerlinHm(day.tso_deadline)
+  } Berlin missed: first version sent ${when}`;
 }

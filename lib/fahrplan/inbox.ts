@@ -3,7 +3,8 @@
  * `schedule_inbox_dir` is read as an ACK, CNF or ANO (ESS or CIM), matched to the document it
  * answers and applied to that day's and area's status; then it is moved to `processed/` inside
  * the inbox. A file that cannot be read or matched is moved to `rejected/` with a warning event
- * naming the file and the reason. Files are never deleted, never imported twice (the move is the
+ * naming the file and the reason, and waits for the operator as an attention item
+ * (`lib/fahrplan/rejected_answers.ts`). Files are never deleted, never imported twice (the move is the
  * record), and only one process imports a file: each is first renamed to a claimed name, which
  * succeeds for exactly one importer.
  *
@@ -28,6 +29,7 @@ import { tsoOf } from "./parties.ts";
 import type { TsoState } from "./tso_status.ts";
 import { recordAnswer } from "./record_answer.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
+import { dayOfFileName, noteRejected } from "./rejected_answers.ts";
 
 /** What happened to one inbox file. */
 export interface ImportResult {
@@ -155,7 +157,8 @@ async function importOne(
     data: { file: name },
   }, by);
   if (applied === "unknown") {
-    return await reject(svc, source, claimed, `no schedule of ${day} for ${area} was sent`, by);
+    const why = `no schedule of ${day} for ${area} was sent`;
+    return await reject(svc, source, claimed, why, by, { day, area });
   }
   await claimed.moveTo("processed");
   return {
@@ -229,9 +232,18 @@ async function reject(
   claimed: ClaimedFile,
   reason: string,
   by: string,
+  about: { day?: string; area?: string } = {},
 ): Promise<ImportResult> {
   const name = claimed.name;
   await claimed.moveTo("rejected");
+  await noteRejected(svc.kv, {
+    file: name,
+    where: source.where,
+    reason,
+    at: new Date(svc.clock.now()).toISOString(),
+    delivery_day: about.day ?? dayOfFileName(name),
+    control_area: about.area ?? null,
+  });
   await svc.events.append({
     kind: "schedule_answer_rejected",
     level: "warning",

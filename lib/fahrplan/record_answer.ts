@@ -5,13 +5,15 @@
  * {@link applyAnswer} (an answer about an older version never overwrites a newer one's status);
  * when it changed, one event: `schedule_acknowledged`, `schedule_confirmed` (info),
  * `schedule_rejected`, `anomaly_reported` (error: the schedule does not stand as sent, the
- * operator must act), each a sentence (docs/console.md, "Errors in words").
+ * operator must act), each a sentence (docs/console.md, "Errors in words"). Any answer for a day
+ * and area settles the answer files rejected before it for them (`./rejected_answers.ts`).
  * @module
  */
 import type { Clock } from "../clock.ts";
 import type { EventLog } from "../store/events.ts";
 import type { EventKind } from "../wire/events.ts";
 import { recordVersionAnswer } from "./history.ts";
+import { settleRejected } from "./rejected_answers.ts";
 import { applyAnswer, type TsoState, tsoStatusOf } from "./tso_status.ts";
 
 /** What an answer does to a status: the event kind and level of each state. */
@@ -78,6 +80,8 @@ export async function recordAnswer(
   const version = a.version ?? (await tsoStatusOf(svc.kv, a.day, a.area))?.version;
   if (version) await recordVersionAnswer(svc.kv, a.day, a.area, version, change);
   const applied = await applyAnswer(svc.kv, a.day, a.area, a.version, change);
+  // A newer answer for the day and area settles the files rejected before it.
+  if (applied !== "unknown") await settleRejected(svc.kv, a.day, a.area, change.at);
   if (applied !== "applied") return applied;
   const s = STATUS_OF[a.state];
   await svc.events.append({

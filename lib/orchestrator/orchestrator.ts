@@ -14,22 +14,16 @@
  * @module
  */
 import type { ServiceContext, StepServices } from "../context.ts";
-import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
-import { frozenCount, gateClosure } from "../domain/deadlines.ts";
-import { readDay } from "../pipeline/day_state.ts";
-import { listMarketLocations } from "../pipeline/market_locations.ts";
-import { masterDataVersion } from "../pipeline/master_data.ts";
-import { type RunnableStep, runStep } from "../pipeline/steps.ts";
+import { type PassReport, rejectedIn, runPass } from "./run_pass.ts";
 import { PassRunning } from "../domain/errors.ts";
 import { retryKv } from "../store/kv.ts";
 import type { Sleep } from "../clock.ts";
 import type { Settings } from "../settings.ts";
 import { readOrchestratorState } from "./state.ts";
-import { plannedSteps, stepNeeded } from "./step_selection.ts";
 import { KEYS } from "../store/keys.ts";
 import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
-import { importInbox } from "../fahrplan/inbox.ts";
+import { importInbox, type ImportResult } from "../fahrplan/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
 import { requestOverdueStatuses } from "../fahrplan/status_requests.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
@@ -44,31 +38,13 @@ export interface OrchestratorServices extends StepServices, Pick<ServiceContext,
   settings: Pick<Settings, "orchestratorAutostart" | "platformBackoffMs">;
 }
 
-/** What one pass did, per day. */
-export interface PassReport {
-  started_at: string;
-  days: {
-    delivery_day: string;
-    ran: RunnableStep[];
-    failed?: { step: RunnableStep; error: string };
-  }[];
-}
+export type { PassReport } from "./run_pass.ts";
 
 /** Outcome of a tick. */
 export type TickOutcome =
   | { ran: false; reason: "stopped" | "not_leader" | "busy" }
   | { ran: false; reason: "failed"; error: string }
   | { ran: true; report: PassReport };
-
-/** Which steps a day needs now, in order (the decision: {@link plannedSteps}). */
-async function neededSteps(kv: Deno.Kv, day: string, master: number): Promise<RunnableStep[]> {
-  return plannedSteps((await readDay(kv, day)).value, master);
-}
-
-/** True when the step must run given the state read just before it ({@link stepNeeded}). */
-async function stillNeeded(kv: Deno.Kv, day: string, step: RunnableStep): Promise<boolean> {
-  return stepNeeded((await readDay(kv, day)).value, step);
-}
 
 /**
  * The orchestrator of one app: scheduled ticks and manual passes go through one guard, so a
@@ -79,6 +55,8 @@ export class Orchestrator {
   #passes: PassLog | undefined;
   /** The pass under way in this app, with who started it and when. */
   #running: { by: string; since: string } | undefined;
+  /** Resolves when the pass under way ends (set with {@link #running}). */
+  #ended: { promise: Promise<void>; resolve: () => void } | undefined;
   #onPass: ((pass: FinishedPass) => Promise<unknown>) | undefined;
   #pruner: Pruner | undefined;
   #lastPrune: PruneReport | undefined;
@@ -125,11 +103,11 @@ export class Orchestrator {
    */
   async tick(holder: string): Promise<TickOutcome> {
     const ctx = this.#ctx;
-    await this.#importAnswers();
+    const imported = await this.#importAnswers();
     // One story for every replica: the same cause (KV down) fails them all alike.
     const source = "orchestrator_tick";
     try {
-      const outcome = await this.#tickOnce(holder);
+      const outcome = await this.#tickOnce(holder, imported);
       await reportRecovery(ctx, source, null, "orchestrator");
       return outcome;
     } catch (err) {
@@ -195,9 +173,11 @@ export class Orchestrator {
    * documents it took whose state is not final, and sends a status request where a TSO's answer
    * is overdue, whatever the orchestrator's state (CNFs arrive also after gate closure). Never
    * throws: a failure is an `orchestration_error` event.
+   * @returns what the inbox import did per file (none when it failed)
    */
-  async #importAnswers(): Promise<void> {
+  async #importAnswers(): Promise<ImportResult[]> {
     const ctx = this.#ctx;
+    let inbox: ImportResult[] = [];
     // Read once for both; a failure to read it is each task's failure, told once per task.
     const cfg = ctx.config.effective();
     cfg.catch(() => {});
@@ -205,7 +185,7 @@ export class Orchestrator {
       [
         "answers_import",
         "Importing the TSO answers",
-        async () => importInbox(ctx, await cfg, "orchestrator"),
+        async () => inbox = await importInbox(ctx, await cfg, "orchestrator"),
       ],
       [
         "answers_platform",
@@ -231,23 +211,30 @@ export class Orchestrator {
         }).catch((e) => ctx.log.error("orchestration_error", `${what} failed`, e));
       }
     }
+    return inbox;
   }
 
   /**
    * One pass now, also while stopped (the operator's override of `POST /v1/orchestrate`); like a
    * tick it first imports the TSO's answers (inbox, market platform).
    * @param by the caller's name
-   * @throws {PassRunning} while a pass (scheduled or manual) is under way in this app
+   * @param opts `wait`: while a pass (scheduled or manual) is under way, wait until it has ended
+   *   and run this one after it, instead of refusing (scripts such as `deno task demo`, whose call
+   *   may meet the cron's pass of the minute; docs/pipeline.md, "Orchestrator")
+   * @throws {PassRunning} while a pass is under way in this app and `wait` is not set
    */
-  async runNow(by: string): Promise<PassReport> {
-    if (this.#running) {
-      throw new PassRunning(
-        `An orchestrator pass started by ${this.#running.by} at ${this.#running.since} is still running; try again when it has finished.`,
-      );
+  async runNow(by: string, opts: { wait?: boolean } = {}): Promise<PassReport> {
+    while (this.#running) {
+      if (!opts.wait) {
+        throw new PassRunning(
+          `An orchestrator pass started by ${this.#running.by} at ${this.#running.since} is still running; try again when it has finished, or ask with ?wait=true to run after it.`,
+        );
+      }
+      await this.#ended?.promise;
     }
     return await this.#guarded(by, async () => {
-      await this.#importAnswers();
-      return await runPass(this.#ctx, by);
+      const rejected = rejectedIn(await this.#importAnswers());
+      return { ...await runPass(this.#ctx, by), ...(rejected ? { rejected_files: rejected } : {}) };
     });
   }
 
@@ -261,10 +248,13 @@ export class Orchestrator {
     claimed?: { by: string; since: string },
   ): Promise<PassReport> {
     const startedAt = claimed?.since ?? new Date(this.#ctx.clock.now()).toISOString();
-    this.#running = claimed ?? { by, since: startedAt };
+    const claim = claimed ?? this.#claim({ by, since: startedAt });
     try {
       const report = await fn();
-      await this.#record(by, startedAt, passOutcome(report), { days: report.days });
+      await this.#record(by, startedAt, passOutcome(report), {
+        days: report.days,
+        rejected_files: report.rejected_files,
+      });
       return report;
     } catch (err) {
       await this.#record(by, startedAt, { outcome: "failed", steps_run: 0, steps_failed: 0 }, {
@@ -272,8 +262,25 @@ export class Orchestrator {
       });
       throw err;
     } finally {
-      this.#running = undefined;
+      this.#release(claim);
     }
+  }
+
+  /** Marks `claim` as the pass under way (synchronously: nothing can start in between). */
+  #claim(claim: { by: string; since: string }): { by: string; since: string } {
+    this.#running = claim;
+    let resolve = () => {};
+    const promise = new Promise<void>((r) => resolve = r);
+    this.#ended = { promise, resolve };
+    return claim;
+  }
+
+  /** Ends `claim` if it is still the pass under way, and wakes whoever waits for its end. */
+  #release(claim: { by: string; since: string }): void {
+    if (this.#running !== claim) return;
+    this.#running = undefined;
+    this.#ended?.resolve();
+    this.#ended = undefined;
   }
 
   /** Records a finished pass; a failure to record is logged, never the pass's failure. */
@@ -281,7 +288,7 @@ export class Orchestrator {
     by: string,
     startedAt: string,
     result: Pick<LastPass, "outcome" | "steps_run" | "steps_failed">,
-    detail: Pick<FinishedPass, "days" | "error"> = {},
+    detail: Pick<FinishedPass, "days" | "error" | "rejected_files"> = {},
   ): Promise<void> {
     const pass: LastPass = {
       started_at: startedAt,
@@ -302,15 +309,17 @@ export class Orchestrator {
     }
   }
 
-  async #tickOnce(holder: string): Promise<TickOutcome> {
+  async #tickOnce(holder: string, imported: ImportResult[]): Promise<TickOutcome> {
     const ctx = this.#ctx;
     const state = await readOrchestratorState(ctx.kv, ctx.settings.orchestratorAutostart);
     if (state.state !== "running") return { ran: false, reason: "stopped" };
     if (this.#running) return { ran: false, reason: "busy" };
     // Taken before the lease is awaited: a manual pass asked for meanwhile is refused, not run
     // beside this one.
-    const claim = { by: "orchestrator", since: new Date(ctx.clock.now()).toISOString() };
-    this.#running = claim;
+    const claim = this.#claim({
+      by: "orchestrator",
+      since: new Date(ctx.clock.now()).toISOString(),
+    });
     let handedOver = false;
     try {
       const minute = Math.floor(ctx.clock.now() / 60_000);
@@ -331,49 +340,14 @@ export class Orchestrator {
       handedOver = true; // #guarded releases the claim when the pass ends
       return {
         ran: true,
-        report: await this.#guarded("orchestrator", () => runPass(ctx, "orchestrator"), claim),
+        report: await this.#guarded("orchestrator", async () => {
+          const rejected = rejectedIn(imported);
+          const report = await runPass(ctx, "orchestrator");
+          return rejected ? { ...report, rejected_files: rejected } : report;
+        }, claim),
       };
     } finally {
-      if (!handedOver && this.#running === claim) this.#running = undefined;
+      if (!handedOver) this.#release(claim);
     }
   }
-}
-
-/**
- * Runs one pass: every open day up to the horizon, the steps it needs, in order.
- * @param by `orchestrator` for scheduled passes, else the caller's name
- */
-async function runPass(ctx: StepServices, by: string): Promise<PassReport> {
-  const now = ctx.clock.now();
-  const cfg = await ctx.config.effective();
-  const report: PassReport = { started_at: new Date(now).toISOString(), days: [] };
-  const master = await masterDataVersion(ctx.kv);
-  const hasLocations = (await listMarketLocations(ctx.kv, { limit: 1 })).length > 0;
-  const today = localDayOf(now);
-  // The running day too (docs/intraday.md, "Orchestrator"): its schedules live until no
-  // quarter-hour is open any more; the JSON market submission of a day past gate closure is
-  // skipped without a word.
-  const jsonOnly = cfg.schedule_channel !== "files" && cfg.schedule_format === "json";
-  for (let i = 0; i <= cfg.orchestrator_horizon_days; i++) {
-    const day = addDays(today, i);
-    const d = deliveryDay(day);
-    if (frozenCount(d, now, cfg.intraday_lead_minutes) >= d.quarterHours.length) continue;
-    const marketClosed = gateClosure(d, cfg.gate_closure_local_time).epochMilliseconds <= now;
-    const state = (await readDay(ctx.kv, day)).value;
-    if (!hasLocations && !state) continue; // no market locations, no forecasts
-    const entry: PassReport["days"][number] = { delivery_day: day, ran: [] };
-    for (const step of await neededSteps(ctx.kv, day, master)) {
-      if (step === "submit" && marketClosed && jsonOnly) continue;
-      if (!(await stillNeeded(ctx.kv, day, step))) continue;
-      try {
-        await runStep(ctx, day, step, by);
-        entry.ran.push(step);
-      } catch (err) {
-        entry.failed = { step, error: (err as Error).message };
-        break;
-      }
-    }
-    if (entry.ran.length || entry.failed) report.days.push(entry);
-  }
-  return report;
 }

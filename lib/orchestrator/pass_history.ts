@@ -35,6 +35,8 @@ export interface FinishedPass extends LastPass {
   }[];
   /** Why the pass failed outside its steps (then `days` is absent). */
   error?: string;
+  /** Answer files the pass's inbox import moved to `rejected/`, with why. */
+  rejected_files?: readonly { file: string; reason: string }[];
 }
 
 /**
@@ -70,6 +72,7 @@ export function passRecord(id: number, p: FinishedPass): PassRecord {
       skipped: d.failed ? notTriedAfter(d.failed.step) : [],
     })),
     error: p.error ?? null,
+    rejected_files: (p.rejected_files ?? []).map((r) => ({ file: r.file, reason: r.reason })),
   };
 }
 

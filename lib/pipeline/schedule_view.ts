@@ -1,7 +1,7 @@
 /**
  * What the operator sees of a day's schedules (docs/intraday.md, "Version history"): per control
  * area the TSO's status of the latest document, with the phase, `sent_at` and `frozen_before` of
- * its version, and the deviation left in the frozen quarter-hours — energy the BRP can no longer
+ * its version, when its first version went out, and the deviation left in the frozen quarter-hours — energy the BRP can no longer
  * schedule away.
  * @module
  */
@@ -18,6 +18,11 @@ export interface ScheduleEntry extends TsoStatus {
   phase: SchedulePhase | null;
   sent_at: string | null;
   frozen_before: string | null;
+  /**
+   * When the area's first version (v1) was handed over, ISO-8601 UTC; `null` without history.
+   * After the TSO deadline it means the day-ahead deadline was missed (docs/console.md, "Rows").
+   */
+  first_sent_at: string | null;
   /**
    * MWh: Σ over the quarter-hours frozen now of |open position − the schedule the TSO has| ×
    * 0.25 h, 3 decimals; `null` before the first aggregate.
@@ -69,6 +74,7 @@ export async function scheduleEntries(
   return await Promise.all(statuses.map(async (t) => {
     const srq = requests[t.control_area];
     const h = await historyVersion(kv, day, t.control_area, t.version);
+    const first = t.version === 1 ? h : await historyVersion(kv, day, t.control_area, 1);
     const mw = agg?.areas[t.control_area];
     const standing = frozen > 0 && mw
       ? standingVersion(await versionHistory(kv, day, t.control_area))?.quantities ?? []
@@ -78,6 +84,7 @@ export async function scheduleEntries(
       phase: h?.phase ?? null,
       sent_at: h?.sent_at ?? null,
       frozen_before: h?.frozen_before ?? null,
+      first_sent_at: first?.sent_at ?? null,
       locked_deviation_mwh: mw ? lockedDeviationMwh(mw, standing, frozen) : null,
       status_request: srq && srq.version === t.version
         ? { at: srq.at, file: srq.file, state: srq.state, answered: t.at > srq.at }

@@ -169,6 +169,15 @@ export const KEYS = {
   /** The store's size facts and the last pruning (shown in the status). Owner: as above. */
   retentionFacts: ["retention", "facts"] as Deno.KvKey,
 
+  /**
+   * An answer file the inbox import moved to `rejected/`, until the operator acknowledges it or a
+   * newer answer for its day and area arrives (docs/console.md, "Attention"); expires after 30
+   * days. Owner: `lib/fahrplan/rejected_answers.ts`.
+   */
+  rejectedAnswer: (file: string): Deno.KvKey => ["rejected_answers", file],
+  /** Every waiting rejected answer file, for `kv.list`. */
+  rejectedAnswers: { prefix: ["rejected_answers"] } as Deno.KvListSelector,
+
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
 } as const;

@@ -11,13 +11,18 @@ import { z } from "zod";
  * Every code an item can carry (docs/console.md, "Attention"):
  * `tso_rejected`, `tso_anomaly` (error, per control area, with the TSO's reason),
  * `step_failing` (error, a step's last attempt failed), `deadline_missed` (error, tomorrow's
- * TSO deadline passed with nothing sent), `orchestrator_failing` (error, three passes in a row failed),
+ * TSO deadline passed with nothing sent; warn, for the rest of the day, when a day's first version
+ * went out after its TSO deadline, with the time it went out), `orchestrator_failing` (error, three passes in a row failed),
+ * `rejected_answer` (warn, an answer file the inbox import moved to `rejected/`, naming the file and
+ * the reason, until acknowledged or a newer answer for its day and area arrives; `file` names it),
  * `schedule_outdated` (warn, new input after the schedule was sent: the TSO has an older
- * aggregate), `missing_forecasts` (warn), `orchestrator_stopped` (warn), `locked_deviation` (warn,
+ * aggregate), `missing_forecasts` (warn from when forecasts are due, by default the TSO
+ * deadline the day before; info before; consecutive days with the same count are one item), `orchestrator_stopped` (warn), `locked_deviation` (warn,
  * today, per control area: at least 0.1 MWh left between the open position and the schedule the
  * TSO has in the frozen quarter-hours), `awaiting_answer`
  * (info, the current version is sent, not every TSO answered), `not_sent_yet` (info, tomorrow,
- * deadline ahead), `all_confirmed` (ok, every schedule of tomorrow confirmed in its current version).
+ * deadline ahead), `all_confirmed` (ok, one line: every schedule of today and/or tomorrow confirmed in its
+ * current version). Order: errors, warnings, the line of good news, information.
  */
 export const ATTENTION_CODES = [
   "tso_rejected",
@@ -25,6 +30,7 @@ export const ATTENTION_CODES = [
   "step_failing",
   "deadline_missed",
   "orchestrator_failing",
+  "rejected_answer",
   "schedule_outdated",
   "missing_forecasts",
   "orchestrator_stopped",
@@ -44,6 +50,13 @@ export const AttentionItemSchema = z.object({
   delivery_day: z.string().nullable(),
   /** The control area's EIC, for items about one area. */
   control_area: z.string().optional(),
+  /**
+   * Every day an item speaks of when it covers several (missing forecasts of consecutive days,
+   * `all_confirmed` of today and tomorrow); `delivery_day` is the first of them.
+   */
+  days: z.array(z.string()).optional(),
+  /** The inbox file of a `rejected_answer` item (what its acknowledgement names). */
+  file: z.string().optional(),
   /** A sentence for people; times in Europe/Berlin. */
   message: z.string(),
 });

@@ -74,10 +74,21 @@ export const DayOverviewSchema = z.object({
    */
   tso_deadline: z.string().optional(),
   /**
+   * ISO-8601 UTC instant from which the day's missing forecasts are a warning
+   * (`forecast_due_local_time` the day before, by default the TSO deadline; docs/console.md,
+   * "Attention"); before it they are information. Optional for other producers of the shape.
+   */
+  forecasts_due: z.string().optional(),
+  /**
    * ISO-8601 UTC instant from which no quarter-hour of the day is open any more (its last
    * quarter-hour's start minus the intraday lead time): until then a schedule version can go out.
    */
   schedules_open_until: z.string().optional(),
+  /**
+   * The intraday lead time in minutes (`intraday_lead_minutes`): quarter-hours starting before
+   * now + this are frozen; the console moves "frozen until" and the chart's shading with it.
+   */
+  intraday_lead_minutes: z.number().int().optional(),
   input_version: z.number().int(),
   last_input: InputChangeSchema.nullable(),
   steps: z.object({
@@ -136,6 +147,11 @@ export const DayOverviewSchema = z.object({
     sent_at: z.string().nullable().optional(),
     /** ISO-8601 UTC start of the first open quarter-hour at sending; `null` without history. */
     frozen_before: z.string().nullable().optional(),
+    /**
+     * ISO-8601 UTC instant the area's first version (v1) was handed over; `null` without history.
+     * Later than `tso_deadline`: the day-ahead deadline was missed (`deadline_missed`).
+     */
+    first_sent_at: z.string().nullable().optional(),
     /**
      * MWh left between the open position and the schedule the TSO has in the quarter-hours
      * frozen now (energy the BRP can no longer schedule away); `null` before an aggregate.

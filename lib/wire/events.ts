@@ -26,6 +26,7 @@ export const EVENT_KINDS = [
   "anomaly_reported",
   "schedule_answer_rejected",
   "status_requested",
+  "rejected_answer_acknowledged",
   "orchestration_recovered",
   "day_archived",
 ] as const;

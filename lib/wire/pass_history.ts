@@ -43,6 +43,11 @@ export const PassRecordSchema = z.object({
   days: z.array(PassDaySchema),
   /** Why the whole pass failed outside any step (e.g. the store could not be read); else null. */
   error: z.string().nullable(),
+  /**
+   * Answer files the inbox import before the pass moved to `rejected/`, with why (docs/console.md,
+   * "Attention"); absent in records stored before it was kept.
+   */
+  rejected_files: z.array(z.object({ file: z.string(), reason: z.string() })).optional(),
 });
 /** One recorded pass. */
 export type PassRecord = z.infer<typeof PassRecordSchema>;

@@ -20,6 +20,7 @@ import { type ScheduleVersions, ScheduleVersionsSchema } from "../../lib/wire/sc
 import type { Aggregate } from "../../lib/pipeline/aggregate.ts";
 import { renderMemoModule } from "../../lib/fahrplan/xml_modules.ts";
 import { importInbox } from "../../lib/fahrplan/inbox.ts";
+import { acknowledgeRejected, listRejected } from "../../lib/fahrplan/rejected_answers.ts";
 import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
 import { answer } from "../../lib/http/respond.ts";
 import { problem, ValidationFailed } from "../../lib/http/errors.ts";
@@ -170,7 +171,12 @@ function registerScheduleVersions(ctx: RouteContext): void {
   });
 }
 
-/** Registers `POST /v1/schedule-responses/import`: the TSO answers in the inbox, imported now. */
+/**
+ * Registers `POST /v1/schedule-responses/import`: the TSO answers in the inbox, imported now, with
+ * the files rejected earlier that still wait for the operator (`rejected_waiting`); and
+ * `POST /v1/schedule-responses/rejected/{file}/acknowledge`: the operator has seen a rejected file
+ * (docs/console.md, "Attention").
+ */
 export function registerScheduleResponses(ctx: RouteContext): void {
   ctx.routes.add({
     method: "post",
@@ -188,6 +194,33 @@ export function registerScheduleResponses(ctx: RouteContext): void {
   }, async (c) => {
     const by = c.get("principal")?.caller ?? "unknown";
     const results = await importInbox(ctx, await ctx.config.effective(), by);
-    return answer({ files: results });
+    return answer({ files: results, rejected_waiting: await listRejected(ctx.kv) });
+  });
+  ctx.routes.add({
+    method: "post",
+    path: "/v1/schedule-responses/rejected/{file}/acknowledge",
+    access: "process",
+    summary: "The operator has seen an answer file moved to rejected/: no attention item any more",
+    tags: ["pipeline"],
+    responses: {
+      200: { description: "the acknowledged file: name, inbox, reason, when" },
+      404: { description: "no rejected file of that name waits" },
+    },
+  }, async (c) => {
+    const by = c.get("principal")?.caller ?? "unknown";
+    const file = c.req.param("file") ?? "";
+    const done = await acknowledgeRejected(ctx.kv, file);
+    if (!done) {
+      return problem(404, `No rejected answer file named ${file} waits to be acknowledged.`);
+    }
+    await ctx.events.append({
+      kind: "rejected_answer_acknowledged",
+      level: "info",
+      message: `${by} acknowledged the rejected answer file ${file} (${done.reason}).`,
+      caller: by,
+      ...(done.delivery_day ? { delivery_day: done.delivery_day } : {}),
+      data: { file },
+    });
+    return answer(done);
   });
 }

@@ -4,9 +4,10 @@
  * kW) goes out as intraday v2 with the quarter-hours before 10:30 frozen, and the TSO simulator
  * (on the service's clock) confirms it. The row says "intraday v2 · frozen until 10:30 Berlin · 4
  * of 4 confirmed"; the version history drill-down lists v2 and v1 with phase, sent, frozen and
- * the TSO's status; the chart draws the schedule the TSO has as a dashed line per area and a tap
+ * the TSO's status, and follows the selected day while open (the next day lists only its v1); the chart draws the schedule the TSO has as a dashed line per area and a tap
  * reads both values; the deviation locked in the frozen quarter-hours is said in words (and is
- * an attention item); the manual Submit stays enabled after gate closure.
+ * an attention item); the manual Submit stays enabled after gate closure. As time passes, "frozen
+ * until" and the chart's frozen shading move with the clock (now + lead time), with a "now" line.
  *
  * Real parts: the app on 127.0.0.1 with a temp-file KV and a fake clock (the page's clock set to
  * the same instant), the outbox and inbox on disk, the TSO simulator, Chromium. Skipped with a
@@ -35,6 +36,7 @@ import { FILES_CHANNEL_ENV } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
 
 const DAY = "2026-11-24"; // Tue; CET (UTC+1)
+const NEXT = "2026-11-25"; // first sent at 10:07 on DAY: v1 only
 const D2 = "2026-11-22T08:00:00Z"; // Sun 09:00 Berlin, before the TSO deadline of DAY
 const ON_DAY = "2026-11-24T09:07:00Z"; // 10:07 Berlin on the day
 const AREA_LIST = Object.values(AREAS); // amprion, tennet, transnet, 50Hertz: 1, 2, 3, 4 MW
@@ -132,6 +134,23 @@ Deno.test({
     ]);
     assert.match(await hertz.locator(".versions-table caption").innerText(), /The TSO has v2\./);
     await shotOf(page.locator(".chart-box"), `${name}-versions`);
+    // The open history follows the selected day: the next day has only its v1.
+    await page.locator(`tr[data-day="${NEXT}"] [aria-pressed]`).first().click();
+    await hertz.locator(`.version-history[data-day="${NEXT}"][open]`).waitFor();
+    await hertz.locator('.versions-table tbody tr[data-version="2"]').waitFor({
+      state: "detached",
+    });
+    await rows.first().waitFor();
+    assert.deepEqual(
+      await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-version"))),
+      ["1"],
+    );
+    assert.match(await hertz.locator(".versions-table caption").innerText(), /v1|no version/);
+    assert.doesNotMatch(await hertz.locator(".versions-table caption").innerText(), /v2/);
+    // And back.
+    await row.locator("[aria-pressed]").first().click();
+    await hertz.locator('.versions-table tbody tr[data-version="2"]').waitFor();
+    assert.equal(await rows.count(), 2);
     assert.ok(
       await page.evaluate(() =>
         document.documentElement.scrollWidth <= document.documentElement.clientWidth
@@ -169,6 +188,35 @@ Deno.test({
       await page.setViewportSize({ width: 390, height: 844 });
       await checkPage("41-intraday-390");
     });
+    await t.step(
+      "time passes: frozen until and the shading move with the clock, a now line",
+      async () => {
+        const frozen = page.locator(".chart-svg rect.frozen");
+        const before = (await frozen.boundingBox())!;
+        // 10:08 → 10:47 Berlin, without a reload: now + 15 min = 11:02, so 11:15 is the first open.
+        r.clock.advance(39 * 60_000);
+        await page.clock.setFixedTime(new Date(r.clock.now()));
+        const text = "intraday v2 · frozen until 11:15 Berlin · 4 of 4 confirmed";
+        await row.locator(".phase-line", { hasText: text }).waitFor();
+        assert.equal(await list.locator(".phase-line").innerText(), text);
+        await page.waitForFunction((w) => {
+          const r = document.querySelector(".chart-svg rect.frozen")!.getBoundingClientRect();
+          return r.width > w + 1;
+        }, before.width);
+        const after = (await frozen.boundingBox())!;
+        // 42 quarter-hours (00:00–10:30) frozen before, 45 (00:00–11:15) now.
+        assert.ok(
+          Math.abs(after.width / before.width - 45 / 42) < 0.01,
+          `${before.width} → ${after.width}`,
+        );
+        const nowX = await page.locator(".now-line line").evaluate((el) =>
+          el.getBoundingClientRect().x
+        );
+        const expected = after.x + (after.width / 45) * (43 + 2 / 15); // 10:47 = 43 QH + 2 min
+        assert.ok(Math.abs(nowX - expected) < 1.5, `now line at ${nowX}, expected ${expected}`);
+        assert.equal(await page.locator(".now-line text").textContent(), "now");
+      },
+    );
     assert.deepEqual(problems.csp, [], "no CSP violation");
     assert.deepEqual(problems.exceptions, [], "no uncaught exception");
   } finally {

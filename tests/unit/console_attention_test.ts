@@ -238,9 +238,61 @@ Deno.test("attention: clock-change day — tomorrow is 25 Oct 2026 until Berlin 
     orchestrator: running,
     nowMs: c.now(),
   });
-  assert.deepEqual(codes(later), ["not_sent_yet"]);
-  assert.equal(later[0].delivery_day, "2026-10-26");
+  // Today confirmed is the line of good news, before the information.
+  assert.deepEqual(codes(later), ["all_confirmed", "not_sent_yet"]);
+  assert.match(later[0].message, /^All schedules for today \(Sun 25 Oct\) are confirmed/);
+  assert.equal(later[1].delivery_day, "2026-10-26");
   // 00:30 CEST is 22:30 UTC; 12:00 Berlin on 25 Oct is 11:00 UTC (CET after the change): the
   // repeated hour makes it 12 h 30 min, not the 11 h 30 min of the wall clock.
-  assert.match(later[0].message, /gate closure 12:00 Berlin in 12 h 30 min\.$/);
+  assert.match(later[1].message, /gate closure 12:00 Berlin in 12 h 30 min\.$/);
+});
+
+Deno.test("attention: a healthy evening — good news first, PV parks not yet due grouped as information", () => {
+  // Tue 24 Nov 19:47 Berlin: today and tomorrow confirmed; the parks' forecasts of 26–30 Nov
+  // are due only at 14:30 Berlin the day before each.
+  const c = new FakeClock(Date.parse("2026-11-24T18:47:00Z"));
+  const due = (day: string) => {
+    const [y, m, d] = day.split("-").map(Number);
+    return new Date(Date.UTC(y, m - 1, d - 1, 13, 30)).toISOString(); // 14:30 CET the day before
+  };
+  const day = (name: string, missing: number) => {
+    const s = state(name, 1, 1);
+    s.steps.aggregated = rec(1, undefined, {
+      market_locations: 400,
+      missing_forecast: missing,
+      missing_energy: { expected_mwh: 40, missing_mwh: 0, unknown_locations: missing },
+    });
+    return {
+      ...view(s, schedules(["confirmed", "confirmed", "confirmed", "confirmed"]), c.now()),
+      forecasts_due: due(name),
+    };
+  };
+  const future = ["2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"];
+  const days = [day("2026-11-24", 0), day("2026-11-25", 0), ...future.map((d) => day(d, 20))];
+  const items = attention({ days, orchestrator: running, nowMs: c.now() });
+  assert.deepEqual(items.map((i) => `${i.code}:${i.level}`), [
+    "all_confirmed:ok",
+    "missing_forecasts:info",
+  ]);
+  assert.deepEqual(items[0].days, ["2026-11-24", "2026-11-25"]);
+  assert.match(
+    items[0].message,
+    /^All schedules for today \(Tue 24 Nov\) and tomorrow \(Wed 25 Nov\) are confirmed — today: schedule v1 in 4 of 4 areas \(aggregate v1\); tomorrow: schedule v1 /,
+  );
+  assert.deepEqual(items[1].days, future);
+  assert.equal(
+    items[1].message,
+    "20 market locations without load profile have no forecast in the latest aggregates for " +
+      "Thu 26 Nov – Mon 30 Nov (5 days). Due 14:30 Berlin the day before each.",
+  );
+  // From 14:30 the day before, a missing forecast is a warning, ahead of the good news; the
+  // days not due yet stay one line of information.
+  const late = [day("2026-11-24", 0), day("2026-11-25", 20), ...future.map((d) => day(d, 20))];
+  const warned = attention({ days: late, orchestrator: running, nowMs: c.now() });
+  assert.deepEqual(warned.map((i) => `${i.code}:${i.level}:${i.delivery_day}`), [
+    "missing_forecasts:warn:2026-11-25",
+    "all_confirmed:ok:2026-11-24",
+    "missing_forecasts:info:2026-11-26",
+  ]);
+  assert.match(warned[0].message, /^Tomorrow \(Wed 25 Nov\): 20 market locations \(4\.8 % of/);
 });

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { attention } from "../../lib/console/attention.ts";
 import { dayDeadline, nothingSentText } from "../../lib/console/day_texts.ts";
 import {
+  frozenNowBefore,
   frozenText,
   lockedDeviationText,
   phaseLine,
@@ -68,6 +69,13 @@ Deno.test("phase line: intraday v7 · frozen until 10:30 Berlin · 4 of 4 confir
   });
   assert.equal(phaseLine(day(TODAY, [da])), "day-ahead v1 · 1 of 1 confirmed");
   assert.equal(phaseLine(day(TODAY, [])), null);
+  // What is frozen now moves with the clock, never behind the version's own frozen part.
+  assert.equal(frozenNowBefore(Date.parse("2026-11-24T18:47:00Z"), 15), "2026-11-24T19:15:00.000Z");
+  assert.equal(frozenNowBefore(Date.parse("2026-11-24T18:45:00Z"), 15), "2026-11-24T19:00:00.000Z");
+  assert.match(
+    phaseLine(day(TODAY, all), "2026-11-24T19:15:00.000Z")!,
+    /frozen until 20:15 Berlin/,
+  );
 });
 
 Deno.test("frozen time: Berlin wall clock, the clock-change day, the whole day frozen", () => {

@@ -36,6 +36,7 @@ import { archiveWhere } from "../../../lib/retention/target_of.ts";
 import { attention as attentionOf, type AttentionItem } from "../../../lib/console/attention.ts";
 import { consoleDays } from "../../../lib/console/console_days.ts";
 import { berlinDate } from "../../../lib/console/day_texts.ts";
+import { listRejected } from "../../../lib/fahrplan/rejected_answers.ts";
 
 /**
  * Registers the status endpoint.
@@ -159,6 +160,7 @@ export function registerStatus(
       days: [...days.delivery_days, ...days.without_state],
       orchestrator: { state: state.state, failed_passes_in_a_row: health?.failed_in_a_row ?? 0 },
       nowMs: now,
+      rejected: await listRejected(ctx.kv),
     });
     attentionCache = { second: Math.floor(now / 1000), state, health, items };
     return items;
