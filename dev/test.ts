@@ -55,6 +55,7 @@ const LONG_FIRST = [
   "tests/e2e/console_e2e_test.ts",
   "tests/e2e/console_pipeline_e2e_test.ts",
   "tests/integration/replicas_contention_test.ts",
+  "tests/integration/kv_connect_replicas_test.ts",
   "tests/e2e/console_passes_e2e_test.ts",
   "tests/integration/access_matrix_test.ts",
   "tests/integration/prometheus_scrape_test.ts",

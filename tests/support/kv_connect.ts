@@ -24,18 +24,20 @@ export interface KvConnectPeer {
   kill(): Promise<void>;
   /** Starts the server again on the same port and file. */
   start(): Promise<void>;
-  /** Stops it (SIGTERM) and removes the temp dir unless `keep`. */
+  /** Stops it (SIGTERM) and removes its temp dir (none for a given `path`) unless `keep`. */
   close(opts?: { keep?: boolean }): Promise<void>;
 }
 
 /**
- * Starts `dev/kv_connect_server.ts` on a new temp dir and a free port and waits for its
- * "kv connect listening on" line.
+ * Starts `dev/kv_connect_server.ts` on a free port and waits for its "kv connect listening on"
+ * line.
+ * @param opts.path serve this SQLite file (e.g. a local store file, the caller removes it)
+ *   instead of a new one in a temp dir
  * @throws when it exits or does not listen within 30 s
  */
-export async function startKvConnect(): Promise<KvConnectPeer> {
-  const dir = await Deno.makeTempDir({ prefix: "bridge-kvc-" });
-  const path = `${dir}/denokv.sqlite`;
+export async function startKvConnect(opts: { path?: string } = {}): Promise<KvConnectPeer> {
+  const dir = opts.path ? undefined : await Deno.makeTempDir({ prefix: "bridge-kvc-" });
+  const path = opts.path ?? `${dir}/denokv.sqlite`;
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   let child: Deno.ChildProcess | undefined;
@@ -117,9 +119,9 @@ export async function startKvConnect(): Promise<KvConnectPeer> {
     },
     kill: () => stop("SIGKILL"),
     start,
-    async close(opts = {}) {
+    async close(o = {}) {
       await stop("SIGTERM");
-      if (!opts.keep) await Deno.remove(dir, { recursive: true });
+      if (dir && !o.keep) await Deno.remove(dir, { recursive: true });
     },
   };
 }
