@@ -23,10 +23,11 @@
  */
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";
 import { report, type Row, spawnServer, tempDir } from "./common.ts";
-import { locationBatches } from "./portfolio.ts";
+import { benchLocation, locationBatches } from "./portfolio.ts";
 import { type App, BATCH, REGION, register, runDay, startApp } from "./million_app.ts";
 import { RssSampler } from "./million_http.ts";
 import { KV_CONNECT_TOKEN, startKvConnect } from "../tests/support/kv_connect.ts";
+import type { KvConnectStats } from "../dev/kv_connect_server.ts";
 
 const SIZES = (Deno.env.get("BENCH_KVC_SIZES") ?? "100000,1000000").split(",").map(Number);
 const SHARE = Number(Deno.env.get("BENCH_KVC_CUSTOMER_SHARE") ?? 0.01);
@@ -79,7 +80,7 @@ async function measure(
   app: App,
   n: number,
   days: [string, string],
-  count?: () => Promise<{ requests: Record<string, number>; bytes_in: number; bytes_out: number }>,
+  count?: () => Promise<KvConnectStats>,
 ): Promise<Pass> {
   const o = { n, customers: Math.round(n * SHARE), concurrency: 4, through: "aggregate" as const };
   const limitMs = () => STEP_LIMIT_MS;
@@ -121,10 +122,18 @@ async function size(n: number, days: string[]): Promise<Row[]> {
     console.log(`${n}: local file pass ${file.s.toFixed(2)} s`);
     const peer = await startKvConnect({ path: local.kvPath });
     let kvc: Pass;
+    let largest: KvConnectStats["largest_atomic"];
     try {
       const remote = await startRemoteApp(peer.url);
       try {
-        kvc = await measure(remote, n, [days[2], days[3]], () => peer.stats() as never);
+        kvc = await measure(remote, n, [days[2], days[3]], () => peer.stats());
+        // One full registration batch over KV Connect too: locations n … n + 499, all new.
+        const extra = Array.from({ length: BATCH }, (_v, k) => {
+          const { updated_at: _, ...input } = benchLocation(n + k, "");
+          return input;
+        });
+        await register(remote, [JSON.stringify({ market_locations: extra })], 1, STEP_LIMIT_MS);
+        largest = (await peer.stats()).largest_atomic;
       } finally {
         await remote.stop();
       }
@@ -162,6 +171,18 @@ async function size(n: number, days: string[]): Promise<Row[]> {
         } KiB in both directions; ${
           (kvc.s * 1000 / Math.max(1, (kvc.reads ?? 0) + (kvc.writes ?? 0))).toFixed(2)
         } ms of pass per round trip`,
+      },
+      {
+        part: "28 kv connect",
+        metric:
+          `largest atomic write over KV Connect (ingest of 500 forecasts, registration of 500)`,
+        value: largest.mutations,
+        unit: "mutations",
+        goal: "≤ 1,000 mutations, ≤ 10 checks, ≤ 800 KiB",
+        met: largest.mutations <= 1000 && largest.checks <= 10 && largest.bytes <= 800 * 1024,
+        note: `${largest.mutations} mutations, ${largest.checks} checks, ${
+          (largest.bytes / 1024).toFixed(0)
+        } KiB (each the largest of any write, denokv proto/limits.rs)`,
       },
     ];
     return rows;

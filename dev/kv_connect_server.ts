@@ -48,6 +48,41 @@ export interface KvConnectStats {
   bytes_in: number;
   /** Response bytes sent on the data path (watch streams not counted). */
   bytes_out: number;
+  /**
+   * The largest atomic write seen: most checks, most mutations (enqueues counted with them, as
+   * the limit does) and most bytes of one request, each over all writes so far.
+   */
+  largest_atomic: { checks: number; mutations: number; bytes: number };
+}
+
+/**
+ * Counts the top-level fields of an `AtomicWrite` message (denokv `proto/schema/datapath.proto`:
+ * 1 `checks`, 2 `mutations`, 3 `enqueues`, each a length-delimited message): a walk over the
+ * protobuf wire format (protobuf.dev/programming-guides/encoding), no decoding of the parts.
+ * @throws on a truncated or non-length-delimited field (the engine refuses those anyway)
+ */
+export function atomicShape(bytes: Uint8Array): { checks: number; mutations: number } {
+  let i = 0;
+  const varint = () => {
+    let v = 0;
+    for (let shift = 0;; shift += 7) {
+      if (i >= bytes.length) throw new Error("truncated varint");
+      const b = bytes[i++];
+      v += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return v;
+    }
+  };
+  const shape = { checks: 0, mutations: 0 };
+  while (i < bytes.length) {
+    const tag = varint();
+    if ((tag & 7) !== 2) throw new Error(`field ${tag >> 3} is not length-delimited`);
+    const length = varint(); // read before `i` is taken: varint() moves it
+    i += length;
+    if (i > bytes.length) throw new Error("truncated field");
+    if (tag >> 3 === 1) shape.checks++;
+    else shape.mutations++;
+  }
+  return shape;
 }
 
 /** The nil UUID: one database per server, as `denokv` answers. */
@@ -101,6 +136,16 @@ export function serveKvConnect(path: string, port: number, token: string): KvCon
     requests: { metadata: 0, snapshot_read: 0, atomic_write: 0, watch: 0 },
     bytes_in: 0,
     bytes_out: 0,
+    largest_atomic: { checks: 0, mutations: 0, bytes: 0 },
+  };
+  const measure = (bytes: Uint8Array) => {
+    const largest = stats.largest_atomic;
+    largest.bytes = Math.max(largest.bytes, bytes.length);
+    try {
+      const { checks, mutations } = atomicShape(bytes);
+      largest.checks = Math.max(largest.checks, checks);
+      largest.mutations = Math.max(largest.mutations, mutations);
+    } catch { /* not counted: the engine answers with what is wrong */ }
   };
   const closing = new AbortController();
 
@@ -137,6 +182,7 @@ export function serveKvConnect(path: string, port: number, token: string): KvCon
     stats.requests[kind]++;
     const bytes = new Uint8Array(await req.arrayBuffer());
     stats.bytes_in += bytes.length;
+    if (kind === "atomic_write") measure(bytes);
     try {
       const out = kind === "snapshot_read"
         ? await engine.snapshotRead(db, bytes, false)

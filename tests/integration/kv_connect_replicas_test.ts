@@ -131,6 +131,11 @@ Deno.test("KV Connect: two replicas read each other's writes, a config change on
     }
     const served = await peer.stats();
     assert.ok(served.requests.watch >= 2, `each replica watches: ${JSON.stringify(served)}`);
+    // Within denokv's limits (proto/limits.rs), which the engine would have refused with a 400.
+    const { largest_atomic: big } = served;
+    assert.ok(big.mutations > 100 && big.mutations <= 1000, JSON.stringify(big));
+    assert.ok(big.checks >= 1 && big.checks <= 10, JSON.stringify(big));
+    assert.ok(big.bytes <= 800 * 1024, JSON.stringify(big));
     await b.close();
     await a.close();
     await peer.close({ keep: true });

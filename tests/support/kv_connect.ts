@@ -6,6 +6,7 @@
  * @module
  */
 import { freePort } from "./net.ts";
+import type { KvConnectStats } from "../../dev/kv_connect_server.ts";
 
 /** The access token of every peer started here (clients send it as `DENO_KV_ACCESS_TOKEN`). */
 export const KV_CONNECT_TOKEN = "kv-connect-test-token-0001";
@@ -18,8 +19,8 @@ export interface KvConnectPeer {
   path: string;
   /** `KV_PATH` and `DENO_KV_ACCESS_TOKEN` for a service process on this peer. */
   serviceEnv: Record<string, string>;
-  /** Requests served per path since this process started (`GET /stats`). */
-  stats(): Promise<{ requests: Record<string, number> }>;
+  /** Requests and bytes served, largest atomic write, since this process started (`GET /stats`). */
+  stats(): Promise<KvConnectStats>;
   /** SIGKILL: the process ends at once, answers in flight are lost. */
   kill(): Promise<void>;
   /** Starts the server again on the same port and file. */
