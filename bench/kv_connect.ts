@@ -73,6 +73,8 @@ interface Pass {
   reads?: number;
   writes?: number;
   bytes?: number;
+  /** `prefix: reads (KiB answered)`, most reads first. */
+  byPrefix?: string;
 }
 
 /** A warm-up day, then the measured day; `count` reads the peer's counters (KV Connect only). */
@@ -101,6 +103,15 @@ async function measure(
     pass.reads = d("snapshot_read");
     pass.writes = d("atomic_write");
     pass.bytes = after.bytes_in + after.bytes_out - before.bytes_in - before.bytes_out;
+    pass.byPrefix = Object.entries(after.reads_by_prefix)
+      .map(([prefix, a]) => {
+        const b = before!.reads_by_prefix[prefix] ?? { reads: 0, bytes_out: 0 };
+        return { prefix, reads: a.reads - b.reads, kib: (a.bytes_out - b.bytes_out) / 1024 };
+      })
+      .filter((x) => x.reads > 0)
+      .sort((x, y) => y.reads - x.reads)
+      .map((x) => `${x.prefix} ${x.reads} (${x.kib.toFixed(0)} KiB)`)
+      .join(", ");
   }
   return pass;
 }
@@ -141,7 +152,9 @@ async function size(n: number, days: string[]): Promise<Row[]> {
       await peer.close();
     }
     console.log(
-      `${n}: KV Connect pass ${kvc.s.toFixed(2)} s, ${kvc.reads} reads + ${kvc.writes} writes`,
+      `${n}: KV Connect pass ${
+        kvc.s.toFixed(2)
+      } s, ${kvc.reads} reads + ${kvc.writes} writes; ${kvc.byPrefix}`,
     );
     const label = n.toLocaleString("en");
     const rows: Row[] = [
@@ -168,7 +181,7 @@ async function size(n: number, days: string[]): Promise<Row[]> {
         unit: "requests",
         note: `${kvc.reads} snapshot reads + ${kvc.writes} atomic writes, ${
           ((kvc.bytes ?? 0) / 1024).toFixed(0)
-        } KiB in both directions; ${
+        } KiB in both directions; reads by first key part: ${kvc.byPrefix}; ${
           (kvc.s * 1000 / Math.max(1, (kvc.reads ?? 0) + (kvc.writes ?? 0))).toFixed(2)
         } ms of pass per round trip`,
       },

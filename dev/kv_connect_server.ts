@@ -24,6 +24,7 @@
  * @module
  */
 import { createRequire } from "node:module";
+import { atomicShape, readPrefix } from "./kv_connect_wire.ts";
 
 /** The Node-API functions of `@deno/kv-linux-x64-gnu` used here (denokv `npm/napi/index.d.ts`). */
 interface KvEngine {
@@ -53,36 +54,8 @@ export interface KvConnectStats {
    * the limit does) and most bytes of one request, each over all writes so far.
    */
   largest_atomic: { checks: number; mutations: number; bytes: number };
-}
-
-/**
- * Counts the top-level fields of an `AtomicWrite` message (denokv `proto/schema/datapath.proto`:
- * 1 `checks`, 2 `mutations`, 3 `enqueues`, each a length-delimited message): a walk over the
- * protobuf wire format (protobuf.dev/programming-guides/encoding), no decoding of the parts.
- * @throws on a truncated or non-length-delimited field (the engine refuses those anyway)
- */
-export function atomicShape(bytes: Uint8Array): { checks: number; mutations: number } {
-  let i = 0;
-  const varint = () => {
-    let v = 0;
-    for (let shift = 0;; shift += 7) {
-      if (i >= bytes.length) throw new Error("truncated varint");
-      const b = bytes[i++];
-      v += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) return v;
-    }
-  };
-  const shape = { checks: 0, mutations: 0 };
-  while (i < bytes.length) {
-    const tag = varint();
-    if ((tag & 7) !== 2) throw new Error(`field ${tag >> 3} is not length-delimited`);
-    const length = varint(); // read before `i` is taken: varint() moves it
-    i += length;
-    if (i > bytes.length) throw new Error("truncated field");
-    if (tag >> 3 === 1) shape.checks++;
-    else shape.mutations++;
-  }
-  return shape;
+  /** Snapshot reads and the bytes they answered, by the first key part they read (`"events"`). */
+  reads_by_prefix: Record<string, { reads: number; bytes_out: number }>;
 }
 
 /** The nil UUID: one database per server, as `denokv` answers. */
@@ -137,6 +110,18 @@ export function serveKvConnect(path: string, port: number, token: string): KvCon
     bytes_in: 0,
     bytes_out: 0,
     largest_atomic: { checks: 0, mutations: 0, bytes: 0 },
+    reads_by_prefix: {},
+  };
+  const countRead = (bytes: Uint8Array, out: Uint8Array) => {
+    let prefix: string;
+    try {
+      prefix = readPrefix(bytes);
+    } catch {
+      prefix = "(undecodable)";
+    }
+    const entry = stats.reads_by_prefix[prefix] ??= { reads: 0, bytes_out: 0 };
+    entry.reads++;
+    entry.bytes_out += out.length;
   };
   const measure = (bytes: Uint8Array) => {
     const largest = stats.largest_atomic;
@@ -188,6 +173,7 @@ export function serveKvConnect(path: string, port: number, token: string): KvCon
         ? await engine.snapshotRead(db, bytes, false)
         : await engine.atomicWrite(db, bytes, false);
       stats.bytes_out += out.length;
+      if (kind === "snapshot_read") countRead(bytes, out);
       return new Response(new Uint8Array(out), {
         headers: { "content-type": "application/x-protobuf" },
       });
