@@ -108,6 +108,12 @@ const PARTS: Part[] = [
       BENCH_MILLION_CUSTOMERS: "2000",
     },
   },
+  {
+    name: "kv_connect",
+    what: "issue 28: one-day pass at 100,000 and 1,000,000 locations, local file vs KV Connect",
+    script: "bench/kv_connect.ts",
+    quick: { BENCH_KVC_SIZES: "20000" },
+  },
 ];
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";

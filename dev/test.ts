@@ -11,8 +11,8 @@
  *   sshd user to itself, must not change `Deno.env` and must leave nothing running when its tests
  *   end (README.md, "Tests");
  * - the waiting run: the files that spend their time waiting on the wall clock (two service
- *   processes waiting for a real `Deno.cron` minute), started first so that their wait overlaps
- *   everything else;
+ *   processes waiting for a real `Deno.cron` minute), in parallel with each other, started first
+ *   so that their wait overlaps everything else;
  * - the type check of the test files (`deno check tests/`), which `deno test` would otherwise do
  *   before starting any test on one core; the test runs use `--no-check` instead.
  *
@@ -29,7 +29,10 @@ import { basename } from "node:path";
 import { type GroupPlan, type TestGroup, writeGroups } from "./test_groups.ts";
 
 /** Test files that mostly wait for real time (a `Deno.cron` minute boundary). */
-const WAITING = ["tests/integration/pipeline_cron_test.ts"];
+const WAITING = [
+  "tests/integration/pipeline_cron_test.ts",
+  "tests/integration/kv_connect_cron_test.ts",
+];
 
 /**
  * Test files started first, longest first (wall time in a whole run on the 2-core machine), and
@@ -52,6 +55,7 @@ const LONG_FIRST = [
   "tests/e2e/console_e2e_test.ts",
   "tests/e2e/console_pipeline_e2e_test.ts",
   "tests/integration/replicas_contention_test.ts",
+  "tests/integration/kv_connect_replicas_test.ts",
   "tests/e2e/console_passes_e2e_test.ts",
   "tests/integration/access_matrix_test.ts",
   "tests/integration/prometheus_scrape_test.ts",
@@ -166,7 +170,8 @@ try {
 }
 
 const testArgs = ["test", "--no-check", ...SANITIZERS, ...PERMISSIONS, ...Deno.args];
-const waitingOutput = spawn([...testArgs, ...WAITING]).output();
+// In parallel: the waiting files wait for the same minute boundary.
+const waitingOutput = spawn([...testArgs, "--parallel", ...WAITING]).output();
 const checkOutput = spawn(["check", "tests/"]).output();
 const main = spawn([...testArgs, "--parallel", ...modules.map((m) => m.path)]);
 const [mainOut] = await Promise.all([

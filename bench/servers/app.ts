@@ -16,11 +16,12 @@
  */
 import { createApp } from "../../app.ts";
 import { loadSettings } from "../../lib/settings.ts";
+import { openKv } from "../../lib/store/kv.ts";
 import { marketLocationIndexSettled } from "../../lib/pipeline/master_data.ts";
 
 const env = Deno.env.toObject();
 const settings = loadSettings(env);
-const kv = await Deno.openKv(settings.kvPath);
+const kv = await openKv(settings.kvPath);
 const bridge = await createApp({ settings, kv });
 const wallMs = () => performance.timeOrigin + performance.now();
 

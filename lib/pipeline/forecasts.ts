@@ -13,7 +13,7 @@
 import { assertForecastOpen } from "../domain/deadlines.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import type { ProfileCode } from "../domain/slp/profile.ts";
-import { getManyChunked, getManyInRange } from "../store/kv.ts";
+import { getManyChunked, getManyInRange, maxChecks } from "../store/kv.ts";
 import { retryWithTurn } from "../store/turn.ts";
 import { type DayState, emptyDay, inputChanged, withDayLock, writeDay } from "./day_state.ts";
 import { KEYS } from "../store/keys.ts";
@@ -108,13 +108,16 @@ function withDayLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Pro
 /**
  * Stores customer forecasts, all or nothing: one atomic that checks every touched day state,
  * writes the changed forecasts and bumps each day's `input_version` by one when anything of
- * that day changed.
+ * that day changed. The atomic checks each day and the turn; where the store allows fewer
+ * checks than that ({@link maxChecks}: 10 over KV Connect to `denokv`, docs/kv.md), the days go
+ * in groups of 9 in date order, one atomic each, each all or nothing.
  * @param items at most {@link MAX_BATCH}; validated by the caller
  * Accepted until the day's last quarter-hour has started (docs/intraday.md, "Forecasts until the
  * day ends"): quarter-hours inside the lead time are stored for the record, but the schedule
  * versions freeze them (`lib/fahrplan/freeze.ts`).
  * @throws {GateClosed} when a day's last quarter-hour has started (nothing is written)
- * @throws {import("../store/kv.ts").KvContentionError} when the rounds ran out (answered 503)
+ * @throws {import("../store/kv.ts").KvContentionError} when the rounds ran out (answered 503;
+ *   the groups before the one that ran out are stored)
  */
 export function ingestForecasts(
   kv: Deno.Kv,
@@ -126,63 +129,84 @@ export function ingestForecasts(
   for (const d of days) {
     assertForecastOpen(deliveryDay(d), nowMs, "forecasts are no longer accepted");
   }
-  return withUploadLocks(kv, days, () =>
-    // Replicas take turns after three lost rounds (docs/architecture.md, "Writes and concurrency").
-    retryWithTurn(kv, KEYS.forecastTurn, "ingest forecasts", async (turn) => {
-      // Day states first, then the forecasts: a forecast changed after the day read also bumped
-      // the day, so the commit's check fails and this round reads again (never stale
-      // "unchanged" answers). The forecast chunks themselves are read concurrently.
-      const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => KEYS.day(d)));
-      const existing = await existingForecasts(kv, items);
-      const at = new Date(nowMs).toISOString();
-      const op = turn.guard(kv.atomic());
-      const changedPerDay = new Map<string, Set<string>>();
-      const unchangedPerDay = new Map<string, number>();
-      items.forEach((it, i) => {
-        const prev = existing[i];
-        if (
-          prev && prev.source === "customer" && !isProfileForecast(prev) &&
-          sameValues(prev.values, it.values)
-        ) {
-          unchangedPerDay.set(it.delivery_day, (unchangedPerDay.get(it.delivery_day) ?? 0) + 1);
-          return;
-        }
-        op.set(
-          forecastKey(it.delivery_day, it.malo_id),
-          {
-            values: it.values,
-            source: "customer",
-            received_at: at,
-            by,
-          } satisfies ValuesForecast,
+  const perAtomic = maxChecks(kv) - 1; // the turn's check beside the days'
+  return withUploadLocks(kv, days, async () => {
+    const results: IngestResult[] = [];
+    for (let i = 0; i < days.length; i += perAtomic) {
+      const group = days.slice(i, i + perAtomic);
+      const mine = group.length === days.length
+        ? items
+        : items.filter((it) => group.includes(it.delivery_day));
+      results.push(...await ingestDays(kv, mine, group, by, nowMs));
+    }
+    return results;
+  });
+}
+
+/** One atomic of {@link ingestForecasts}: the `items` of `days` (sorted), the locks held. */
+function ingestDays(
+  kv: Deno.Kv,
+  items: ForecastItem[],
+  days: string[],
+  by: string,
+  nowMs: number,
+): Promise<IngestResult[]> {
+  // Replicas take turns after three lost rounds (docs/architecture.md, "Writes and concurrency").
+  return retryWithTurn(kv, KEYS.forecastTurn, "ingest forecasts", async (turn) => {
+    // Day states first, then the forecasts: a forecast changed after the day read also bumped
+    // the day, so the commit's check fails and this round reads again (never stale
+    // "unchanged" answers). The forecast chunks themselves are read concurrently.
+    const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => KEYS.day(d)));
+    const existing = await existingForecasts(kv, items);
+    const at = new Date(nowMs).toISOString();
+    const op = turn.guard(kv.atomic());
+    const changedPerDay = new Map<string, Set<string>>();
+    const unchangedPerDay = new Map<string, number>();
+    items.forEach((it, i) => {
+      const prev = existing[i];
+      if (
+        prev && prev.source === "customer" && !isProfileForecast(prev) &&
+        sameValues(prev.values, it.values)
+      ) {
+        unchangedPerDay.set(it.delivery_day, (unchangedPerDay.get(it.delivery_day) ?? 0) + 1);
+        return;
+      }
+      op.set(
+        forecastKey(it.delivery_day, it.malo_id),
+        {
+          values: it.values,
+          source: "customer",
+          received_at: at,
+          by,
+        } satisfies ValuesForecast,
+      );
+      const set = changedPerDay.get(it.delivery_day) ?? new Set();
+      set.add(it.malo_id);
+      changedPerDay.set(it.delivery_day, set);
+    });
+    const results: IngestResult[] = [];
+    days.forEach((d, i) => {
+      const entry = dayEntries[i];
+      const state = entry.value ?? emptyDay(d);
+      const changed = changedPerDay.get(d)?.size ?? 0;
+      if (changed) {
+        writeDay(
+          op,
+          entry,
+          inputChanged(state, { at, by, market_locations: changed, source: "customer" }),
         );
-        const set = changedPerDay.get(it.delivery_day) ?? new Set();
-        set.add(it.malo_id);
-        changedPerDay.set(it.delivery_day, set);
+      } else op.check(entry);
+      results.push({
+        delivery_day: d,
+        changed,
+        unchanged: unchangedPerDay.get(d) ?? 0,
+        input_version: state.input_version + (changed ? 1 : 0),
       });
-      const results: IngestResult[] = [];
-      days.forEach((d, i) => {
-        const entry = dayEntries[i];
-        const state = entry.value ?? emptyDay(d);
-        const changed = changedPerDay.get(d)?.size ?? 0;
-        if (changed) {
-          writeDay(
-            op,
-            entry,
-            inputChanged(state, { at, by, market_locations: changed, source: "customer" }),
-          );
-        } else op.check(entry);
-        results.push({
-          delivery_day: d,
-          changed,
-          unchanged: unchangedPerDay.get(d) ?? 0,
-          input_version: state.input_version + (changed ? 1 : 0),
-        });
-      });
-      if (!changedPerDay.size) return results;
-      const r = await op.commit();
-      return r.ok ? results : undefined;
-    }));
+    });
+    if (!changedPerDay.size) return results;
+    const r = await op.commit();
+    return r.ok ? results : undefined;
+  });
 }
 
 /** The stored forecast of each item (`null`: none), in `items` order; one range read per day. */

@@ -20,7 +20,7 @@
  * and day) are deleted by the day's next forecast step; they are not read any more.
  * @module
  */
-import { getManyChunked, retryKv } from "../store/kv.ts";
+import { getManyChunked, maxChecks, retryKv } from "../store/kv.ts";
 import { inputChanged, readDay, updateDay } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
 import type { StoredForecast } from "./forecasts.ts";
@@ -55,7 +55,7 @@ export interface GenerateResult {
   master_version: number;
 }
 
-/** Legacy records deleted per atomic, each checked (KV allows 100 checks per atomic). */
+/** Legacy records deleted per atomic, each checked (at most 100 checks per atomic; see `maxChecks`). */
 const BATCH = 100;
 
 /**
@@ -159,14 +159,16 @@ export async function generateForecasts(
 
 /**
  * Deletes earlier versions' per-location generated forecasts of `day` (keys as read), each
- * checked: one that a customer forecast replaced meanwhile is kept. Batches of {@link BATCH}.
+ * checked: one that a customer forecast replaced meanwhile is kept. Batches of {@link BATCH},
+ * fewer where the store allows fewer checks per atomic ({@link maxChecks}: 10 over KV Connect).
  * @returns how many were deleted
  */
 async function deleteLegacy(kv: Deno.Kv, day: string, keys: Deno.KvKey[]): Promise<number> {
   let removed = 0;
-  for (let i = 0; i < keys.length; i += BATCH) {
+  const size = Math.min(BATCH, maxChecks(kv));
+  for (let i = 0; i < keys.length; i += size) {
     removed += await retryKv(`delete earlier forecasts of ${day}`, async () => {
-      const entries = await getManyChunked<StoredForecast>(kv, keys.slice(i, i + BATCH));
+      const entries = await getManyChunked<StoredForecast>(kv, keys.slice(i, i + size));
       const op = kv.atomic();
       let n = 0;
       for (const e of entries) {

@@ -24,8 +24,9 @@ import {
 } from "./master_data.ts";
 
 /**
- * Changes committed together at most: each location's check, the master-data version's, up to 90
- * open days' and the turn's must fit the 100 checks KV allows per atomic.
+ * Changes committed together at most: each location's check, the master-data version's and the
+ * turn's must fit the 10 checks per atomic of KV Connect to `denokv` (`maxChecks` of
+ * lib/store/kv.ts); the open days take what is left of the store's checks (90 of Deno's 100).
  */
 export const GROUP_MAX = 8;
 

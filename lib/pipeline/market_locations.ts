@@ -100,7 +100,7 @@ export async function putMarketLocations(
           changes.push({ entry: prev[i], next });
         });
         if (!changes.length) return { created, replaced, unchanged };
-        // No check per location (KV allows 100 checks per atomic): the class table's check makes
+        // No check per location (an atomic carries 100 checks at most, 10 over KV Connect): the class table's check makes
         // the batch read again when anything changed master data meanwhile.
         const ok = await commitMasterData(
           kv,

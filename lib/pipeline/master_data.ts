@@ -10,7 +10,7 @@
  */
 import type { MarketLocation } from "./market_location_record.ts";
 import { addDays, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
-import { retryKv, withStoreLock } from "../store/kv.ts";
+import { maxChecks, retryKv, withStoreLock } from "../store/kv.ts";
 import { retryWithTurn, type TurnGuard } from "../store/turn.ts";
 import {
   applyChanges,
@@ -66,8 +66,14 @@ export async function openDays(
   return out;
 }
 
-/** Open days marked stale in the same atomic as the change (KV allows 100 checks per atomic). */
-const DAYS_IN_ATOMIC = 90;
+/**
+ * Open days marked stale in the same atomic as the change, one check each: what the store's
+ * {@link maxChecks} leaves beside the turn, the master-data version and the locations' own checks
+ * (with a group of 8 single changes: 90 of 100 on a local file or Deno Deploy, 0 of 10 over
+ * KV Connect to `denokv`; a batch checks no location: 98 or 8).
+ */
+const daysInAtomic = (kv: Deno.Kv, locationChecks: number) =>
+  Math.max(0, maxChecks(kv) - 2 - locationChecks);
 
 /** One market location's change: its entry as read, and what it becomes (`null`: deleted). */
 export interface LocationChange {
@@ -131,12 +137,11 @@ const tableCache = new WeakMap<
 /**
  * Commits a master-data change read at `read` (the class table and master-data version read
  * *before* the locations were): the location writes and deletes (with a check of each entry when
- * `checkEach`; KV allows 100 checks per atomic, so a batch does without), the profile class table
- * updated, and the master-data version checked and bumped — so any concurrent change, also from
+ * `checkEach`; a batch does without), the profile class table updated, and the master-data version checked and bumped — so any concurrent change, also from
  * another replica, makes this one read again and no update of the table is lost. With `change`,
  * the open days (see {@link MasterDataChange}) are marked stale in the same atomic — the nearest
- * {@link DAYS_IN_ATOMIC} of them; any further ones (far-future days run by hand) right after, one
- * read-check-commit each. The caller holds the master-data lock ({@link withMasterDataLock}) and
+ * {@link daysInAtomic} of them; any further ones (far-future days run by hand; over KV Connect
+ * the days past the 10 checks) right after, one read-check-commit each. The caller holds the master-data lock ({@link withMasterDataLock}) and
  * runs in {@link retryMasterData}, whose `turn` the commit respects.
  * @returns false when a check failed (read again and retry)
  */
@@ -168,7 +173,8 @@ export async function commitMasterData(
     source: "master_data" as const,
   };
   const bump = (s: DayState): DayState => inputChanged(s, lastInput!);
-  for (const e of days.slice(0, DAYS_IN_ATOMIC)) writeDay(op, e, bump(e.value));
+  const inAtomic = daysInAtomic(kv, checkEach ? changes.length : 0);
+  for (const e of days.slice(0, inAtomic)) writeDay(op, e, bump(e.value));
   const r = await op.commit();
   if (!r.ok) {
     tableCache.delete(kv); // the retry reads the table and version again
@@ -182,7 +188,7 @@ export async function commitMasterData(
     else if (c.entry.value === null) added.push(c.next.malo_id);
   }
   idsOf(kv).committed(read.master.versionstamp, r.versionstamp, added, removed);
-  for (const e of days.slice(DAYS_IN_ATOMIC)) {
+  for (const e of days.slice(inAtomic)) {
     await updateDay(kv, e.key[1] as string, (s) => Promise.resolve({ state: bump(s), result: 0 }));
   }
   return true;

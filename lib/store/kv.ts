@@ -8,7 +8,8 @@ import { StoreContended } from "../domain/errors.ts";
 
 /**
  * Opens the KV store at `path`: a file path (its folder is created) or a KV Connect URL,
- * which goes to `Deno.openKv` unchanged.
+ * which goes to `Deno.openKv` unchanged and whose atomic writes carry at most
+ * {@link MAX_CHECKS_KV_CONNECT} checks ({@link maxChecks}).
  *
  * @param path e.g. `./data/bridge.kv`, `https://api.deno.com/databases/<id>/connect`, or `""`
  *   for the managed KV of Deno Deploy
@@ -20,7 +21,9 @@ export async function openKv(path: string): Promise<Deno.Kv> {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
-  return withLockRetry(await Deno.openKv(path));
+  const kv = withLockRetry(await Deno.openKv(path));
+  if (/^https?:\/\//.test(path)) checkLimits.set(kv, MAX_CHECKS_KV_CONNECT);
+  return kv;
 }
 
 const WRAPPED = Symbol("lock-retrying KV");
@@ -155,6 +158,23 @@ export async function retryKv<T>(
 
 /** Keys per `kv.getMany` (the KV limit). */
 const GET_MANY_LIMIT = 10;
+
+/** Checks per atomic write of Deno's own stores: a local file, Deno Deploy's managed KV. */
+export const MAX_CHECKS_LOCAL = 100;
+/**
+ * Checks per atomic write over KV Connect: 10, the limit of a self-hosted `denokv` (denokv
+ * `proto/limits.rs` `MAX_CHECKS`, refused as `TooManyChecks`; docs/kv.md, "Limits that matter").
+ */
+export const MAX_CHECKS_KV_CONNECT = 10;
+const checkLimits = new WeakMap<Deno.Kv, number>();
+
+/**
+ * The checks one atomic write on `kv` may carry: {@link MAX_CHECKS_KV_CONNECT} for a store
+ * {@link openKv} opened on a KV Connect URL, else {@link MAX_CHECKS_LOCAL}.
+ */
+export function maxChecks(kv: Deno.Kv): number {
+  return checkLimits.get(kv) ?? MAX_CHECKS_LOCAL;
+}
 
 /**
  * Reads many keys: `kv.getMany` in chunks of 10 (the KV limit), all chunks concurrently.
