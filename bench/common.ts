@@ -1,31 +1,11 @@
 /**
- * Shared helpers of the benchmarks (see `bench/run.ts`): result rows and the summary table,
- * percentiles, temp dirs and subprocesses that are removed/killed on exit or Ctrl-C, server
- * subprocesses (`bench/servers/*.ts`, which print `LISTENING <url>`); re-exported from
- * `bench/http_load.ts`: CPU pinning, the wrk runner and the HTTP method every wrk-driven part
- * uses (`measureHttp`): servers pinned to core 0 and wrk to core 1, a discarded warm-up per
- * target, interleaved rounds, the best round kept.
- *
- * Every part prints its rows as a table and, last, one `BENCH_ROWS <json>` line for `run.ts`.
+ * Shared helpers of the benchmarks (docs/benchmarks.md, "The rig"): result rows and the summary
+ * table, percentiles, temp dirs and subprocesses removed/killed on exit or Ctrl-C, server
+ * subprocesses (`bench/servers/*.ts` print `LISTENING <url>`), CPU pinning (servers on core 0,
+ * the load on core 1, `taskset -c`), the wrk runner and the HTTP method of the wrk-driven parts
+ * ({@link measureHttp}). Every part prints its rows and, last, one `BENCH_ROWS <json>` line.
  * @module
  */
-
-import { cpuPinning } from "./http_load.ts";
-
-export {
-  cpuPinning,
-  hasWrk,
-  type HttpMeasure,
-  type HttpMethod,
-  httpMethodFromEnv,
-  type HttpTarget,
-  measureHttp,
-  type Pinning,
-  type RawAnswer,
-  rawHttp,
-  wrk,
-  type WrkResult,
-} from "./http_load.ts";
 
 /** Project root (the benchmarks run with it as working directory, so `deno.json` applies). */
 export const ROOT_DIR = new URL("../", import.meta.url).pathname;
@@ -39,6 +19,9 @@ export const DENO_FLAGS = [
   "--allow-run",
   "--allow-sys",
 ];
+
+/** A number from the environment variable `name`, else `dflt`. */
+export const num = (name: string, dflt: number) => Number(Deno.env.get(name) ?? dflt);
 
 /** One measured number, with the baseline measured in the same run. */
 export interface Row {
@@ -54,6 +37,35 @@ export interface Row {
   met?: boolean;
   note?: string;
 }
+
+/**
+ * A row in one call: `base` names the baseline and its value (the ratio is value / base unless
+ * `ratio` is given; a non-finite ratio is left out), `goal` the goal's text and whether it is met.
+ */
+export function row(
+  part: string,
+  metric: string,
+  value: number,
+  unit: string,
+  o: {
+    base?: [string, number | undefined];
+    ratio?: number;
+    goal?: [string, boolean?];
+    note?: string;
+  } = {},
+): Row {
+  const r: Row = { part, metric, value, unit };
+  if (o.base) [r.baseline, r.baselineValue] = o.base;
+  const ratio = o.ratio ?? (r.baselineValue === undefined ? undefined : value / r.baselineValue);
+  if (ratio !== undefined && Number.isFinite(ratio)) r.ratio = ratio;
+  if (o.goal) [r.goal, r.met] = o.goal;
+  if (o.note !== undefined) r.note = o.note;
+  return r;
+}
+
+/** A row saying that a step failed or ran over its limit (no value, goal missed). */
+export const failedRow = (part: string, what: string): Row =>
+  row(part, `FAILED or over limit: ${what.slice(0, 200)}`, NaN, "", { goal: ["", false] });
 
 /** Formats a number with thousands separators and sensible precision. */
 export function fmt(n: number | undefined): string {
@@ -109,6 +121,14 @@ export function stats(samples: ArrayLike<number>) {
     mean: sum / s.length,
   };
 }
+/** What {@link stats} returns. */
+export type Stats = ReturnType<typeof stats>;
+
+/** Median of the numbers that are not NaN. */
+export function median(xs: number[]): number {
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+}
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -157,6 +177,70 @@ export async function tempDir(prefix: string): Promise<{ path: string; remove():
   };
 }
 
+// ---- CPU pinning -----------------------------------------------------------------------------
+
+/** Where the benchmarks run their processes: command prefixes (empty when unpinned). */
+export interface Pinning {
+  /** Prefix of server processes, e.g. `["taskset", "-c", "0"]`. */
+  server: string[];
+  /** Prefix of the load generator, e.g. `["taskset", "-c", "1"]`. */
+  load: string[];
+  /** One line for the output. */
+  describe: string;
+}
+
+let pinning: Promise<Pinning> | undefined;
+
+const runs = async (cmd: string, ...args: string[]) => {
+  try {
+    return (await new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).output()).success;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The placement (decided once per process): servers on core 0 and the load generator on core 1
+ * with `taskset -c`. Unpinned, with a warning, when `taskset` is missing, fewer than two cores
+ * are usable, or `BENCH_PIN=0`.
+ */
+export function cpuPinning(): Promise<Pinning> {
+  return pinning ??= (async () => {
+    const unpinned = (why: string): Pinning => {
+      console.error(
+        `warning: benchmark processes NOT pinned to cores (${why}); numbers are noisier`,
+      );
+      return { server: [], load: [], describe: `unpinned (${why})` };
+    };
+    if (Deno.env.get("BENCH_PIN") === "0") return unpinned("BENCH_PIN=0");
+    if (navigator.hardwareConcurrency < 2) return unpinned(`${navigator.hardwareConcurrency} core`);
+    if (!(await runs("taskset", "-c", "0", "true"))) return unpinned("taskset missing or failing");
+    if (!(await runs("taskset", "-c", "1", "true"))) return unpinned("core 1 not usable");
+    return {
+      server: ["taskset", "-c", "0"],
+      load: ["taskset", "-c", "1"],
+      describe: "servers on core 0, load generator on core 1 (taskset -c)",
+    };
+  })();
+}
+
+/** Pins every thread of this process to the load core (`taskset -a -p`); one line for the output. */
+export async function pinLoadGenerator(): Promise<string> {
+  const pin = await cpuPinning();
+  if (!pin.load.length) return pin.describe;
+  const core = pin.load[pin.load.length - 1];
+  const out = await new Deno.Command("taskset", {
+    args: ["-a", "-cp", core, String(Deno.pid)],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (out.success) return pin.describe;
+  console.error(
+    `warning: could not pin the load generator: ${new TextDecoder().decode(out.stderr)}`,
+  );
+  return `${pin.describe}; this process NOT pinned`;
+}
+
 // ---- server subprocesses ---------------------------------------------------------------------
 
 /** A server running in its own `deno` process. */
@@ -169,10 +253,9 @@ export interface ServerProcess {
 
 /**
  * Starts `script` (relative to the root) with `env` added to this process's environment and
- * waits for its `LISTENING <url>` line (60 s at most). Later output is forwarded to stderr.
+ * waits for its `LISTENING <url>` line (60 s at most); later output goes to stderr.
  * @param flags extra `deno run` flags (e.g. `--cpu-prof`)
- * @param options `pinned`: run the process on the server core of {@link cpuPinning} (`taskset`
- *   execs `deno`, so the pid is the server's)
+ * @param options `pinned`: run on the server core of {@link cpuPinning}
  */
 export async function spawnServer(
   script: string,
@@ -180,14 +263,8 @@ export async function spawnServer(
   flags: string[] = [],
   options: { pinned?: boolean } = {},
 ): Promise<ServerProcess> {
-  const cmd = [
-    ...(options.pinned ? (await cpuPinning()).server : []),
-    Deno.execPath(),
-    "run",
-    ...DENO_FLAGS,
-    ...flags,
-    script,
-  ];
+  const pin = options.pinned ? (await cpuPinning()).server : [];
+  const cmd = [...pin, Deno.execPath(), "run", ...DENO_FLAGS, ...flags, script];
   const child = new Deno.Command(cmd[0], {
     args: cmd.slice(1),
     cwd: ROOT_DIR,
@@ -200,14 +277,10 @@ export async function spawnServer(
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buf = "";
   let url: string | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), 60_000);
-  });
+  const deadline = sleep(60_000).then(() => "timeout" as const);
   while (!url) {
-    const r = await Promise.race([reader.read(), timeout]);
+    const r = await Promise.race([reader.read(), deadline]);
     if (r === "timeout" || r.done) {
-      clearTimeout(timer);
       child.kill("SIGKILL");
       drop();
       throw new Error(
@@ -215,10 +288,8 @@ export async function spawnServer(
       );
     }
     buf += r.value;
-    const m = /^LISTENING (\S+)$/m.exec(buf);
-    if (m) url = m[1];
+    url = /^LISTENING (\S+)$/m.exec(buf)?.[1];
   }
-  clearTimeout(timer);
   (async () => {
     for (;;) {
       const r = await reader.read().catch(() => ({ done: true as const, value: undefined }));
@@ -233,10 +304,17 @@ export async function spawnServer(
       try {
         child.kill("SIGTERM");
       } catch { /* already gone */ }
-      const exited = await Promise.race([child.status.then(() => true), sleep(5000)]);
-      if (!exited) child.kill("SIGKILL");
+      if (!(await Promise.race([child.status.then(() => true), sleep(5000)]))) {
+        child.kill("SIGKILL");
+      }
       await child.status;
       drop();
     },
   };
 }
+
+/** `--cpu-prof` flags when `BENCH_CPU_PROF=<dir>` is set (the parts then print a summary). */
+export const profFlags = (): string[] => {
+  const dir = Deno.env.get("BENCH_CPU_PROF");
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+};

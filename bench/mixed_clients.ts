@@ -4,7 +4,7 @@
  * request by the weights of {@link KINDS} and pausing a random 0..`BENCH_MIXED_THINK_MS` (100) ms
  * between requests, while one more loop asks for an orchestrator pass (`POST /v1/orchestrate`)
  * every `BENCH_MIXED_PASS_EVERY_S` (5) seconds after the previous one answered. The first
- * `BENCH_MIXED_WARMUP_S` (5) seconds are discarded, then `BENCH_MIXED_SECONDS` (30) are measured.
+ * `BENCH_MIXED_WARMUP_S` (5) seconds are discarded, then `BENCH_MIXED_SECONDS` (180) are measured.
  *
  * Input (env): `MIXED_URL` (loopback only), `MIXED_PROC_KEY`, `MIXED_EXT_KEY`, `MIXED_N`
  * (registered locations), `MIXED_DAYS` (comma-separated open delivery days with forecasts).
@@ -14,7 +14,7 @@
  * passes (the baseline).
  * @module
  */
-import { stats, wallMs } from "./common.ts";
+import { sleep, stats, wallMs } from "./common.ts";
 import { AREAS, benchLocation, benchMalo } from "./portfolio.ts";
 import { quarterHourCount } from "../lib/domain/delivery_day.ts";
 
@@ -29,7 +29,7 @@ const CLIENTS = Number(env("BENCH_MIXED_CLIENTS", "32"));
 const THINK_MS = Number(env("BENCH_MIXED_THINK_MS", "100"));
 const PASS_EVERY_MS = Number(env("BENCH_MIXED_PASS_EVERY_S", "5")) * 1000;
 const WARMUP_MS = Number(env("BENCH_MIXED_WARMUP_S", "5")) * 1000;
-const MEASURE_MS = Number(env("BENCH_MIXED_SECONDS", "30")) * 1000;
+const MEASURE_MS = Number(env("BENCH_MIXED_SECONDS", "180")) * 1000;
 /** Forecasts per `POST /v1/forecasts` of the mix. */
 const BATCH = Number(env("BENCH_MIXED_BATCH", "100"));
 
@@ -110,6 +110,8 @@ function nextKind(): string {
 }
 
 const samples: Record<string, number[]> = {};
+/** The slowest measured requests: wall-clock start (ms), kind, path, status, ms. */
+const slowest: { at: number; kind: string; path: string; status: number; ms: number }[] = [];
 const refused: Record<string, number> = {};
 const t0 = wallMs();
 const measureFrom = t0 + WARMUP_MS;
@@ -127,6 +129,10 @@ async function send(kind: string, r: Req): Promise<number> {
   const ms = wallMs() - start;
   if (start >= measureFrom && start < end) {
     (samples[kind] ??= []).push(ms);
+    if (kind !== "orchestrate" && (ms > 300 || slowest.length < 10)) {
+      slowest.push({ at: start, kind, path: r.path, status: res.status, ms });
+      slowest.sort((a, b) => b.ms - a.ms).splice(20);
+    }
     if (res.status >= 300) {
       const k = `${kind} ${res.status}`;
       refused[k] = (refused[k] ?? 0) + 1;
@@ -134,8 +140,6 @@ async function send(kind: string, r: Req): Promise<number> {
   }
   return res.status;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function client(): Promise<void> {
   await sleep(Math.random() * THINK_MS);
@@ -163,4 +167,6 @@ for (const [kind, s] of Object.entries(samples)) {
   if (kind !== "orchestrate") all.push(...s);
 }
 out.all = stats(all);
-console.log(`MIXED_RESULT ${JSON.stringify({ kinds: out, refused, seconds: MEASURE_MS / 1000 })}`);
+console.log(
+  `MIXED_RESULT ${JSON.stringify({ kinds: out, refused, slowest, seconds: MEASURE_MS / 1000 })}`,
+);

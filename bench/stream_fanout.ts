@@ -1,34 +1,34 @@
 /**
- * Issue 3c — stream fan-out: `CLIENTS` (100, then 1,000) open SSE streams
- * (`/v1/console/events/stream?token=`, token from `POST /v1/console/stream-token`) while events
- * are appended inside the server through its own `EventLog` at `RATE` events/s for `SECONDS`
- * (`bench/servers/app.ts`, `BENCH_CONTROL=1`). Every event carries its send instant; each client
- * records receive − send per event. Baseline, same run, same clients and rate: a bare
- * `Deno.serve` SSE fan-out (`bench/servers/bare.ts`, `BARE_MODE=sse`) sending messages of the same
- * shape and size. Servers each run in their own process; the readers all live in this one.
- * The first half second of events is warm-up and not counted.
- *
- * Readers: `tcp` (default) speaks HTTP/1.1 over `Deno.connect` to the loopback port and reads
- * into a 256 KiB buffer, so a reader that falls behind catches up in one read (cheap enough for
- * 1,000 streams × 100 events/s on 2 cores); `fetch` uses `fetch()` body streams, one JS chunk
- * per server write, which saturates this process at 1,000 streams and then measures the client.
- *
- * Env: `BENCH_CLIENTS` ("100,1000"), `BENCH_RATE` (100), `BENCH_STREAM_SECONDS` (10),
- * `BENCH_READER` ("tcp" | "fetch"), `BENCH_CPU_PROF=<dir>` (profile the app; prints a summary).
- * Run alone: `deno run -A bench/stream_fanout.ts`
+ * The `stream_fanout` part (docs/benchmarks.md, "stream_fanout"): `BENCH_CLIENTS` (100, then
+ * 1,000) open SSE streams of the console while the rig's app (`BENCH_CONTROL=1`) appends events
+ * through its own `EventLog` at `BENCH_RATE` (100) per second for `BENCH_STREAM_SECONDS` (10);
+ * each client records receive − send per event (the first half second not counted). Baseline,
+ * same run: the bare SSE fan-out (`bench/servers/bare.ts`, `sse`) with messages of the same shape.
+ * Readers (`BENCH_READER`): `tcp` (raw HTTP/1.1 into a 256 KiB buffer, cheap enough for 1,000
+ * streams on 2 cores) or `fetch`. Goal: p99 ≤ 1.5× bare, every event delivered.
  * @module
  */
-import { printProfiles } from "./cpuprofile.ts";
-import { report, type Row, sleep, spawnServer, stats, tempDir, wallMs } from "./common.ts";
+import { printProfiles } from "./profile.ts";
+import {
+  num,
+  report,
+  type Row,
+  row,
+  sleep,
+  spawnServer,
+  stats,
+  tempDir,
+  wallMs,
+} from "./common.ts";
+import { call } from "./http.ts";
+import { startApp } from "./rig.ts";
 
 const PART = "3c stream fan-out";
 const CLIENTS = (Deno.env.get("BENCH_CLIENTS") ?? "100,1000").split(",").map(Number);
-const RATE = Number(Deno.env.get("BENCH_RATE") ?? 100);
-const SECONDS = Number(Deno.env.get("BENCH_STREAM_SECONDS") ?? 10);
+const RATE = num("BENCH_RATE", 100);
+const SECONDS = num("BENCH_STREAM_SECONDS", 10);
 const WARM_SEQ = Math.round(RATE / 2);
 const READER = Deno.env.get("BENCH_READER") ?? "tcp";
-/** `BENCH_CPU_PROF=<dir>`: run the app with `--cpu-prof` and print where its time went. */
-const PROF_DIR = Deno.env.get("BENCH_CPU_PROF");
 
 /** A raw HTTP/1.1 GET on loopback; the body (chunked framing included) as a byte stream. */
 async function tcpStream(url: string): Promise<ReadableStream<Uint8Array>> {
@@ -132,65 +132,51 @@ async function runOnce(streamUrl: string, appendUrl: string, clients: number): P
   return { latencies, delivered, expected, commit: commit_ms };
 }
 
+/** Runs the part; its rows. */
 export async function main(): Promise<Row[]> {
   const dir = await tempDir("bench-fanout-");
-  const apiKey = `bench-${crypto.randomUUID()}`;
-  const app = await spawnServer("bench/servers/app.ts", {
-    KV_PATH: `${dir.path}/bridge.kv`,
-    PROCESS_API_KEYS: `ops:${apiKey}`,
-    RATE_LIMIT_PER_MINUTE: "0",
-    BENCH_CONTROL: "1",
-  }, PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : []);
+  const app = await startApp(dir.path, { pinned: false, env: { BENCH_CONTROL: "1" } });
   const bare = await spawnServer("bench/servers/bare.ts", { BARE_MODE: "sse" });
-  const rows: Row[] = [];
   try {
-    const tokenRes = await fetch(`${app.url}/v1/console/stream-token`, {
-      method: "POST",
-      headers: { "x-api-key": apiKey },
-    });
-    const { token } = await tokenRes.json() as { token: string };
+    const tokenUrl = `${app.url}/v1/console/stream-token`;
+    const { text } = await call(tokenUrl, { method: "POST", headers: app.procAuth });
+    const token = JSON.parse(text).token as string;
     const q = `rate=${RATE}&seconds=${SECONDS}`;
+    const rows: Row[] = [];
     for (const clients of CLIENTS) {
       const b = await runOnce(`${bare.url}/stream`, `${bare.url}/__bench/append?${q}`, clients);
-      const a = await runOnce(
-        `${app.url}/v1/console/events/stream?token=${token}`,
-        `${app.url}/__bench/append?${q}`,
-        clients,
-      );
+      const streamUrl = `${app.url}/v1/console/events/stream?token=${token}`;
+      const a = await runOnce(streamUrl, `${app.url}/__bench/append?${q}`, clients);
       const sa = stats(a.latencies), sb = stats(b.latencies);
-      console.log(
-        `${clients} clients: app p50 ${sa.p50.toFixed(2)} p99 ${sa.p99.toFixed(2)} max ${
-          sa.max.toFixed(1)
-        } ms (${a.delivered}/${a.expected}); bare p50 ${sb.p50.toFixed(2)} p99 ${
-          sb.p99.toFixed(2)
-        } max ${sb.max.toFixed(1)} ms (${b.delivered}/${b.expected})`,
+      const f = (v: number | undefined) => v?.toFixed(2);
+      rows.push(
+        row(
+          PART,
+          `${clients} SSE clients, ${RATE} ev/s × ${SECONDS} s: append→receive p99`,
+          sa.p99,
+          "ms",
+          {
+            base: ["bare SSE fan-out", sb.p99],
+            goal: ["p99 ≤ 1.5× bare", sa.p99 <= 1.5 * sb.p99 && a.delivered === a.expected],
+            note:
+              `${READER} readers; p50 ${f(sa.p50)} vs ${f(sb.p50)} ms, max ${f(sa.max)} vs ${
+                f(sb.max)
+              } ms; ` +
+              `delivered app ${a.delivered}/${a.expected}, bare ${b.delivered}/${b.expected}; ` +
+              `app append→commit p50 ${f(a.commit?.p50)} p99 ${f(a.commit?.p99)} max ${
+                f(a.commit?.max)
+              } ms`,
+          },
+        ),
       );
-      rows.push({
-        part: PART,
-        metric: `${clients} SSE clients, ${RATE} ev/s × ${SECONDS} s: append→receive p99 (p50 ${
-          sa.p50.toFixed(2)
-        } vs ${sb.p50.toFixed(2)} ms)`,
-        value: sa.p99,
-        unit: "ms",
-        baseline: "bare SSE fan-out",
-        baselineValue: sb.p99,
-        ratio: sa.p99 / sb.p99,
-        goal: "p99 ≤ 1.5× bare",
-        met: sa.p99 <= 1.5 * sb.p99 && a.delivered === a.expected,
-        note:
-          `${READER} readers; delivered app ${a.delivered}/${a.expected}, bare ${b.delivered}/${b.expected}; max app ${
-            sa.max.toFixed(1)
-          } ms, bare ${sb.max.toFixed(1)} ms; app append→commit p50 ${
-            a.commit?.p50.toFixed(2)
-          } p99 ${a.commit?.p99.toFixed(2)} max ${a.commit?.max.toFixed(1)} ms`,
-      });
     }
     return rows;
   } finally {
     await app.stop();
     await bare.stop();
     await dir.remove();
-    if (PROF_DIR) await printProfiles(PROF_DIR);
+    const prof = Deno.env.get("BENCH_CPU_PROF");
+    if (prof) await printProfiles(prof);
   }
 }
 

@@ -1,24 +1,12 @@
 /**
- * Baseline servers for the benchmarks, plain `Deno.serve` on 127.0.0.1 port 0 (prints
- * `LISTENING <url>`); `BARE_MODE` selects one handler so the baseline carries no routing cost:
- *
- * - `json` (default): `new Response(JSON.stringify({ ok: true }))` for every request.
- * - `headers`: the same body with the 13 response headers the app sends on every JSON answer
- *   (request id, the security headers, content type), copied statically: the cost of headers.
- * - `body`: answers `BARE_BODY` (a JSON text, e.g. the app's status body) with the headers of
- *   `BARE_HEADERS` (a JSON array of `[name, value]` pairs, sent in that order; default the three
- *   the app sends on API answers, in its order): the floor of a route that answers those bytes.
- *   Body and headers are read once at start.
- * - `parse`: reads the body with `req.json()` and answers `{ok, n}` (n = `forecasts.length`).
- * - `store`: the least any batch ingestion must do: reads the body with `req.json()`, checks
- *   only that `forecasts` (or `market_locations`) is an array, and writes every item under
- *   `["forecasts", day, malo]` (or `["market_locations", malo]`) plus a `sum` on a counter in one
- *   `kv.atomic()` (KV file `KV_PATH`, durable before the answer). No schema validation, no
- *   existence or previous-value reads, no lock, no event.
- * - `sse`: `GET` opens an event stream; `POST /__bench/append?rate=&seconds=` sends, at `rate`
- *   per second, one message shaped like the app's stream (`id:`, `event: config_changed`,
- *   `data:` an event record of the same fields, `data.sent` and `data.seq`) to every open
- *   stream, encoded once; answers when done.
+ * Baseline servers (docs/benchmarks.md, "The rig"): plain `Deno.serve` on 127.0.0.1 port 0
+ * (prints `LISTENING <url>`), one handler per `BARE_MODE`, no routing: `json` (default)
+ * `{"ok":true}`; `headers` the same with the 13 headers the app sent on every JSON answer before
+ * issue 2; `body` answers `BARE_BODY` with the `[name, value]` pairs of `BARE_HEADERS` in order;
+ * `parse` reads the JSON body; `store` the least a batch ingestion must do: parse, then every
+ * `forecasts` (or `market_locations`) item and a counter in one `kv.atomic()` to `KV_PATH`, no
+ * validation, reads, lock or event; `sse` an event stream to every `GET`, and
+ * `POST /__bench/append?rate=&seconds=` sends messages shaped like the app's to all streams.
  * @module
  */
 
