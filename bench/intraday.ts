@@ -26,17 +26,9 @@ import { recordStep } from "../lib/pipeline/day_state.ts";
 import { deliverFile } from "../lib/pipeline/publish.ts";
 import { renderSchedule } from "../lib/fahrplan/render.ts";
 import { scheduleFileName } from "../lib/fahrplan/document.ts";
-import {
-  failedRow,
-  median,
-  num,
-  pinLoadGenerator,
-  report,
-  type Row,
-  row,
-  tempDir,
-} from "./common.ts";
-import { call } from "./http.ts";
+import { failedRow, median, num, pinLoadGenerator, report, type Row, row } from "./common.ts";
+import { sleep, tempDir } from "./common.ts";
+import { call, sendAll } from "./http.ts";
 import { customerForecasts, customerIds, forecastBatches, writeLocations } from "./portfolio.ts";
 import { appEnv, startApp } from "./rig.ts";
 
@@ -70,62 +62,43 @@ interface PassTimes {
   frozenBefore?: string;
 }
 
-/** One pass of `day`, phase by phase; throws unless four documents were handed over. */
-async function splitPass(app: BridgeApp, day: string): Promise<PassTimes> {
+/**
+ * One pass of `day`: `aggregate`, then what the `submit` step runs (freeze, render, write),
+ * phase by phase; with `real` the `submit` step itself. Throws unless four documents went out.
+ */
+async function pass(app: BridgeApp, day: string, real: boolean): Promise<PassTimes> {
   const { ctx } = app;
   let t = performance.now();
+  const lap = () => [since(t), t = performance.now()][0];
   await runStep(ctx, day, "aggregate", "bench");
-  const aggregate = since(t);
-  t = performance.now();
-  const cfg = await ctx.config.effective();
-  const now = ctx.clock.now();
+  const aggregate = lap();
+  if (real) {
+    const r = await runStep(ctx, day, "submit", "bench") as { documents: unknown[] };
+    if (r.documents.length !== 4) throw new Error(`handed over ${r.documents.length} documents`);
+    return { aggregate, freeze: NaN, render: NaN, write: NaN, submit: lap() };
+  }
+  const [cfg, now] = [await ctx.config.effective(), ctx.clock.now()];
   const agg = await submittableAggregate(ctx.kv, day, cfg, "handed over");
   const { format, docs, unchanged } = await prepareDocuments(ctx.kv, agg, cfg, now);
-  const freeze = since(t);
-  t = performance.now();
-  const rendered = docs.map((p) => ({
+  const freeze = lap();
+  const files = docs.map((p) => ({
     p,
     file: scheduleFileName(p.doc),
     xml: renderSchedule(p.doc, format),
   }));
-  const render = since(t);
-  t = performance.now();
+  const render = lap();
   const documents = [];
-  for (const { p, file, xml } of rendered) {
+  for (const { p, file, xml } of files) {
     const location = await deliverFile(cfg, file, xml, ctx.redactor);
-    documents.push({
-      control_area: p.area,
-      receiver: p.doc.receiver,
-      version: p.doc.messageVersion,
-      file,
-      location,
-    });
+    const { receiver, messageVersion: version } = p.doc;
+    documents.push({ control_area: p.area, receiver, version, file, location });
     await markDocumentSent(ctx.kv, p, file, now);
   }
   const detail = { channel: "files", format, documents, unchanged };
-  await recordStep(ctx.kv, day, "submitted", {
-    version: agg.version,
-    at: new Date(now).toISOString(),
-    by: "bench",
-    detail,
-  });
-  if (documents.length !== 4) {
-    throw new Error(`expected 4 documents, handed over ${documents.length}`);
-  }
-  return { aggregate, freeze, render, write: since(t), frozenBefore: docs[0]?.frozen_before };
-}
-
-/** One pass through the real steps: `aggregate`, then `submit`. */
-async function realPass(app: BridgeApp, day: string): Promise<PassTimes> {
-  let t = performance.now();
-  await runStep(app.ctx, day, "aggregate", "bench");
-  const aggregate = since(t);
-  t = performance.now();
-  const r = await runStep(app.ctx, day, "submit", "bench") as { documents: unknown[] };
-  if (r.documents.length !== 4) {
-    throw new Error(`expected 4 documents, handed over ${r.documents.length}`);
-  }
-  return { aggregate, freeze: NaN, render: NaN, write: NaN, submit: since(t) };
+  const at = new Date(now).toISOString();
+  await recordStep(ctx.kv, day, "submitted", { version: agg.version, at, by: "bench", detail });
+  if (documents.length !== 4) throw new Error(`handed over ${documents.length} documents`);
+  return { aggregate, freeze, render, write: lap(), frozenBefore: docs[0]?.frozen_before };
 }
 
 /** Stores forecasts in batches as the route does, at `nowMs`. */
@@ -151,7 +124,7 @@ async function rounds(app: BridgeApp, clock: FakeClock, ids: number[], first: nu
   for (let r = 0; r <= 2 * ROUNDS; r++) {
     clock.advance(60_000);
     await ingest(app, customerForecasts(ids, DAY, first + r), clock.now());
-    const p = r % 2 === 1 ? await splitPass(app, DAY) : await realPass(app, DAY);
+    const p = await pass(app, DAY, r % 2 === 0);
     if (r > 0) out[r % 2 === 1 ? "split" : "real"].push(p);
   }
   return out;
@@ -185,50 +158,36 @@ async function inProcess(dir: string, res: SizeResult): Promise<void> {
 
 /** (b): a forecast batch over HTTP, then the tick, until four new documents are in the outbox. */
 async function tickRounds(dir: string, res: SizeResult): Promise<void> {
-  const env = { ...EXTRA_ENV, BENCH_CONTROL: "1", BENCH_CLOCK_AT: String(berlin(DAY, "09:20")) };
-  const app = await startApp(dir, { env: { ...env, ORCHESTRATOR_AUTOSTART: "true" } });
-  const xmlCount = () =>
-    [...Deno.readDirSync(`${dir}/outbox`)].filter((e) => e.name.endsWith(".xml")).length;
+  const at = String(berlin(DAY, "09:20"));
+  const env = {
+    ...EXTRA_ENV,
+    BENCH_CONTROL: "1",
+    BENCH_CLOCK_AT: at,
+    ORCHESTRATOR_AUTOSTART: "true",
+  };
+  const app = await startApp(dir, { env });
+  const xml = () => [...Deno.readDirSync(`${dir}/outbox`)].filter((e) => e.name.endsWith(".xml"));
+  const ids = customerIds(res.n, CUSTOMERS).slice(0, 500);
   try {
     res.tick = [];
-    const batchIds = customerIds(res.n, CUSTOMERS).slice(0, 500);
     for (let r = 0; r <= TICK_ROUNDS; r++) {
-      const before = xmlCount();
-      const [body] = forecastBatches(batchIds, DAY, 500, 200 + r);
-      const headers = { ...app.extAuth, "content-type": "application/json" };
-      await call(`${app.url}/v1/forecasts`, {
-        method: "POST",
-        headers,
-        body,
-        what: "forecast batch",
+      const before = xml().length;
+      await sendAll(`${app.url}/v1/forecasts`, forecastBatches(ids, DAY, 500, 200 + r), {
+        headers: app.extAuth,
       });
       const accepted = performance.now();
       const tick = call(`${app.url}/__bench/tick`, { method: "POST", limitMs: 300_000 });
-      let files = NaN;
-      while (performance.now() - accepted < 300_000) {
-        if (xmlCount() >= before + 4) {
-          files = since(accepted);
-          break;
-        }
-        await new Promise((ok) => setTimeout(ok, 2));
-      }
-      const answer = JSON.parse((await tick).text) as {
-        ms: number;
-        outcome: { report?: { days: { delivery_day: string; ran: string[] }[] } };
-      };
-      const ran = answer.outcome.report?.days.map((d) =>
-        `${d.delivery_day}: ${d.ran.join(" → ")}`
-      ).join("; ") ??
-        JSON.stringify(answer.outcome);
+      while (xml().length < before + 4 && since(accepted) < 300) await sleep(2);
+      const files = since(accepted);
+      const { ms, outcome } = JSON.parse((await tick).text);
+      const days: { delivery_day: string; ran: string[] }[] = outcome.report?.days ?? [];
+      const ran = days.map((d) => `${d.delivery_day}: ${d.ran.join(" → ")}`).join("; ");
       console.log(
         `tick ${r}${r ? "" : " (warm-up)"}: batch → files ${files.toFixed(2)} s (${ran})`,
       );
-      if (Number.isNaN(files)) {
-        throw new Error(`tick ${r}: no four new documents (${ran})`);
-      }
-      if (r > 0) {
-        res.tick.push({ files, tickS: answer.ms / 1000, ran });
-      } else await call(`${app.url}/__bench/settle`, { method: "POST", limitMs: 300_000 });
+      if (xml().length < before + 4) throw new Error(`tick ${r}: no four new documents (${ran})`);
+      if (r > 0) res.tick.push({ files, tickS: ms / 1000, ran });
+      else await call(`${app.url}/__bench/settle`, { method: "POST", limitMs: 300_000 });
     }
   } finally {
     await app.stop();
@@ -249,65 +208,58 @@ function buildRows(results: SizeResult[]): Row[] {
       r.intraday?.real ?? [],
       r.tick ?? [],
     ];
-    const pass = median(ia.map(total));
     const med = (ps: PassTimes[], f: (p: PassTimes) => number) => median(ps.map(f));
+    const one = med(ia, total);
+    const phases = PHASES.map((k) => `${k} ${s3(med(ia, (p) => p[k]))}`).join(", ");
+    const frozen = ia.map((p) => p.frozenBefore?.slice(11, 16)).join(", ");
     const rows = [
       row(
         PART,
-        `intraday pass at ${n} locations (${CUSTOMERS} customer forecasts, 09:08): aggregate → freeze → render → write 4 ESS files`,
-        pass,
+        `intraday pass at ${n} (${CUSTOMERS} customer forecasts, 09:08): aggregate → freeze → render → write 4 ESS`,
+        one,
         "s",
         {
-          base: ["day-ahead pass, same size", median(da.map(total))],
-          goal: r.n === 1_000_000 ? ["< 1 s", pass < 1] : undefined,
-          note: ia.length
-            ? `phases (median): ${
-              PHASES.map((k) => `${k} ${s3(med(ia, (p) => p[k]))}`).join(", ")
-            }; frozen before ${
-              ia.map((p) => p.frozenBefore?.slice(11, 16)).join(", ")
-            } UTC; day-ahead version 1 (cold) ${r.firstVersionS?.toFixed(2)} s`
-            : "not measured",
+          base: ["day-ahead pass, same size", med(da, total)],
+          goal: r.n === 1_000_000 ? ["< 1 s", one < 1] : undefined,
+          note: `phases (median): ${phases}; frozen before ${frozen} UTC; version 1 (cold) ${
+            r.firstVersionS?.toFixed(2)
+          } s`,
         },
       ),
-    ];
-    for (const k of PHASES) {
-      rows.push(row(PART, `  phase ${k} at ${n} (intraday, median)`, med(ia, (p) => p[k]), "s", {
-        base: ["same phase, day-ahead", med(da, (p) => p[k])],
-      }));
-    }
-    const real = med(ir, (p) => p.aggregate + (p.submit ?? NaN));
-    rows.push(
-      row(PART, `  cross-check at ${n}: through the real aggregate + submit steps`, real, "s", {
-        base: ["split pass", pass],
-        note: `aggregate ${s3(med(ir, (p) => p.aggregate))}, submit step ${
-          s3(med(ir, (p) => p.submit ?? NaN))
-        }`,
-      }),
-    );
-    const files = median(t.map((x) => x.files));
-    rows.push(
+      ...PHASES.map((k) =>
+        row(PART, `  phase ${k} at ${n} (intraday, median)`, med(ia, (p) => p[k]), "s", {
+          base: ["same phase, day-ahead", med(da, (p) => p[k])],
+        })
+      ),
+      row(
+        PART,
+        `  cross-check at ${n}: through the real aggregate + submit steps`,
+        med(ir, (p) => p.aggregate + p.submit!),
+        "s",
+        {
+          base: ["split pass", one],
+          note: `aggregate ${s3(med(ir, (p) => p.aggregate))}, submit step ${
+            s3(med(ir, (p) => p.submit!))
+          }`,
+        },
+      ),
       row(
         PART,
         `forecast batch of 500 accepted → 4 new files in the outbox at ${n}, tick at once`,
-        files,
+        median(t.map((x) => x.files)),
         "s",
         {
-          base: ["in-process intraday pass", pass],
-          note: t.length
-            ? `rounds ${t.map((x) => x.files.toFixed(2)).join(", ")} s (${t[0].ran})`
-            : "not measured",
+          base: ["in-process intraday pass", one],
+          note: `rounds ${t.map((x) => x.files.toFixed(2)).join(", ")} s (${t[0]?.ran})`,
         },
       ),
-    );
-    const worst = t.length ? TICK_WAIT_S + Math.max(...t.map((x) => x.files)) : NaN;
-    rows.push(
       row(
         PART,
         `  worst case at ${n}: tick interval ${TICK_WAIT_S} s + slowest processing`,
-        worst,
+        TICK_WAIT_S + Math.max(...t.map((x) => x.files)),
         "s",
       ),
-    );
+    ];
     return r.failure ? [...rows, failedRow(PART, `at ${n}: ${r.failure}`)] : rows;
   });
 }

@@ -114,7 +114,8 @@ export async function main(): Promise<Row[]> {
     const lost0 = await lostRounds(app);
     const r = await load(env);
     const lost = (await lostRounds(app)) - lost0;
-    console.log(`load average after the run: ${(await Deno.readTextFile("/proc/loadavg")).trim()}`);
+    const loadavg = await Deno.readTextFile("/proc/loadavg").catch(() => "?");
+    console.log(`load average after the run: ${loadavg.trim()}`);
     for (const [kind, s] of Object.entries(r.kinds)) {
       const f = (v: number) => v.toFixed(1).padStart(7);
       console.log(

@@ -1,14 +1,12 @@
 /**
  * The benchmark portfolio (docs/benchmarks.md, "The rig"): `n` market locations with ten BDEW
  * standard load profiles over the four German control areas (deterministic), as KV records or
- * request bodies; customer forecasts for them; and the exact open position such a portfolio must
- * have, computed from first principles (annual kWh × `profileShape`, customer forecasts replacing
- * their location's value, summed per control area, kW → MW).
+ * request bodies, and customer forecasts for them.
  * @module
  */
 import { maloCheckDigit } from "../lib/domain/malo.ts";
 import type { MarketLocation } from "../lib/pipeline/market_locations.ts";
-import { type ProfileCode, profileShape } from "../lib/domain/slp/profile.ts";
+import type { ProfileCode } from "../lib/domain/slp/profile.ts";
 import { quarterHourCount } from "../lib/domain/delivery_day.ts";
 
 /** EICs of the four German control areas. */
@@ -129,72 +127,12 @@ export function customerForecasts(ids: number[], day: string, round: number) {
   }));
 }
 
-/** Control area EIC → MW per quarter-hour. */
-export type Position = Record<string, Float64Array>;
-
 /** Customer forecasts of `bodies` (`POST /v1/forecasts` batches) by MaLo-ID: kW per quarter-hour. */
 export function customerValues(bodies: string[]): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const b of bodies) {
-    const { forecasts } = JSON.parse(b) as {
-      forecasts: { market_location_id: string; values: number[] }[];
-    };
-    for (const f of forecasts) out.set(f.market_location_id, f.values);
-  }
-  return out;
-}
-
-/**
- * The exact open position of locations `0..n-1` for `day` (MW): `withCustomer` lets every
- * customer forecast replace its location's profile value (what the app must do), `profileOnly`
- * does not (to show the check tells them apart).
- */
-export function exactPosition(
-  n: number,
-  customers: Map<string, number[]>,
-  day: string,
-  region: string,
-) {
-  const qh = quarterHourCount(day);
-  const kw = (): Position => Object.fromEntries(AREAS.map((a) => [a, new Float64Array(qh)]));
-  const withCustomer = kw(), profileOnly = kw();
-  const shapes = new Map<ProfileCode, Float64Array>();
-  let replaced = 0;
-  for (let i = 0; i < n; i++) {
-    const loc = benchLocation(i, "");
-    const profile = loc.standard_load_profile!;
-    let shape = shapes.get(profile);
-    if (!shape) shapes.set(profile, shape = profileShape(profile, day, region));
-    const sign = loc.direction === "generation" ? -1 : 1;
-    const own = customers.get(benchMalo(i));
-    if (own && own.length !== qh) throw new Error(`customer forecast of ${loc.malo_id}: length`);
-    if (own) replaced++;
-    for (let q = 0; q < qh; q++) {
-      const v = sign * shape[q] * loc.annual_kwh!;
-      profileOnly[loc.control_area][q] += v;
-      withCustomer[loc.control_area][q] += own ? sign * own[q] : v;
-    }
-  }
-  for (const pos of [withCustomer, profileOnly]) {
-    for (const a of AREAS) pos[a] = pos[a].map((v) => v / 1000);
-  }
-  return { withCustomer, profileOnly, replaced };
-}
-
-/** Largest |a − b| over every area and quarter-hour (Infinity when an area or length differs). */
-export function maxAbsDiff(app: Record<string, number[]>, exact: Position): number {
-  let max = 0;
-  for (const [area, want] of Object.entries(exact)) {
-    const got = app[area];
-    if (!got || got.length !== want.length) return Infinity;
-    for (let q = 0; q < want.length; q++) max = Math.max(max, Math.abs(got[q] - want[q]));
-  }
-  return max;
-}
-
-/** Largest |value| of a position, MW. */
-export function largest(pos: Position): number {
-  let max = 0;
-  for (const v of Object.values(pos)) for (const x of v) max = Math.max(max, Math.abs(x));
-  return max;
+  type Body = { forecasts: { market_location_id: string; values: number[] }[] };
+  return new Map(
+    bodies.flatMap((b) =>
+      (JSON.parse(b) as Body).forecasts.map((f) => [f.market_location_id, f.values])
+    ),
+  );
 }

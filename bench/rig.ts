@@ -1,90 +1,58 @@
 /**
  * The app rig (docs/benchmarks.md, "The rig"): the real app in its own process
  * (`bench/servers/app.ts`, temp-file KV, rate limit off, by default the files channel with ESS
- * documents to a local outbox, pinned to the server core), parametrised by what each part needs
- * (extra settings, `--cpu-prof`, pinning); registration through the batch API; one delivery day
- * end to end through the step routes, checked; the open position; the bare `kv.list` floor.
- * `million`, `mixed`, `day_10k`, `ingest_http`, `stream_fanout`, `http_auth` and `intraday` all
- * start the app here.
+ * documents to a local outbox, pinned to the server core), parametrised by each part's extra
+ * settings; registration; one delivery day end to end through the step routes, checked; the open
+ * position; the bare `kv.list` floor. Every part that runs the app over HTTP starts it here.
  * @module
  */
 import { PARTIES } from "../tests/support/fahrplan.ts";
 import { profFlags, type ServerProcess, sleep, spawnServer } from "./common.ts";
-import { call, OverLimit, RssSampler, sendAll } from "./http.ts";
+import { call, OverLimit, rssSampler, sendAll } from "./http.ts";
 import { forecastBatches } from "./portfolio.ts";
 
 /** Holiday region of the app (and of the exactness check). */
 export const REGION = "DE";
-/** Locations per `PUT /v1/market-locations` and forecasts per `POST /v1/forecasts`. */
-export const BATCH = 500;
 
-/** The app under test, with its keys (process, external) and an RSS sampler on its pid. */
-export interface App {
-  server: ServerProcess;
-  url: string;
-  kvPath: string;
-  proc: string;
-  ext: string;
-  rss: RssSampler;
-  /** `x-api-key` headers of the process and the external key. */
-  procAuth: Record<string, string>;
-  extAuth: Record<string, string>;
-  stop(): Promise<void>;
-}
-
-/**
- * The app's environment on `dir` (KV file, outbox and inbox there): files channel, ESS, outbox,
- * rate limit off, fresh keys.
- */
-export function appEnv(dir: string, proc: string, ext: string): Record<string, string> {
-  return {
-    KV_PATH: `${dir}/bridge.kv`,
-    PROCESS_API_KEYS: `ops:${proc}`,
-    EXTERNAL_API_KEYS: `customer:${ext}`,
-    RATE_LIMIT_PER_MINUTE: "0",
-    HOLIDAY_REGION: REGION,
-    PUBLISH_TARGET: "outbox",
-    OUTBOX_DIR: `${dir}/outbox`,
-    SCHEDULE_INBOX_DIR: `${dir}/inbox`,
-    SCHEDULE_CHANNEL: "files",
-    SCHEDULE_FORMAT: "ess",
-    SENDER_EIC: PARTIES.sender,
-    BALANCING_GROUP: PARTIES.balancingGroup,
-    COUNTERPARTY_EIC: PARTIES.counterparty,
-  };
-}
+/** The app's settings on `dir` (KV file, outbox, inbox there): files channel, ESS, outbox. */
+export const appEnv = (dir: string, proc: string, ext: string): Record<string, string> => ({
+  KV_PATH: `${dir}/bridge.kv`,
+  PROCESS_API_KEYS: `ops:${proc}`,
+  EXTERNAL_API_KEYS: `customer:${ext}`,
+  RATE_LIMIT_PER_MINUTE: "0",
+  HOLIDAY_REGION: REGION,
+  PUBLISH_TARGET: "outbox",
+  OUTBOX_DIR: `${dir}/outbox`,
+  SCHEDULE_INBOX_DIR: `${dir}/inbox`,
+  SCHEDULE_CHANNEL: "files",
+  SCHEDULE_FORMAT: "ess",
+  SENDER_EIC: PARTIES.sender,
+  BALANCING_GROUP: PARTIES.balancingGroup,
+  COUNTERPARTY_EIC: PARTIES.counterparty,
+});
 
 /**
- * Starts the app on `dir`. `env` adds to (or overrides) {@link appEnv}; `pinned` (default true)
- * puts it on the server core; `BENCH_CPU_PROF` adds `--cpu-prof`.
+ * Starts the app on `dir` with fresh keys; `env` adds to (or overrides) {@link appEnv}; `pinned`
+ * (default true) on the server core; `BENCH_CPU_PROF` adds `--cpu-prof`. With an RSS sampler.
  */
 export async function startApp(
   dir: string,
   o: { env?: Record<string, string>; pinned?: boolean } = {},
-): Promise<App> {
-  const proc = `bench-proc-${crypto.randomUUID()}`;
-  const ext = `bench-ext-${crypto.randomUUID()}`;
+) {
+  const [proc, ext] = [`bench-proc-${crypto.randomUUID()}`, `bench-ext-${crypto.randomUUID()}`];
   const env = { ...appEnv(dir, proc, ext), ...o.env };
   await Deno.mkdir(`${dir}/inbox`, { recursive: true });
-  const server = await spawnServer("bench/servers/app.ts", env, profFlags(), {
-    pinned: o.pinned ?? true,
+  const pinned = o.pinned ?? true;
+  const server: ServerProcess = await spawnServer("bench/servers/app.ts", env, profFlags(), {
+    pinned,
   });
-  const rss = new RssSampler(server.pid);
-  return {
-    server,
-    url: server.url,
-    kvPath: env.KV_PATH,
-    proc,
-    ext,
-    rss,
-    procAuth: { "x-api-key": proc },
-    extAuth: { "x-api-key": ext },
-    async stop() {
-      await server.stop();
-      await rss.stop();
-    },
-  };
+  const rss = rssSampler(server.pid);
+  const [procAuth, extAuth] = [{ "x-api-key": proc }, { "x-api-key": ext }];
+  const stop = async () => (await server.stop(), await rss.stop());
+  return { server, url: server.url, kvPath: env.KV_PATH, proc, ext, rss, procAuth, extAuth, stop };
 }
+/** The app under test: its process, URL, KV file, keys and `x-api-key` headers, RSS sampler. */
+export type App = Awaited<ReturnType<typeof startApp>>;
 
 /** `PUT /v1/market-locations` of `bodies` with `concurrency` clients; seconds. */
 export function register(app: App, bodies: string[], concurrency = 4, limitMs?: number) {
@@ -93,14 +61,15 @@ export function register(app: App, bodies: string[], concurrency = 4, limitMs?: 
 }
 
 /** A step route of `day` (`POST /v1/delivery-days/{day}/{name}`); seconds and its answer. */
+// deno-lint-ignore no-explicit-any
 export async function step(
   app: App,
   day: string,
-  name: "forecast" | "aggregate" | "publish" | "submit",
+  name: string,
   limitMs?: number,
-  // deno-lint-ignore no-explicit-any
 ): Promise<{ s: number; body: any }> {
-  const r = await call(`${app.url}/v1/delivery-days/${day}/${name}`, {
+  const url = `${app.url}/v1/delivery-days/${day}/${name}`;
+  const r = await call(url, {
     method: "POST",
     headers: app.procAuth,
     limitMs,
@@ -111,74 +80,65 @@ export async function step(
 
 /** The open position the app answers for `day` (MW per quarter-hour and area). */
 export async function openPosition(app: App, day: string): Promise<Record<string, number[]>> {
-  const url = `${app.url}/v1/delivery-days/${day}/open-position`;
-  const r = await call(url, { headers: app.extAuth, limitMs: 30_000 });
-  return (JSON.parse(r.text) as { areas: Record<string, number[]> }).areas;
+  const r = await call(`${app.url}/v1/delivery-days/${day}/open-position`, {
+    headers: app.extAuth,
+  });
+  return JSON.parse(r.text).areas;
 }
 
 /** Seconds of each step of one day, in order. */
-export interface DayTimes {
-  ingest: number;
-  forecast: number;
-  aggregate: number;
-  publish: number;
-  submit: number;
-}
+export type DayTimes = Record<"ingest" | "forecast" | "aggregate" | "publish" | "submit", number>;
 
 /**
  * One delivery day end to end: ingest the customer forecasts of locations `0..customers-1`
  * (batches of 500), then forecast → aggregate (→ publish → submit unless `through` is
  * `"aggregate"`), each bounded by `limitMs()` and checked: `customers` kept, the rest generated,
- * all `n` aggregated, and `check(submitAnswer)` (default: four ESS files handed over). `around`
- * runs just before the forecast step and just after aggregation (probes, RSS window).
+ * all `n` aggregated, and `check(submitAnswer)` (default: four files handed over). `around` runs
+ * just before the forecast step and just after aggregation (probes, RSS window).
  */
-export async function runDay(
-  app: App,
-  day: string,
-  o: {
-    n: number;
-    customers: number;
-    concurrency?: number;
-    limitMs?: () => number;
-    through?: "aggregate" | "submit";
-    around?: { before(): Promise<void>; after(): Promise<void> };
-    // deno-lint-ignore no-explicit-any
-    check?: (submitted: any) => string | undefined;
-  },
-): Promise<{ times: DayTimes; customerBodies: string[]; publish?: unknown; submit?: unknown }> {
+export async function runDay(app: App, day: string, o: {
+  n: number;
+  customers: number;
+  concurrency?: number;
+  limitMs?: () => number;
+  through?: "aggregate";
+  around?: { before(): Promise<void>; after(): Promise<void> };
+  // deno-lint-ignore no-explicit-any
+  check?: (submitted: any) => boolean;
+}) {
   const limitMs = o.limitMs ?? (() => 180_000);
-  const customerBodies = forecastBatches(o.customers, day, BATCH);
+  const customerBodies = forecastBatches(o.customers, day);
+  const { concurrency } = o;
   const ingest = await sendAll(`${app.url}/v1/forecasts`, customerBodies, {
     headers: app.extAuth,
-    concurrency: o.concurrency,
+    concurrency,
     limitMs: limitMs(),
   });
   await o.around?.before();
-  let f, a;
-  try {
-    f = await step(app, day, "forecast", limitMs());
-    a = await step(app, day, "aggregate", limitMs());
-  } finally {
-    await o.around?.after(); // also after a failed step: the probes must stop
-  }
+  const f = await step(app, day, "forecast", limitMs()).catch(async (
+    e,
+  ) => (await o.around?.after(), Promise.reject(e)));
+  const a = await step(app, day, "aggregate", limitMs()).finally(() => o.around?.after());
   if (f.body.generated !== o.n - o.customers || f.body.customer !== o.customers) {
     throw new Error(
       `forecast ${day}: ${JSON.stringify(f.body)}; expected ${o.n - o.customers} generated`,
     );
   }
-  const counts = a.body.counts;
-  if (counts?.market_locations !== o.n || counts.missing_forecast !== 0) {
-    throw new Error(`aggregate ${day}: ${JSON.stringify(counts)}; expected ${o.n} locations`);
+  if (a.body.counts?.market_locations !== o.n || a.body.counts.missing_forecast !== 0) {
+    throw new Error(
+      `aggregate ${day}: ${JSON.stringify(a.body.counts)}; expected ${o.n} locations`,
+    );
   }
   const times: DayTimes = { ingest, forecast: f.s, aggregate: a.s, publish: NaN, submit: NaN };
-  if (o.through === "aggregate") return { times, customerBodies };
+  if (o.through) return { times, customerBodies };
   const p = await step(app, day, "publish", limitMs());
   const s = await step(app, day, "submit", limitMs());
   [times.publish, times.submit] = [p.s, s.s];
   const files = (b: { channel?: string; documents?: unknown[] }) =>
-    b.channel === "files" && b.documents?.length === 4 ? undefined : "not 4 files";
-  const wrong = (o.check ?? files)(s.body);
-  if (wrong) throw new Error(`submit ${day}: ${wrong}: ${JSON.stringify(s.body).slice(0, 400)}`);
+    b.channel === "files" && b.documents?.length === 4;
+  if (!(o.check ?? files)(s.body)) {
+    throw new Error(`submit ${day}: ${JSON.stringify(s.body).slice(0, 400)}`);
+  }
   return { times, customerBodies, publish: p.body, submit: s.body };
 }
 
@@ -189,14 +149,14 @@ export async function runDay(
  */
 export async function bareList(kvPath: string, limitMs: number): Promise<{ s: number; n: number }> {
   const kv = await Deno.openKv(kvPath);
-  const t0 = performance.now();
   const list = () => kv.list({ prefix: ["market_locations"] }, { batchSize: 1000 });
+  const t0 = performance.now();
   try {
-    let warm = 0;
-    for await (const _ of list()) if (++warm >= 100_000) break;
+    let n = 0;
+    for await (const _ of list()) if (++n >= 100_000) break;
     await sleep(100);
     const t1 = performance.now();
-    let n = 0;
+    n = 0;
     for await (const _ of list()) {
       if (++n % 10_000 === 0 && performance.now() - t0 > limitMs) {
         throw new OverLimit("bare kv.list", limitMs);

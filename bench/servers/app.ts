@@ -13,8 +13,8 @@
  *   `{ms, at, outcome}`.
  *
  * `BENCH_TRACE=<file>`: on exit writes every request over 300 ms (start, route, ms, status, KV
- * rounds this thread lost meanwhile), every event-loop delay over 50 ms and the size of the KV
- * file's write-ahead log every second (KiB) there as JSON.
+ * rounds this thread lost meanwhile), every event-loop delay over 50 ms, and every probe (each
+ * 100 ms) that waited over 100 ms for the master-data lock or for one KV write, there as JSON.
  *
  * SIGTERM: stops serving, drains, closes the app and KV, exits normally (`--cpu-prof` is written).
  * @module
@@ -22,7 +22,7 @@
 import { createApp } from "../../app.ts";
 import { type Clock, realSleep } from "../../lib/clock.ts";
 import { loadSettings } from "../../lib/settings.ts";
-import { marketLocationIndexSettled } from "../../lib/pipeline/master_data.ts";
+import { marketLocationIndexSettled, withMasterDataLock } from "../../lib/pipeline/master_data.ts";
 import { kvRetryCounts } from "../../lib/store/kv.ts";
 
 const env = Deno.env.toObject();
@@ -81,17 +81,22 @@ const control: Record<string, (q: URLSearchParams) => Promise<Response>> = {
   "/__bench/tick": tick,
 };
 
+let stopProbes: ReturnType<typeof setInterval> | undefined;
 const trace = env.BENCH_TRACE
-  ? { slow: [] as unknown[], lag: [] as unknown[], wal: [] as [string, number][] }
+  ? { slow: [] as unknown[], lag: [] as unknown[], probes: [] as unknown[] }
   : undefined;
 if (trace) {
-  setInterval(() => {
-    let size = NaN;
-    try {
-      size = Deno.statSync(`${settings.kvPath}-wal`).size;
-    } catch { /* no log (yet) */ }
-    trace.wal.push([new Date().toISOString().slice(11, 19), Math.round(size / 1024)]);
-  }, 1000);
+  // Every 100 ms: the wait for this process's master-data lock, and one KV write's commit.
+  const probe = async (what: string, fn: () => Promise<unknown>) => {
+    const t0 = performance.now();
+    await fn();
+    const ms = performance.now() - t0;
+    if (ms > 100) trace.probes.push({ at: new Date(wallMs() - ms).toISOString(), what, ms });
+  };
+  stopProbes = setInterval(() => {
+    probe("master-data lock wait", () => withMasterDataLock(bridge.ctx.kv, async () => {}));
+    probe("kv write", () => bridge.ctx.kv.set(["bench_probe"], Date.now()));
+  }, 100);
   let due = performance.now() + 10;
   setInterval(() => {
     const late = performance.now() - due;
@@ -132,6 +137,7 @@ const server = Deno.serve({
 
 const onTerm = async () => {
   Deno.removeSignalListener("SIGTERM", onTerm);
+  clearInterval(stopProbes);
   ac.abort();
   const timer = setTimeout(() => Deno.exit(0), 3000); // open streams: do not hang
   await server.finished;
