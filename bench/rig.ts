@@ -11,6 +11,9 @@ import { profFlags, type ServerProcess, sleep, spawnServer } from "./common.ts";
 import { call, OverLimit, rssSampler, sendAll } from "./http.ts";
 import { forecastBatches } from "./portfolio.ts";
 
+/** A JSON answer as parsed (its shape is checked where it is used). */
+// deno-lint-ignore no-explicit-any
+type Json = any;
 /** Holiday region of the app (and of the exactness check). */
 export const REGION = "DE";
 
@@ -61,13 +64,12 @@ export function register(app: App, bodies: string[], concurrency = 4, limitMs?: 
 }
 
 /** A step route of `day` (`POST /v1/delivery-days/{day}/{name}`); seconds and its answer. */
-// deno-lint-ignore no-explicit-any
 export async function step(
   app: App,
   day: string,
   name: string,
   limitMs?: number,
-): Promise<{ s: number; body: any }> {
+): Promise<{ s: number; body: Json }> {
   const url = `${app.url}/v1/delivery-days/${day}/${name}`;
   const r = await call(url, {
     method: "POST",
@@ -103,8 +105,7 @@ export async function runDay(app: App, day: string, o: {
   limitMs?: () => number;
   through?: "aggregate";
   around?: { before(): Promise<void>; after(): Promise<void> };
-  // deno-lint-ignore no-explicit-any
-  check?: (submitted: any) => boolean;
+  check?: (submitted: Json) => boolean;
 }) {
   const limitMs = o.limitMs ?? (() => 180_000);
   const customerBodies = forecastBatches(o.customers, day);
