@@ -8,24 +8,10 @@
  * @module
  */
 import { startFakeJwks } from "../tests/support/fake_jwks.ts";
-import {
-  cpuPinning,
-  report,
-  type Row,
-  row,
-  type ServerProcess,
-  spawnServer,
-  tempDir,
-} from "./common.ts";
-import {
-  BUSY,
-  hasWrk,
-  httpMethodFromEnv,
-  type HttpTarget,
-  measureHttp,
-  type RawAnswer,
-  rawHttp,
-} from "./http.ts";
+import { cpuPinning, report, type Row, row, type ServerProcess, spawnServer } from "./common.ts";
+import { tempDir } from "./common.ts";
+import { BUSY, hasWrk, httpMethodFromEnv, type HttpTarget, measureHttp } from "./http.ts";
+import { type RawAnswer, rawHttp } from "./http.ts";
 import { printProfiles } from "./profile.ts";
 import { startApp } from "./rig.ts";
 

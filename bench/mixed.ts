@@ -10,17 +10,8 @@
  * @module
  */
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";
-import {
-  cpuPinning,
-  DENO_FLAGS,
-  num,
-  report,
-  ROOT_DIR,
-  type Row,
-  row,
-  type Stats,
-  tempDir,
-} from "./common.ts";
+import { cpuPinning, DENO_FLAGS, num, report, ROOT_DIR, type Row, row } from "./common.ts";
+import { type Stats, tempDir } from "./common.ts";
 import { call, sendAll } from "./http.ts";
 import { printProfiles } from "./profile.ts";
 import { forecastBatches, locationBatches } from "./portfolio.ts";
