@@ -150,9 +150,15 @@ let pinning: Promise<Pinning> | undefined;
  * unpinned with a warning without `taskset`, with one core, or with `BENCH_PIN=0`.
  */
 export function cpuPinning(): Promise<Pinning> {
-  const runs = (core: string) =>
-    new Deno.Command("taskset", { args: ["-c", core, "true"], stdout: "null", stderr: "null" })
-      .output().then((o) => o.success, () => false);
+  const runs = async (core: string) => {
+    const args = ["-c", core, "true"];
+    try {
+      return (await new Deno.Command("taskset", { args, stdout: "null", stderr: "null" }).output())
+        .success;
+    } catch {
+      return false; // not installed: spawning throws
+    }
+  };
   return pinning ??= (async () => {
     const why = Deno.env.get("BENCH_PIN") === "0"
       ? "BENCH_PIN=0"

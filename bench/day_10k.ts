@@ -14,7 +14,7 @@ import { nextOpenDay } from "../lib/domain/delivery_day.ts";
 import { num, report, type Row, row, spawnServer, tempDir } from "./common.ts";
 import { call, sendAll } from "./http.ts";
 import { forecastBatches, locationBatches } from "./portfolio.ts";
-import { register, runDay, startApp } from "./rig.ts";
+import { key, register, runDay, startApp } from "./rig.ts";
 
 const PART = "6 day end-to-end";
 const N = num("BENCH_DAY_LOCATIONS", 10_000);
@@ -131,7 +131,7 @@ export async function main(): Promise<Row[]> {
     if (subs.length !== 1 || subs[0].submission_id !== receiptId) {
       throw new Error(`simulator stored ${subs.length} submissions for ${day}`);
     }
-    const { text } = await call(`${app.url}/v1/console/delivery-days`, { headers: app.procAuth });
+    const { text } = await call(`${app.url}/v1/console/delivery-days`, { headers: key(app.proc) });
     const entry = JSON.parse(text).delivery_days.find((x: { delivery_day: string }) =>
       x.delivery_day === day
     );

@@ -133,46 +133,56 @@ export async function openConsoleStream(base: string, processKey: string) {
  * Samples `VmRSS`/`VmHWM` of `pid` every `everyMs` from `/proc/<pid>/status` through a `sh`
  * loop (Deno asks for `--allow-all` to read `/proc`). Bytes; `peak` since the last `mark()`.
  */
-export function rssSampler(pid: number, everyMs = 20) {
-  const s = { rss: 0, hwm: 0, peak: 0, samples: 0, fresh, mark, stop };
-  const script = `while grep -E '^(VmRSS|VmHWM):' /proc/${pid}/status 2>/dev/null; do ` +
-    `echo .; sleep ${everyMs / 1000}; done`;
-  const child = new Deno.Command("sh", { args: ["-c", script], stdout: "piped", stderr: "null" })
-    .spawn();
-  const done = (async () => {
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      for (const line of chunk.split("\n")) {
-        const m = /^(VmRSS|VmHWM):\s+(\d+) kB/.exec(line);
-        if (line === ".") s.samples++;
-        else if (m?.[1] === "VmHWM") s.hwm = Number(m[2]) * 1024;
-        else if (m) s.peak = Math.max(s.peak, s.rss = Number(m[2]) * 1024);
+export class RssSampler {
+  rss = 0;
+  hwm = 0;
+  peak = 0;
+  samples = 0;
+  #child: Deno.ChildProcess;
+  #done: Promise<void>;
+
+  constructor(readonly pid: number, everyMs = 20) {
+    const script = `while grep -E '^(VmRSS|VmHWM):' /proc/${pid}/status 2>/dev/null; do ` +
+      `echo .; sleep ${everyMs / 1000}; done`;
+    const child = new Deno.Command("sh", { args: ["-c", script], stdout: "piped", stderr: "null" })
+      .spawn();
+    this.#child = child;
+    this.#done = (async () => {
+      for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+        for (const line of chunk.split("\n")) {
+          const m = /^(VmRSS|VmHWM):\s+(\d+) kB/.exec(line);
+          if (line === ".") this.samples++;
+          else if (m?.[1] === "VmHWM") this.hwm = Number(m[2]) * 1024;
+          else if (m) this.peak = Math.max(this.peak, this.rss = Number(m[2]) * 1024);
+        }
       }
-    }
-  })();
-  /** Waits for the next sample (at most 2 s). */
-  async function fresh() {
-    const [n, until] = [s.samples, performance.now() + 2000];
-    while (s.samples < n + 2 && performance.now() < until) await sleep(10);
+    })();
   }
+
+  /** Waits for the next sample (at most 2 s). */
+  async fresh(): Promise<void> {
+    const [n, until] = [this.samples, performance.now() + 2000];
+    while (this.samples < n + 2 && performance.now() < until) await sleep(10);
+  }
+
   /** A new peak window at the current RSS; resets the kernel's VmHWM where allowed. */
-  async function mark() {
-    const cmd = new Deno.Command("sh", { args: ["-c", `echo 5 > /proc/${pid}/clear_refs`] });
+  async mark(): Promise<boolean> {
+    const cmd = new Deno.Command("sh", { args: ["-c", `echo 5 > /proc/${this.pid}/clear_refs`] });
     const out = await cmd.output().catch(() => ({ success: false }));
-    await fresh();
-    s.peak = s.rss;
+    await this.fresh();
+    this.peak = this.rss;
     return out.success;
   }
-  async function stop() {
+
+  /** Stops sampling. */
+  async stop(): Promise<void> {
     try {
-      child.kill("SIGTERM");
+      this.#child.kill("SIGTERM");
     } catch { /* gone */ }
-    await child.status;
-    await done.catch(() => {});
+    await this.#child.status;
+    await this.#done.catch(() => {});
   }
-  return s;
 }
-/** What {@link rssSampler} returns. */
-export type RssSampler = ReturnType<typeof rssSampler>;
 
 // ---- raw answers and wrk ---------------------------------------------------------------------
 
@@ -214,9 +224,14 @@ export interface WrkResult {
 }
 
 /** True when `wrk` is on PATH. */
-export const hasWrk = () =>
-  new Deno.Command("wrk", { args: ["-v"], stdout: "null", stderr: "null" }).output()
-    .then(() => true, () => false);
+export async function hasWrk(): Promise<boolean> {
+  try {
+    await new Deno.Command("wrk", { args: ["-v"], stdout: "null", stderr: "null" }).output();
+    return true;
+  } catch {
+    return false; // not installed: spawning throws
+  }
+}
 
 /** Runs `wrk -t1 --latency` against a loopback URL on the load core. */
 export async function wrk(url: string, o: HttpTarget & { connections: number; seconds: number }) {

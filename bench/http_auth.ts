@@ -13,7 +13,7 @@ import { tempDir } from "./common.ts";
 import { BUSY, hasWrk, httpMethodFromEnv, type HttpTarget, measureHttp } from "./http.ts";
 import { type RawAnswer, rawHttp } from "./http.ts";
 import { printProfiles } from "./profile.ts";
-import { startApp } from "./rig.ts";
+import { key, startApp } from "./rig.ts";
 
 const PART = "2 http auth";
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
@@ -52,7 +52,7 @@ export async function main(): Promise<Row[]> {
     const token = await jwks.sign({ scope: "process:run" });
     const bearer = { authorization: `Bearer ${token}` };
     const status = `${app.url}/v1/console/status`;
-    const byKey = await rawHttp(status, app.procAuth);
+    const byKey = await rawHttp(status, key(app.proc));
     if (!byKey.status.includes(" 200 ")) throw new Error(`status route: ${byKey.status}`);
     assertSame("status route, API key vs bearer", byKey, await rawHttp(status, bearer));
     // Deno.serve adds content-length, date and (to `connection: close`) connection itself.
@@ -70,13 +70,13 @@ export async function main(): Promise<Row[]> {
     const targets: Record<string, HttpTarget> = {
       bare: await bare({ BARE_MODE: "json" }),
       "bare+body": same,
-      "API key": { url: status, headers: app.procAuth, pid },
+      "API key": { url: status, headers: key(app.proc), pid },
       bearer: { url: status, headers: bearer, pid },
     };
     if (!QUICK) {
       targets["bare+hdrs"] = await bare({ BARE_MODE: "headers" });
       targets.health = { url: `${app.url}/health`, pid };
-      targets["token+key"] = { url: token_, headers: app.procAuth, script: post, pid };
+      targets["token+key"] = { url: token_, headers: key(app.proc), script: post, pid };
       targets["token+jwt"] = { url: token_, headers: bearer, script: post, pid };
     }
     for (const [name, t] of Object.entries(targets)) {

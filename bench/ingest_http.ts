@@ -14,7 +14,7 @@ import { num, pinLoadGenerator, report, type Row, row, spawnServer, tempDir } fr
 import { call, sendAll } from "./http.ts";
 import { printProfiles } from "./profile.ts";
 import { forecastBatches, writeLocations } from "./portfolio.ts";
-import { startApp } from "./rig.ts";
+import { key, startApp } from "./rig.ts";
 
 const PART = "5 ingest over HTTP";
 const N = num("BENCH_INGEST_LOCATIONS", 100_000);
@@ -57,11 +57,11 @@ export async function main(): Promise<Row[]> {
           const app = await startApp(dir.path, { env: { BENCH_CONTROL: "1" } });
           try {
             const url = `${app.url}/v1/forecasts`;
-            await post(`app warm-up (${day})`, url, warm, app.extAuth);
+            await post(`app warm-up (${day})`, url, warm, key(app.ext));
             const { text } = await call(`${app.url}/__bench/settle`, { method: "POST" });
             settledMs = Math.max(settledMs, JSON.parse(text).waited_ms);
-            keep("app", await post(`app (${day})`, url, bodies, app.extAuth));
-            keep("repost", await post(`app re-post (${day})`, url, bodies, app.extAuth));
+            keep("app", await post(`app (${day})`, url, bodies, key(app.ext)));
+            keep("repost", await post(`app re-post (${day})`, url, bodies, key(app.ext)));
           } finally {
             await app.stop();
           }

@@ -30,7 +30,7 @@ import { failedRow, median, num, pinLoadGenerator, report, type Row, row } from 
 import { sleep, tempDir } from "./common.ts";
 import { call, sendAll } from "./http.ts";
 import { customerForecasts, customerIds, forecastBatches, writeLocations } from "./portfolio.ts";
-import { appEnv, startApp } from "./rig.ts";
+import { appEnv, key, startApp } from "./rig.ts";
 
 const PART = "21 intraday";
 const SIZES = (Deno.env.get("BENCH_INTRADAY_SIZES") ?? "100000,1000000").split(",").map(Number);
@@ -173,7 +173,7 @@ async function tickRounds(dir: string, res: SizeResult): Promise<void> {
     for (let r = 0; r <= TICK_ROUNDS; r++) {
       const before = xml().length;
       await sendAll(`${app.url}/v1/forecasts`, forecastBatches(ids, DAY, 500, 200 + r), {
-        headers: app.extAuth,
+        headers: key(app.ext),
       });
       const accepted = performance.now();
       const tick = call(`${app.url}/__bench/tick`, { method: "POST", limitMs: 300_000 });

@@ -16,7 +16,7 @@ import { spawnServer, type Stats, stats, tempDir } from "./common.ts";
 import { type Budget, budget, call, openConsoleStream, OverLimit, probe } from "./http.ts";
 import { sendAll } from "./http.ts";
 import { AREAS, benchLocation, customerValues, locationBatches } from "./portfolio.ts";
-import { type App, bareList, type DayTimes, openPosition, REGION } from "./rig.ts";
+import { type App, bareList, type DayTimes, key, openPosition, REGION } from "./rig.ts";
 import { register, runDay, startApp } from "./rig.ts";
 
 const PART = "million";
@@ -70,7 +70,7 @@ async function watchPass(app: App, w: Watch): Promise<() => Promise<void>> {
   const stream = await openConsoleStream(app.url, app.proc);
   await sleep(300);
   const t0 = performance.now();
-  const headers = app.procAuth;
+  const headers = key(app.proc);
   const health = probe(`${app.url}/health`, PROBE_MS, { headers });
   const status = probe(`${app.url}/v1/console/status`, PROBE_MS, { headers });
   const ticker = probe(`${app.url}/v1/console/stop`, TICK_MS, { headers, method: "POST" });
@@ -174,7 +174,7 @@ async function watchFor(app: App, ms: number): Promise<Watched> {
 
 /** p99 of GET /v1/console/delivery-days (200 sequential, after 20 discarded) with `days` days. */
 async function overview(app: App, days: number) {
-  const get = () => call(`${app.url}/v1/console/delivery-days`, { headers: app.procAuth });
+  const get = () => call(`${app.url}/v1/console/delivery-days`, { headers: key(app.proc) });
   const listed = JSON.parse((await get()).text).delivery_days.length as number;
   for (let i = 0; i < 20; i++) await get();
   const ms: number[] = [];

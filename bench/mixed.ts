@@ -15,7 +15,7 @@ import { type Stats, tempDir } from "./common.ts";
 import { call, sendAll } from "./http.ts";
 import { printProfiles } from "./profile.ts";
 import { forecastBatches, locationBatches } from "./portfolio.ts";
-import { type App, register, startApp } from "./rig.ts";
+import { type App, key, register, startApp } from "./rig.ts";
 
 const PART = "22.6 mixed load";
 const N = num("BENCH_MIXED_N", 10_000);
@@ -53,7 +53,7 @@ async function load(env: Record<string, string>): Promise<MixedResult> {
 
 /** The passes since `since` (`GET /v1/console/passes`): count, durations, failed steps. */
 async function passSummary(app: App, since: string): Promise<string> {
-  const { text } = await call(`${app.url}/v1/console/passes?limit=200`, { headers: app.procAuth });
+  const { text } = await call(`${app.url}/v1/console/passes?limit=200`, { headers: key(app.proc) });
   const ps = (JSON.parse(text) as {
     passes: { started_at: string; duration_s: number; steps_run: number; steps_failed: number }[];
   }).passes.filter((p) => p.started_at >= since);
@@ -67,7 +67,7 @@ async function passSummary(app: App, since: string): Promise<string> {
 
 /** `fahrplan_kv_retries_total{reason="conflict"}` of the app's main thread (`GET /metrics`). */
 async function lostRounds(app: App): Promise<number> {
-  const { text } = await call(`${app.url}/metrics`, { headers: app.procAuth });
+  const { text } = await call(`${app.url}/metrics`, { headers: key(app.proc) });
   return Number(/^fahrplan_kv_retries_total\{reason="conflict"\} (\d+)/m.exec(text)?.[1] ?? NaN);
 }
 
@@ -82,12 +82,12 @@ export async function main(): Promise<Row[]> {
     await register(app, locationBatches(N));
     for (const day of days) {
       await sendAll(`${app.url}/v1/forecasts`, forecastBatches(Math.round(N / 2), day), {
-        headers: app.extAuth,
+        headers: key(app.ext),
       });
     }
     await call(`${app.url}/v1/orchestrate`, {
       method: "POST",
-      headers: app.procAuth,
+      headers: key(app.proc),
       what: "first pass",
     });
     console.log(

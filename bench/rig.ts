@@ -8,7 +8,7 @@
  */
 import { PARTIES } from "../tests/support/fahrplan.ts";
 import { profFlags, type ServerProcess, sleep, spawnServer } from "./common.ts";
-import { call, OverLimit, rssSampler, sendAll } from "./http.ts";
+import { call, OverLimit, RssSampler, sendAll } from "./http.ts";
 import { forecastBatches } from "./portfolio.ts";
 
 /** A JSON answer as parsed (its shape is checked where it is used). */
@@ -34,33 +34,45 @@ export const appEnv = (dir: string, proc: string, ext: string): Record<string, s
   COUNTERPARTY_EIC: PARTIES.counterparty,
 });
 
+/** Locations per `PUT /v1/market-locations` and forecasts per `POST /v1/forecasts`. */
+export const BATCH = 500;
+
+/** The app under test: its process, URL, KV file, keys (process, external) and RSS sampler. */
+export interface App {
+  server: ServerProcess;
+  url: string;
+  kvPath: string;
+  proc: string;
+  ext: string;
+  rss: RssSampler;
+  stop(): Promise<void>;
+}
+
+/** The `x-api-key` header of `apiKey`. */
+export const key = (apiKey: string) => ({ "x-api-key": apiKey });
+
 /**
  * Starts the app on `dir` with fresh keys; `env` adds to (or overrides) {@link appEnv}; `pinned`
- * (default true) on the server core; `BENCH_CPU_PROF` adds `--cpu-prof`. With an RSS sampler.
+ * (default true) on the server core; `BENCH_CPU_PROF` adds `--cpu-prof`.
  */
 export async function startApp(
   dir: string,
   o: { env?: Record<string, string>; pinned?: boolean } = {},
-) {
+): Promise<App> {
   const [proc, ext] = [`bench-proc-${crypto.randomUUID()}`, `bench-ext-${crypto.randomUUID()}`];
   const env = { ...appEnv(dir, proc, ext), ...o.env };
   await Deno.mkdir(`${dir}/inbox`, { recursive: true });
   const pinned = o.pinned ?? true;
-  const server: ServerProcess = await spawnServer("bench/servers/app.ts", env, profFlags(), {
-    pinned,
-  });
-  const rss = rssSampler(server.pid);
-  const [procAuth, extAuth] = [{ "x-api-key": proc }, { "x-api-key": ext }];
+  const server = await spawnServer("bench/servers/app.ts", env, profFlags(), { pinned });
+  const rss = new RssSampler(server.pid);
   const stop = async () => (await server.stop(), await rss.stop());
-  return { server, url: server.url, kvPath: env.KV_PATH, proc, ext, rss, procAuth, extAuth, stop };
+  return { server, url: server.url, kvPath: env.KV_PATH, proc, ext, rss, stop };
 }
-/** The app under test: its process, URL, KV file, keys and `x-api-key` headers, RSS sampler. */
-export type App = Awaited<ReturnType<typeof startApp>>;
 
 /** `PUT /v1/market-locations` of `bodies` with `concurrency` clients; seconds. */
 export function register(app: App, bodies: string[], concurrency = 4, limitMs?: number) {
   const url = `${app.url}/v1/market-locations`;
-  return sendAll(url, bodies, { headers: app.extAuth, concurrency, method: "PUT", limitMs });
+  return sendAll(url, bodies, { headers: key(app.ext), concurrency, method: "PUT", limitMs });
 }
 
 /** A step route of `day` (`POST /v1/delivery-days/{day}/{name}`); seconds and its answer. */
@@ -73,7 +85,7 @@ export async function step(
   const url = `${app.url}/v1/delivery-days/${day}/${name}`;
   const r = await call(url, {
     method: "POST",
-    headers: app.procAuth,
+    headers: key(app.proc),
     limitMs,
     what: `${name} ${day}`,
   });
@@ -83,7 +95,7 @@ export async function step(
 /** The open position the app answers for `day` (MW per quarter-hour and area). */
 export async function openPosition(app: App, day: string): Promise<Record<string, number[]>> {
   const r = await call(`${app.url}/v1/delivery-days/${day}/open-position`, {
-    headers: app.extAuth,
+    headers: key(app.ext),
   });
   return JSON.parse(r.text).areas;
 }
@@ -111,7 +123,7 @@ export async function runDay(app: App, day: string, o: {
   const customerBodies = forecastBatches(o.customers, day);
   const { concurrency } = o;
   const ingest = await sendAll(`${app.url}/v1/forecasts`, customerBodies, {
-    headers: app.extAuth,
+    headers: key(app.ext),
     concurrency,
     limitMs: limitMs(),
   });

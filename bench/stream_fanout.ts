@@ -12,7 +12,7 @@ import { num, report, type Row, row, sleep, spawnServer, stats, tempDir } from "
 import { wallMs } from "./common.ts";
 import { call } from "./http.ts";
 import { printProfiles } from "./profile.ts";
-import { startApp } from "./rig.ts";
+import { key, startApp } from "./rig.ts";
 
 const PART = "3c stream fan-out";
 const CLIENTS = (Deno.env.get("BENCH_CLIENTS") ?? "100,1000").split(",").map(Number);
@@ -91,7 +91,7 @@ export async function main(): Promise<Row[]> {
   const app = await startApp(dir.path, { pinned: false, env: { BENCH_CONTROL: "1" } });
   const bare = await spawnServer("bench/servers/bare.ts", { BARE_MODE: "sse" });
   try {
-    const auth = { method: "POST", headers: app.procAuth };
+    const auth = { method: "POST", headers: key(app.proc) };
     const { token } = JSON.parse((await call(`${app.url}/v1/console/stream-token`, auth)).text);
     const q = `rate=${RATE}&seconds=${SECONDS}`;
     const rows: Row[] = [];

@@ -23,11 +23,11 @@ import { createApp } from "../../app.ts";
 import { type Clock, realSleep } from "../../lib/clock.ts";
 import { loadSettings } from "../../lib/settings.ts";
 import { marketLocationIndexSettled, withMasterDataLock } from "../../lib/pipeline/master_data.ts";
-import { kvRetryCounts } from "../../lib/store/kv.ts";
+import { kvRetryCounts, openKv } from "../../lib/store/kv.ts";
 
 const env = Deno.env.toObject();
 const settings = loadSettings(env);
-const kv = await Deno.openKv(settings.kvPath);
+const kv = await openKv(settings.kvPath);
 let offset = env.BENCH_CLOCK_AT ? Number(env.BENCH_CLOCK_AT) - Date.now() : 0;
 const clock: Clock = { now: () => Date.now() + offset, sleep: realSleep };
 const bridge = await createApp({ settings, kv, ...(env.BENCH_CLOCK_AT ? { clock } : {}) });
