@@ -1,46 +1,25 @@
 /**
- * Shared helpers of the benchmarks (see `bench/run.ts`): result rows and the summary table,
- * percentiles, temp dirs and subprocesses that are removed/killed on exit or Ctrl-C, server
- * subprocesses (`bench/servers/*.ts`, which print `LISTENING <url>`); re-exported from
- * `bench/http_load.ts`: CPU pinning, the wrk runner and the HTTP method every wrk-driven part
- * uses (`measureHttp`): servers pinned to core 0 and wrk to core 1, a discarded warm-up per
- * target, interleaved rounds, the best round kept.
- *
- * Every part prints its rows as a table and, last, one `BENCH_ROWS <json>` line for `run.ts`.
+ * Shared helpers of the benchmarks (docs/benchmarks.md, "The rig"): result rows and the summary
+ * table, statistics, temp dirs and subprocesses removed or killed on exit or Ctrl-C, server
+ * subprocesses (`bench/servers/*.ts` print `LISTENING <url>`) and CPU pinning (servers on core 0,
+ * the load generator on core 1, `taskset -c`). Every part prints its rows and, last, one
+ * `BENCH_ROWS <json>` line for `bench/run.ts`.
  * @module
  */
 
-import { cpuPinning } from "./http_load.ts";
-
-export {
-  cpuPinning,
-  hasWrk,
-  type HttpMeasure,
-  type HttpMethod,
-  httpMethodFromEnv,
-  type HttpTarget,
-  measureHttp,
-  type Pinning,
-  type RawAnswer,
-  rawHttp,
-  wrk,
-  type WrkResult,
-} from "./http_load.ts";
-
 /** Project root (the benchmarks run with it as working directory, so `deno.json` applies). */
 export const ROOT_DIR = new URL("../", import.meta.url).pathname;
-
 /** Permissions of the `bench` task, passed on to every subprocess. */
-export const DENO_FLAGS = [
-  "--allow-net",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "--allow-run",
-  "--allow-sys",
-];
+export const DENO_FLAGS =
+  "--allow-net --allow-env --allow-read --allow-write --allow-run --allow-sys"
+    .split(" ");
+/** A number from the environment variable `name`, else `dflt`. */
+export const num = (name: string, dflt: number) => Number(Deno.env.get(name) ?? dflt);
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** High-resolution wall clock in ms (comparable across processes on this machine). */
+export const wallMs = () => performance.timeOrigin + performance.now();
 
-/** One measured number, with the baseline measured in the same run. */
+/** One measured number, with the baseline measured in the same run (`ratio` = value / baseline). */
 export interface Row {
   part: string;
   metric: string;
@@ -48,21 +27,42 @@ export interface Row {
   unit: string;
   baseline?: string;
   baselineValue?: number;
-  /** value / baselineValue unless the part says otherwise. */
   ratio?: number;
   goal?: string;
   met?: boolean;
   note?: string;
 }
+/** What {@link row} takes besides the value: baseline name and value, goal text and met, note. */
+type RowOpts = { base?: [string, number | undefined]; goal?: [string, boolean?]; note?: string };
 
-/** Formats a number with thousands separators and sensible precision. */
+/** A row in one call; a ratio that is not finite is left out. */
+export function row(
+  part: string,
+  metric: string,
+  value: number,
+  unit: string,
+  o: RowOpts = {},
+): Row {
+  const r: Row = { part, metric, value, unit };
+  if (o.base) [r.baseline, r.baselineValue] = o.base;
+  const ratio = value / (r.baselineValue ?? NaN);
+  if (Number.isFinite(ratio)) r.ratio = ratio;
+  if (o.goal) [r.goal, r.met] = o.goal;
+  if (o.note !== undefined) r.note = o.note;
+  return r;
+}
+
+/** A row saying that a step failed or ran over its limit (no value, goal missed). */
+export const failedRow = (part: string, what: string): Row =>
+  row(part, `FAILED or over limit: ${what.slice(0, 200)}`, NaN, "", { goal: ["", false] });
+
+/** A number with thousands separators and sensible precision; `—` for none. */
 export function fmt(n: number | undefined): string {
   if (n === undefined || Number.isNaN(n)) return "—";
-  if (n !== 0 && Math.abs(n) < 1) {
-    return n.toLocaleString("en-US", { maximumSignificantDigits: 3 });
-  }
-  const digits = Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 10 ? 1 : 2;
-  return n.toLocaleString("en-US", { maximumFractionDigits: digits });
+  const o = n !== 0 && Math.abs(n) < 1
+    ? { maximumSignificantDigits: 3 }
+    : { maximumFractionDigits: Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 10 ? 1 : 2 };
+  return n.toLocaleString("en-US", o);
 }
 
 /** The rows as a plain-text table. */
@@ -82,40 +82,29 @@ export function table(rows: Row[]): string {
   return [line(head), widths.map((w) => "-".repeat(w)).join("-|-"), ...body.map(line)].join("\n");
 }
 
-/** Prints the part's table and the machine-readable line for `run.ts`. */
+/** Prints the part's table, its notes and the machine-readable line for `run.ts`. */
 export function report(rows: Row[]): void {
   console.log(`\n${table(rows)}`);
   for (const r of rows) if (r.note) console.log(`  note (${r.metric}): ${r.note}`);
   console.log(`BENCH_ROWS ${JSON.stringify(rows)}`);
 }
 
-/** Nearest-rank percentile of an ascending array. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (!sorted.length) return NaN;
-  const i = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, i))];
-}
-
-/** p50/p99/max/mean of samples. */
+/** p50/p99/max/mean of samples (nearest rank). */
 export function stats(samples: ArrayLike<number>) {
   const s = Float64Array.from(samples).sort();
-  let sum = 0;
-  for (const v of s) sum += v;
-  return {
-    n: s.length,
-    p50: percentile(s, 50),
-    p99: percentile(s, 99),
-    max: s[s.length - 1],
-    mean: sum / s.length,
-  };
+  const at = (p: number) =>
+    s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+  const mean = s.reduce((a, v) => a + v, 0) / s.length;
+  return { n: s.length, p50: at(50) ?? NaN, p99: at(99) ?? NaN, max: s[s.length - 1], mean };
 }
+/** What {@link stats} returns. */
+export type Stats = ReturnType<typeof stats>;
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** High-resolution wall clock in ms (comparable across processes on this machine). */
-export const wallMs = () => performance.timeOrigin + performance.now();
-
-// ---- cleanup on exit / Ctrl-C ----------------------------------------------------------------
+/** Median of the numbers that are not NaN. */
+export function median(xs: number[]): number {
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+}
 
 const cleanups = new Set<() => void>();
 let hooked = false;
@@ -134,10 +123,7 @@ export function onCleanup(fn: () => void): () => void {
     };
     globalThis.addEventListener("unload", runAll);
     for (const sig of ["SIGINT", "SIGTERM"] as const) {
-      Deno.addSignalListener(sig, () => {
-        runAll();
-        Deno.exit(130);
-      });
+      Deno.addSignalListener(sig, () => (runAll(), Deno.exit(130)));
     }
   }
   cleanups.add(fn);
@@ -148,31 +134,69 @@ export function onCleanup(fn: () => void): () => void {
 export async function tempDir(prefix: string): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await Deno.makeTempDir({ prefix });
   const drop = onCleanup(() => Deno.removeSync(path, { recursive: true }));
-  return {
-    path,
-    async remove() {
-      drop();
-      await Deno.remove(path, { recursive: true }).catch(() => {});
-    },
-  };
+  return { path, remove: () => (drop(), Deno.remove(path, { recursive: true }).catch(() => {})) };
 }
 
-// ---- server subprocesses ---------------------------------------------------------------------
+/** Where the processes run: command prefixes (empty when unpinned) and one line for the output. */
+export interface Pinning {
+  server: string[];
+  load: string[];
+  describe: string;
+}
+let pinning: Promise<Pinning> | undefined;
 
-/** A server running in its own `deno` process. */
+/**
+ * The placement, decided once: servers on core 0, the load generator on core 1 (`taskset -c`);
+ * unpinned with a warning without `taskset`, with one core, or with `BENCH_PIN=0`.
+ */
+export function cpuPinning(): Promise<Pinning> {
+  const runs = async (core: string) => {
+    const args = ["-c", core, "true"];
+    try {
+      return (await new Deno.Command("taskset", { args, stdout: "null", stderr: "null" }).output())
+        .success;
+    } catch {
+      return false; // not installed: spawning throws
+    }
+  };
+  return pinning ??= (async () => {
+    const why = Deno.env.get("BENCH_PIN") === "0"
+      ? "BENCH_PIN=0"
+      : navigator.hardwareConcurrency < 2
+      ? "one core"
+      : !(await runs("0")) || !(await runs("1"))
+      ? "taskset missing or core 1 not usable"
+      : undefined;
+    if (!why) {
+      const describe = "servers on core 0, load generator on core 1 (taskset -c)";
+      return { server: ["taskset", "-c", "0"], load: ["taskset", "-c", "1"], describe };
+    }
+    console.error(`warning: benchmark processes NOT pinned to cores (${why}); numbers are noisier`);
+    return { server: [], load: [], describe: `unpinned (${why})` };
+  })();
+}
+
+/** Pins every thread of this process to the load core (`taskset -a -p`); one line for the output. */
+export async function pinLoadGenerator(): Promise<string> {
+  const pin = await cpuPinning();
+  if (!pin.load.length) return pin.describe;
+  const args = ["-a", "-cp", pin.load[2], String(Deno.pid)];
+  const out = await new Deno.Command("taskset", { args, stdout: "null", stderr: "null" }).output();
+  if (!out.success) console.error("warning: could not pin the load generator");
+  return out.success ? pin.describe : `${pin.describe}; this process NOT pinned`;
+}
+
+/** A server running in its own `deno` process; `stop()` sends SIGTERM, SIGKILL after 5 s. */
 export interface ServerProcess {
   url: string;
   pid: number;
-  /** SIGTERM, then SIGKILL after 5 s; resolves once the process has exited. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts `script` (relative to the root) with `env` added to this process's environment and
- * waits for its `LISTENING <url>` line (60 s at most). Later output is forwarded to stderr.
- * @param flags extra `deno run` flags (e.g. `--cpu-prof`)
- * @param options `pinned`: run the process on the server core of {@link cpuPinning} (`taskset`
- *   execs `deno`, so the pid is the server's)
+ * Starts `script` (relative to the root) with `env` added and waits for its `LISTENING <url>`
+ * (60 s at most); later output goes to stderr. `flags`: extra `deno run` flags; `pinned`: on the
+ * server core.
  */
 export async function spawnServer(
   script: string,
@@ -180,63 +204,45 @@ export async function spawnServer(
   flags: string[] = [],
   options: { pinned?: boolean } = {},
 ): Promise<ServerProcess> {
-  const cmd = [
-    ...(options.pinned ? (await cpuPinning()).server : []),
-    Deno.execPath(),
-    "run",
-    ...DENO_FLAGS,
-    ...flags,
-    script,
-  ];
+  const pin = options.pinned ? (await cpuPinning()).server : [];
+  const cmd = [...pin, Deno.execPath(), "run", ...DENO_FLAGS, ...flags, script];
   const child = new Deno.Command(cmd[0], {
     args: cmd.slice(1),
     cwd: ROOT_DIR,
     env,
-    stdin: "null",
     stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
+  })
+    .spawn();
   const drop = onCleanup(() => child.kill("SIGKILL"));
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  let url: string | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), 60_000);
-  });
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let [buf, url] = ["", undefined as string | undefined];
+  const timeout = sleep(60_000).then(() => ({ done: true, value: "" }));
   while (!url) {
-    const r = await Promise.race([reader.read(), timeout]);
-    if (r === "timeout" || r.done) {
-      clearTimeout(timer);
+    const r = await Promise.race([lines.read(), timeout]);
+    if (r.done) {
       child.kill("SIGKILL");
-      drop();
-      throw new Error(
-        `${script} did not print LISTENING (${r === "timeout" ? "timeout" : "exit"})`,
-      );
+      throw new Error(`${script} did not print LISTENING`);
     }
-    buf += r.value;
-    const m = /^LISTENING (\S+)$/m.exec(buf);
-    if (m) url = m[1];
+    url = /^LISTENING (\S+)$/m.exec(buf += r.value)?.[1];
   }
-  clearTimeout(timer);
   (async () => {
-    for (;;) {
-      const r = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-      if (r.done) break;
-      Deno.stderr.writeSync(new TextEncoder().encode(r.value.replace(/^/gm, `  [${script}] `)));
+    for (let r; !(r = await lines.read().catch(() => ({ done: true as const }))).done;) {
+      Deno.stderr.writeSync(new TextEncoder().encode(r.value!.replace(/^/gm, `  [${script}] `)));
     }
   })();
-  return {
-    url,
-    pid: child.pid,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* already gone */ }
-      const exited = await Promise.race([child.status.then(() => true), sleep(5000)]);
-      if (!exited) child.kill("SIGKILL");
-      await child.status;
-      drop();
-    },
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+    if (!(await Promise.race([child.status.then(() => true), sleep(5000)]))) child.kill("SIGKILL");
+    await child.status;
+    drop();
   };
+  return { url, pid: child.pid, stop };
 }
+
+/** `--cpu-prof` flags when `BENCH_CPU_PROF=<dir>` is set (the parts then print a summary). */
+export const profFlags = (): string[] => {
+  const dir = Deno.env.get("BENCH_CPU_PROF");
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+};

@@ -1,19 +1,17 @@
 /**
- * Issue 3a — audited event append throughput, durable before the caller continues: `LOOPS`
- * concurrent loops each `await EventLog.append(…)` until `EVENTS` events are stored (group
- * commit), on a temp-file KV. Baseline, same run, fresh KV file: the same loops doing one
- * `kv.atomic()` per event (the record and the head, no check). Both bounded by count and time.
- *
- * Env: `BENCH_EVENTS` (20000), `BENCH_LOOPS` (50). Run alone: `deno run -A bench/event_append.ts`
+ * The `event_append` part (docs/benchmarks.md): `BENCH_LOOPS` (50) concurrent loops each
+ * `await EventLog.append(…)` (durable, group commit) until `BENCH_EVENTS` (20,000) are stored, on a
+ * temp-file KV. Baseline, same run, fresh file: the same loops doing one `kv.atomic()` per event.
+ * Goal ≥ 10,000 events/s.
  * @module
  */
 import { systemClock } from "../lib/clock.ts";
 import { EventLog, type NewEvent } from "../lib/store/events.ts";
-import { report, type Row, tempDir } from "./common.ts";
+import { num, report, type Row, row, tempDir } from "./common.ts";
 
 const PART = "3a event append";
-const EVENTS = Number(Deno.env.get("BENCH_EVENTS") ?? 20_000);
-const LOOPS = Number(Deno.env.get("BENCH_LOOPS") ?? 50);
+const EVENTS = num("BENCH_EVENTS", 20_000);
+const LOOPS = num("BENCH_LOOPS", 50);
 const TIME_LIMIT_MS = 60_000;
 
 const event = (i: number): NewEvent => ({
@@ -37,6 +35,7 @@ async function drive(one: (i: number) => Promise<unknown>): Promise<{ rate: numb
   return { rate: issued / s, n: issued };
 }
 
+/** Runs the part; its rows. */
 export async function main(): Promise<Row[]> {
   const dir = await tempDir("bench-append-");
   try {
@@ -66,18 +65,12 @@ export async function main(): Promise<Row[]> {
         got.rate.toFixed(0)
       } events/s (${got.n} in ${commits} commits, ${(got.n / commits).toFixed(1)} per commit)`,
     );
-    return [{
-      part: PART,
-      metric: `EventLog.append, ${LOOPS} concurrent awaiting loops, ${got.n} events`,
-      value: got.rate,
-      unit: "events/s",
-      baseline: "1 kv.atomic()/event",
-      baselineValue: base.rate,
-      ratio: got.rate / base.rate,
-      goal: "≥ 10,000 events/s",
-      met: got.rate >= 10_000,
+    const metric = `EventLog.append, ${LOOPS} concurrent awaiting loops, ${got.n} events`;
+    return [row(PART, metric, got.rate, "events/s", {
+      base: ["1 kv.atomic()/event", base.rate],
+      goal: ["≥ 10,000 events/s", got.rate >= 10_000],
       note: `${commits} commits, ${(got.n / commits).toFixed(1)} events per commit; head = ${head}`,
-    }];
+    })];
   } finally {
     await dir.remove();
   }

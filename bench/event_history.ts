@@ -1,26 +1,21 @@
 /**
- * Issue 3b — history page: `EventLog.list({limit: 100, afterId})` for random ids out of
- * `BENCH_HISTORY_EVENTS` (1,000,000) stored events, versus a bare `kv.list` of the same page
- * (same selector and limit, values collected), interleaved sample by sample, p50/p99. Also the
- * newest page (`list({limit: 100})`, reverse scan) against its bare `kv.list`.
- *
- * The store is filled directly with 999-event atomics (`["events", id]` plus `["events_head"]`);
- * the fill is bounded by 2 minutes (fewer events are then used, and said so).
- *
- * Env: `BENCH_HISTORY_EVENTS` (1000000), `BENCH_SAMPLES` (2000).
- * Run alone: `deno run -A bench/event_history.ts`
+ * The `event_history` part (docs/benchmarks.md): `EventLog.list({limit: 100, afterId})` for random
+ * ids out of `BENCH_HISTORY_EVENTS` (1,000,000) events (filled with 999-event atomics, at most
+ * 2 minutes) against a bare `kv.list` of the same page, interleaved, `BENCH_SAMPLES` (2,000);
+ * and the newest page against its bare reverse list. Goal: p99 ≤ 2× bare.
  * @module
  */
 import { systemClock } from "../lib/clock.ts";
 import { EventLog, type EventRecord } from "../lib/store/events.ts";
-import { report, type Row, stats, tempDir } from "./common.ts";
+import { num, report, type Row, row, stats, tempDir } from "./common.ts";
 
 const PART = "3b event history";
-const TARGET = Number(Deno.env.get("BENCH_HISTORY_EVENTS") ?? 1_000_000);
-const SAMPLES = Number(Deno.env.get("BENCH_SAMPLES") ?? 2_000);
+const TARGET = num("BENCH_HISTORY_EVENTS", 1_000_000);
+const SAMPLES = num("BENCH_SAMPLES", 2_000);
 const FILL_LIMIT_MS = 120_000;
 const PAGE = 100;
 
+/** Fills `kv` with up to `TARGET` events directly. */
 async function fill(kv: Deno.Kv): Promise<{ n: number; ms: number }> {
   const t0 = performance.now();
   const ts = new Date().toISOString();
@@ -51,6 +46,7 @@ async function fill(kv: Deno.Kv): Promise<{ n: number; ms: number }> {
   return { n, ms: performance.now() - t0 };
 }
 
+/** The bare page: newest `PAGE`, or `PAGE` after `afterId`. */
 async function bareList(kv: Deno.Kv, afterId?: number): Promise<unknown[]> {
   const out: unknown[] = [];
   const iter = afterId === undefined
@@ -63,6 +59,7 @@ async function bareList(kv: Deno.Kv, afterId?: number): Promise<unknown[]> {
   return out;
 }
 
+/** Runs the part; its rows. */
 export async function main(): Promise<Row[]> {
   const dir = await tempDir("bench-history-");
   const kv = await Deno.openKv(`${dir.path}/events.kv`);
@@ -88,32 +85,28 @@ export async function main(): Promise<Row[]> {
         await time(bareNew, () => bareList(kv));
       }
     }
-    const row = (metric: string, l: number[], b: number[]): Row => {
+    const page = (metric: string, l: number[], b: number[]): Row => {
       const sl = stats(l), sb = stats(b);
-      return {
-        part: PART,
-        metric: `${metric}: p99 (p50 ${sl.p50.toFixed(2)} vs ${sb.p50.toFixed(2)} ms, n=${sl.n})`,
-        value: sl.p99,
-        unit: "ms",
-        baseline: "bare kv.list",
-        baselineValue: sb.p99,
-        ratio: sl.p99 / sb.p99,
-        goal: "p99 ≤ 2× bare",
-        met: sl.p99 <= 2 * sb.p99,
-      };
+      return row(
+        PART,
+        `${metric}: p99 (p50 ${sl.p50.toFixed(2)} vs ${sb.p50.toFixed(2)} ms, n=${sl.n})`,
+        sl.p99,
+        "ms",
+        {
+          base: ["bare kv.list", sb.p99],
+          goal: ["p99 ≤ 2× bare", sl.p99 <= 2 * sb.p99],
+        },
+      );
     };
+    const complete = filled.n === TARGET;
     return [
-      {
-        part: PART,
-        metric: `fill ${filled.n} events (999 per atomic)`,
-        value: filled.ms / 1000,
-        unit: "s",
-        note: filled.n === TARGET
+      row(PART, `fill ${filled.n} events (999 per atomic)`, filled.ms / 1000, "s", {
+        note: complete
           ? "complete"
-          : `stopped at the ${FILL_LIMIT_MS / 1000} s bound: ${filled.n} of ${TARGET} events`,
-      },
-      row(`EventLog.list 100 after random id of ${filled.n}`, logT, bareT),
-      row("EventLog.list newest 100", logNew, bareNew),
+          : `stopped at the ${FILL_LIMIT_MS / 1000} s bound: ${filled.n} of ${TARGET}`,
+      }),
+      page(`EventLog.list 100 after random id of ${filled.n}`, logT, bareT),
+      page("EventLog.list newest 100", logNew, bareNew),
     ];
   } finally {
     kv.close();

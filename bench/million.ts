@@ -1,184 +1,160 @@
 /**
- * Issue "a million market locations" — the bridge at 1,000,000 market locations, everything
- * through the real app over HTTP in its own process (`bench/servers/app.ts`, temp-file KV, rate
- * limit off, pinned to core 0; this process — the load generator: HTTP clients, probes, the
- * console stream reader, the RSS sampler — pinned to core 1 with `taskset`; unpinned with a
- * warning where that is not possible). The portfolio is `bench/portfolio.ts` (`benchLocation`:
- * ten BDEW profiles over the four German control areas). Measured, in this order:
- *
- * 1. small run — a second app with `BENCH_MILLION_SMALL_N` (100,000) locations and
- *    `BENCH_MILLION_SMALL_CUSTOMERS` customer forecasts (default: the same share as below,
- *    1,000): forecast + aggregate of one day after a warm-up day (goal < 1 s; baseline a bare
- *    `kv.list` of its market-location records, as for N below);
- * 2. registration — the `PUT /v1/market-locations` batches of 500 for all N locations, 4 clients:
- *    first to the bare server (`bench/servers/bare.ts`, `BARE_MODE=store`: parse + one atomic
- *    write per batch), then to the app; the first 4 batches of each are an untimed warm-up
- *    (goal: app ≥ 0.5× bare, locations/s);
- * 3. idle baseline — 2 s after registration, for 10 s on the idle app, after a discarded second,
- *    the watch that later runs during the passes (`bench/million_watch.ts`): open-loop probes of
- *    GET /health and GET /v1/console/status (one request per route every
- *    `BENCH_MILLION_PROBE_MS` (20) ms whether or not the last one answered) and a console on
- *    the live event stream fed by an event ticker (`POST /v1/console/stop` every 250 ms: the
- *    orchestrator is stopped anyway; each call appends `orchestrator_stopped` and `api_call`);
- * 4. `BENCH_MILLION_DAYS` (10) delivery days in the one app process, each end to end: ingest
- *    `BENCH_MILLION_CUSTOMERS` (10,000) customer forecasts (`POST /v1/forecasts`, 500 a batch) →
- *    forecast → aggregate → publish → submit (files channel, ESS documents, local outbox):
- *    - day 1 is the end-to-end row (registration included; goal < 30 s; baseline the bare
- *      registration plus the bare `kv.list` below) and the warm-up of the forecast + aggregate
- *      pass;
- *    - day 2 is the forecast + aggregate row (goal < 10 s; baseline: a bare `kv.list` of the N
- *      market-location records of the app's KV file, the floor of the old per-location method,
- *      measured at the end with the app stopped, after a warm-up list of 100,000) and the peak
- *      RSS of the app process during the pass (VmRSS sampled every 20 ms from /proc, VmHWM
- *      reset before the pass where the kernel allows; goal < 1 GiB; baseline the idle RSS);
- *    - days 1 and 2 are checked for exactness: the open position the app answers
- *      (`GET /v1/delivery-days/{day}/open-position`) against the exact per-location sum computed
- *      here (`bench/million_exact.ts`: annual kWh × `profileShape`, customer forecasts replacing
- *      their location's value), max |Δ| per quarter-hour ≤ 0.001 MW;
- *    - during the forecast + aggregate of days 3 to the last the watch of 3. runs again (a
- *      console opened before each pass), pooled over those passes: p99 of each probe (goal
- *      < 50 ms, baseline idle GET /health p99) and the longest silence on the live stream
- *      during a pass (goal: every ticker event received, no silence of 1 s or more; baseline
- *      the longest silence on the idle app);
- *    - after day 7, `GET /v1/console/delivery-days` (7 days at N) p99 of 200 sequential requests
- *      after 20 discarded (goal < 50 ms; baseline idle GET /health p99);
- *    - the app's settled VmRSS after each day (the lowest over 3 s, sampled every 100 ms; over
- *      12 s after day 1 and day 10, see {@link GOAL_SETTLE_MS}); goal: after day 10 within 10 %
- *      of after day 1 (the 3-s figures of both are printed beside).
- *
- * Bounded: every request has a limit (`BENCH_MILLION_STEP_LIMIT_S`, 180 s; registration 600 s),
- * the whole part a budget (`BENCH_MILLION_BUDGET_S`, 840 s, under `run.ts`'s 900 s per part):
- * a step past its limit, or days that no longer fit the budget, are reported as missed goals.
- *
- * Env: `BENCH_MILLION_N` (1000000), `BENCH_MILLION_SMALL_N` (100000; 0 skips the small run, equal
- * to N takes its row from the main run), `BENCH_MILLION_SMALL_CUSTOMERS`,
- * `BENCH_MILLION_CUSTOMERS` (10000), `BENCH_MILLION_DAYS` (10), `BENCH_MILLION_CONCURRENCY` (4),
- * `BENCH_MILLION_SETTLE_MS` (3000), `BENCH_MILLION_GOAL_SETTLE_MS` (12000),
- * `BENCH_MILLION_PROBE_MS` (20), `BENCH_MILLION_BUDGET_S` (840), `BENCH_MILLION_STEP_LIMIT_S`
- * (180), `BENCH_PIN=0` (do not pin).
- *
- * Run alone: `deno run -A bench/million.ts` (quick: `BENCH_MILLION_N=20000
- * BENCH_MILLION_SMALL_N=5000 deno run -A bench/million.ts`), or `deno task bench -- million`.
+ * The `million` part (docs/benchmarks.md, "million"): the bridge at `BENCH_MILLION_N` (1,000,000)
+ * locations through the rig's app, this process the pinned load generator. A small run
+ * (`BENCH_MILLION_SMALL_N`, 100,000: forecast + aggregate < 1 s), registration against the bare
+ * store server (≥ 0.5×), an idle watch, then `BENCH_MILLION_DAYS` (10) days in one app process:
+ * day 1 end to end (< 30 s), day 2 forecast + aggregate (< 10 s) and its peak RSS (< 1 GiB),
+ * days 1–2 against the exact sum (≤ 0.001 MW), days 3+ watched (probes p99 < 50 ms, the live
+ * stream never 1 s silent), the overview after day 7 (< 50 ms), the settled RSS after the last
+ * day (≤ 1.10× day 1). Bounded: `BENCH_MILLION_STEP_LIMIT_S` (180) a step, `_BUDGET_S` (840).
  * @module
  */
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";
-import { report, type Row, sleep, spawnServer, tempDir } from "./common.ts";
-import { locationBatches } from "./portfolio.ts";
-import {
-  type App,
-  bareList,
-  BATCH,
-  openPosition,
-  REGION,
-  register,
-  runDay,
-  startApp,
-} from "./million_app.ts";
-import { customerValues, exactPosition, largest, maxAbsDiff } from "./million_exact.ts";
-import { Budget, OverLimit, pinLoadGenerator, sendAll } from "./million_http.ts";
-import { buildRows, type Results } from "./million_rows.ts";
-import { idleWatch, newWatch, overview, watched, watchPass } from "./million_watch.ts";
+import { exactOpenPosition } from "../tests/support/profile_portfolio.ts";
+import { failedRow, num, pinLoadGenerator, report, type Row, row, sleep } from "./common.ts";
+import { spawnServer, type Stats, stats, tempDir } from "./common.ts";
+import { type Budget, budget, call, openConsoleStream, OverLimit, probe } from "./http.ts";
+import { sendAll } from "./http.ts";
+import { AREAS, benchLocation, customerValues, locationBatches } from "./portfolio.ts";
+import { type App, bareList, type DayTimes, key, openPosition, REGION } from "./rig.ts";
+import { register, runDay, startApp } from "./rig.ts";
 
-const env = (name: string, dflt: number) => Number(Deno.env.get(name) ?? dflt);
-/**
- * How long the RSS settles after each day (ms, `BENCH_MILLION_SETTLE_MS`); the lowest sample
- * counts. Where the app's last garbage collection happened to stand decides a short window.
- */
-const SETTLE_MS = Number(Deno.env.get("BENCH_MILLION_SETTLE_MS") ?? 3000);
-/**
- * The settle window of the first and the last day, the two the memory goal compares (ms,
- * `BENCH_MILLION_GOAL_SETTLE_MS`): 12 s, long enough for V8's memory reducer, which collects an
- * isolate that stopped allocating 8 s after its last full collection and then up to twice more
- * 0.5 s apart (v8/src/heap/memory-reducer.cc: kLongDelayMs 8000, kShortDelayMs 500,
- * kMaxNumberOfGCs 3) — so the figures are retained memory, not garbage not yet collected.
- */
-const GOAL_SETTLE_MS = Number(Deno.env.get("BENCH_MILLION_GOAL_SETTLE_MS") ?? 12_000);
-const N = env("BENCH_MILLION_N", 1_000_000);
-const SMALL_N = env("BENCH_MILLION_SMALL_N", 100_000);
-const CUSTOMERS = Math.min(N, env("BENCH_MILLION_CUSTOMERS", 10_000));
+const PART = "million";
+const N = num("BENCH_MILLION_N", 1_000_000);
+const SMALL_N = num("BENCH_MILLION_SMALL_N", 100_000);
+const CUSTOMERS = Math.min(N, num("BENCH_MILLION_CUSTOMERS", 10_000));
 /** Customer forecasts of the small run: by default the same share as in the main run. */
 const SMALL_CUSTOMERS = Math.min(
   SMALL_N,
-  env("BENCH_MILLION_SMALL_CUSTOMERS", Math.round((CUSTOMERS * SMALL_N) / N)),
+  num("BENCH_MILLION_SMALL_CUSTOMERS", Math.round((CUSTOMERS * SMALL_N) / N)),
 );
-const DAYS = Math.max(3, env("BENCH_MILLION_DAYS", 10));
-const CONCURRENCY = env("BENCH_MILLION_CONCURRENCY", 4);
-const PROBE_MS = env("BENCH_MILLION_PROBE_MS", 20);
-const BUDGET_S = env("BENCH_MILLION_BUDGET_S", 840);
-const STEP_LIMIT_MS = env("BENCH_MILLION_STEP_LIMIT_S", 180) * 1000;
-const REGISTER_LIMIT_MS = 600_000;
+const DAYS = Math.max(3, num("BENCH_MILLION_DAYS", 10));
+const CONCURRENCY = num("BENCH_MILLION_CONCURRENCY", 4);
+const PROBE_MS = num("BENCH_MILLION_PROBE_MS", 20);
+const BUDGET_S = num("BENCH_MILLION_BUDGET_S", 840);
+const STEP_LIMIT_MS = num("BENCH_MILLION_STEP_LIMIT_S", 180) * 1000;
+/** RSS settle window after each day (ms); the lowest sample counts. */
+const SETTLE_MS = num("BENCH_MILLION_SETTLE_MS", 3000);
+/**
+ * Settle window after the first and the last day (ms): long enough for V8's memory reducer
+ * (v8/src/heap/memory-reducer.cc: kLongDelayMs 8000, then up to two more GCs 0.5 s apart).
+ */
+const GOAL_SETTLE_MS = num("BENCH_MILLION_GOAL_SETTLE_MS", 12_000);
 /** Left for the final bare list and the clean-up: about a minute at 1,000,000. */
 const RESERVE_MS = Math.max(20_000, (N / 1_000_000) * 60_000);
-const WARM_BATCHES = 4;
-/** Seconds of idle probing (the baseline of the p99 rows). */
-const IDLE_S = 10;
+/** Untimed first batches of registration; the event ticker's interval during a pass (ms). */
+const [WARM_BATCHES, TICK_MS] = [4, 250];
+const MiB = 2 ** 20;
+
+/** Pooled over the watched passes: probe latencies, ticker events, longest stream silence. */
+const newWatch = () => ({
+  health: [] as number[],
+  status: [] as number[],
+  failures: 0,
+  ticks: 0,
+  tickEvents: 0,
+  events: 0,
+  silenceMs: 0,
+  passS: 0,
+  passes: 0,
+});
+type Watch = ReturnType<typeof newWatch>;
+const watched = (w: Watch) => ({ ...w, health: stats(w.health), status: stats(w.status) });
+type Watched = ReturnType<typeof watched>;
+
+/**
+ * Opens a console on the live stream, then starts open-loop probes of `/health` and the status
+ * and an event ticker (`POST /v1/console/stop`); the returned function stops them and pools.
+ */
+async function watchPass(app: App, w: Watch): Promise<() => Promise<void>> {
+  const stream = await openConsoleStream(app.url, app.proc);
+  await sleep(300);
+  const t0 = performance.now();
+  const headers = key(app.proc);
+  const health = probe(`${app.url}/health`, PROBE_MS, { headers });
+  const status = probe(`${app.url}/v1/console/status`, PROBE_MS, { headers });
+  const ticker = probe(`${app.url}/v1/console/stop`, TICK_MS, { headers, method: "POST" });
+  return async () => {
+    const t1 = performance.now();
+    await Promise.all([health.stop(), status.stop(), ticker.stop()]);
+    const ticks = () => stream.events.filter((e) => e.kind === "orchestrator_stopped").length;
+    const until = performance.now() + 5000;
+    while (ticks() < ticker.sent && performance.now() < until) await sleep(50);
+    await stream.close();
+    const times = [t0, ...stream.events.map((e) => e.at).filter((t) => t >= t0 && t <= t1), t1];
+    times.forEach((t, i) => w.silenceMs = Math.max(w.silenceMs, i ? t - times[i - 1] : 0));
+    w.health.push(...health.latencies);
+    w.status.push(...status.latencies);
+    w.failures += health.failures + status.failures + ticker.failures;
+    [w.ticks, w.tickEvents] = [w.ticks + ticker.sent, w.tickEvents + ticks()];
+    [w.events, w.passS, w.passes] = [
+      w.events + stream.events.length,
+      w.passS + (t1 - t0) / 1000,
+      w.passes + 1,
+    ];
+  };
+}
+
+/** Everything a run measured; a field is missing when its phase did not get that far. */
+interface Results {
+  small?: { forecast: number; aggregate: number; base?: { s: number } };
+  bareReg?: { s: number; warmS: number };
+  reg?: { s: number; warmS: number };
+  idle?: Watched;
+  busy?: Watched;
+  rssIdle?: number;
+  days: { day: string; times: DayTimes; rss: number; rssShort: number }[];
+  peak?: { rss: number; hwm: number; reset: boolean };
+  exact?: { diff: number; profileOnly: number; largest: number; days: string[] };
+  overview?: Stats & { days: number; listed: number };
+  base?: { s: number; from: string };
+  kvPaths: string[];
+  stoppedEarly?: string;
+  failures: string[];
+}
 
 /** The small run: `SMALL_N` locations, a warm-up day and a measured forecast + aggregate. */
-async function smallRun(days: string[], budget: Budget, r: Results): Promise<void> {
+async function smallRun(days: string[], b: Budget, r: Results): Promise<void> {
   const dir = await tempDir("bench-million-small-");
   const app = await startApp(dir.path);
-  let stopped = false;
   try {
-    await register(app, locationBatches(SMALL_N, BATCH), CONCURRENCY, budget.limit(300_000));
-    const run = (day: string) =>
-      runDay(app, day, {
-        n: SMALL_N,
-        customers: SMALL_CUSTOMERS,
-        concurrency: CONCURRENCY,
-        limitMs: () => budget.limit(STEP_LIMIT_MS, RESERVE_MS),
-        through: "aggregate",
-      });
-    await run(days[0]);
-    const { times } = await run(days[1]);
-    r.small = {
-      n: SMALL_N,
-      customers: SMALL_CUSTOMERS,
-      forecast: times.forecast,
-      aggregate: times.aggregate,
-    };
-    await app.stop();
-    stopped = true;
-    r.small.base = await bareList(app.kvPath, budget.limit(60_000));
-    console.log(
-      `small run, ${SMALL_N} locations: forecast ${times.forecast.toFixed(2)} s + aggregate ${
-        times.aggregate.toFixed(2)
-      } s; bare kv.list ${r.small.base.s.toFixed(2)} s`,
-    );
+    await register(app, locationBatches(SMALL_N), CONCURRENCY, b.limit(300_000));
+    const limitMs = () => b.limit(STEP_LIMIT_MS, RESERVE_MS);
+    const o = { n: SMALL_N, customers: SMALL_CUSTOMERS, limitMs, through: "aggregate" as const };
+    await runDay(app, days[0], o);
+    const { times } = await runDay(app, days[1], o);
+    r.small = { forecast: times.forecast, aggregate: times.aggregate };
+    await app.server.stop();
+    r.small.base = await bareList(app.kvPath, b.limit(60_000));
   } finally {
-    if (!stopped) await app.stop();
+    await app.stop();
     await dir.remove();
   }
 }
 
-/**
- * Registration of the N locations: to the bare store server, then to the app (started here and
- * returned; the request bodies are garbage once this returns).
- */
-async function registration(budget: Budget, dir: string, r: Results): Promise<App> {
-  const bodies = locationBatches(N, BATCH);
-  const warm = bodies.slice(0, WARM_BATCHES);
-  const measured = bodies.slice(WARM_BATCHES);
-  const counted = N - warm.reduce((a, b) => a + (JSON.parse(b).market_locations.length), 0);
-  const regLimit = () => budget.limit(REGISTER_LIMIT_MS, RESERVE_MS);
+/** Registration of the N locations: to the bare store server, then to the app (returned). */
+async function registration(b: Budget, dir: string, r: Results): Promise<App> {
+  const bodies = locationBatches(N);
+  const [warm, measured] = [bodies.slice(0, WARM_BATCHES), bodies.slice(WARM_BATCHES)];
+  const limitMs = () => b.limit(600_000, RESERVE_MS);
   const env = { BARE_MODE: "store", KV_PATH: `${dir}/bare.kv` };
   const bare = await spawnServer("bench/servers/bare.ts", env, [], { pinned: true });
   try {
-    const o = { headers: {}, concurrency: CONCURRENCY, method: "PUT" };
-    const warmS = await sendAll(`${bare.url}/`, warm, { ...o, limitMs: regLimit() });
-    const s = await sendAll(`${bare.url}/`, measured, { ...o, limitMs: regLimit() });
-    r.bareReg = { s, warmS, counted };
-    console.log(`bare parse+store: ${counted} locations in ${s.toFixed(2)} s`);
+    const send = (part: string[]) =>
+      sendAll(`${bare.url}/`, part, {
+        concurrency: CONCURRENCY,
+        method: "PUT",
+        limitMs: limitMs(),
+      });
+    r.bareReg = { warmS: await send(warm), s: await send(measured) };
   } finally {
     await bare.stop();
   }
-  r.bareKvPath = env.KV_PATH;
   const app = await startApp(`${dir}/app`);
-  r.appKvPath = app.kvPath;
+  r.kvPaths = [app.kvPath, env.KV_PATH];
   try {
-    const warmS = await register(app, warm, CONCURRENCY, regLimit());
-    r.reg = { warmS, s: NaN, counted };
-    r.reg.s = await register(app, measured, CONCURRENCY, regLimit());
-    console.log(`app registration: ${counted} locations in ${r.reg.s.toFixed(2)} s`);
+    const warmS = await register(app, warm, CONCURRENCY, limitMs());
+    r.reg = { warmS, s: await register(app, measured, CONCURRENCY, limitMs()) };
     return app;
   } catch (err) {
     await app.stop();
@@ -186,84 +162,92 @@ async function registration(budget: Budget, dir: string, r: Results): Promise<Ap
   }
 }
 
+/** The watch for `ms` on the idle app (after a discarded second), or around a pass. */
+async function watchFor(app: App, ms: number): Promise<Watched> {
+  await (await watchPass(app, newWatch()))();
+  const w = newWatch();
+  const done = await watchPass(app, w);
+  await sleep(ms);
+  await done();
+  return watched(w);
+}
+
+/** p99 of GET /v1/console/delivery-days (200 sequential, after 20 discarded) with `days` days. */
+async function overview(app: App, days: number) {
+  const get = () => call(`${app.url}/v1/console/delivery-days`, { headers: key(app.proc) });
+  const listed = JSON.parse((await get()).text).delivery_days.length as number;
+  for (let i = 0; i < 20; i++) await get();
+  const ms: number[] = [];
+  for (let i = 0; i < 200; i++) ms.push((await get()).ms);
+  return { days, listed, ...stats(ms) };
+}
+
+/** The N locations of the portfolio, one by one. */
+function* portfolio() {
+  for (let i = 0; i < N; i++) yield benchLocation(i, "");
+}
+
+/** Largest |app − exact| over every area and quarter-hour, MW (`exact` in kW). */
+function maxAbsDiff(app: Record<string, number[]>, exact: Record<string, Float64Array>): number {
+  let max = 0;
+  for (const [area, want] of Object.entries(exact)) {
+    if (app[area]?.length !== want.length) return Infinity;
+    want.forEach((v, q) => max = Math.max(max, Math.abs(app[area][q] - v / 1000)));
+  }
+  return max;
+}
+
+/** Days 1–2: the open position the app answers against the exact per-location sum. */
+async function checkExact(app: App, day: string, customerBodies: string[], r: Results) {
+  const got = await openPosition(app, day);
+  const opts = { withProfiles: true, region: REGION, activeAreas: AREAS };
+  const exact = (c: Map<string, number[]>) => exactOpenPosition(portfolio(), day, c, opts).kw;
+  const want = exact(customerValues(customerBodies));
+  const x = r.exact ??= { diff: 0, profileOnly: Infinity, largest: 0, days: [] };
+  x.diff = Math.max(x.diff, maxAbsDiff(got, want));
+  x.profileOnly = Math.min(x.profileOnly, maxAbsDiff(got, exact(new Map())));
+  for (const v of Object.values(want)) {
+    for (const q of v) x.largest = Math.max(x.largest, Math.abs(q / 1000));
+  }
+  x.days.push(day);
+}
+
 /** Registration and the days of the main run. */
-async function mainRun(days: string[], budget: Budget, dir: string, r: Results): Promise<void> {
-  const app = await registration(budget, dir, r);
+async function mainRun(days: string[], b: Budget, dir: string, r: Results): Promise<void> {
+  const app = await registration(b, dir, r);
   try {
     await sleep(2000); // let the app (and this process) settle after registration
-    r.idle = await idleWatch(app, IDLE_S, PROBE_MS);
+    r.idle = await watchFor(app, 10_000);
     await app.rss.fresh();
     r.rssIdle = app.rss.rss;
-    console.log(
-      `idle: health p50 ${r.idle.health.p50.toFixed(2)} ms, p99 ${
-        r.idle.health.p99.toFixed(2)
-      } ms; status p99 ${r.idle.status.p99.toFixed(2)} ms; app RSS ${
-        (r.rssIdle / 2 ** 20).toFixed(0)
-      } MiB`,
-    );
     const w = newWatch();
-    let lastDayMs = 0;
+    let [lastDayMs, reset, after] = [0, false, async () => {}];
     for (let k = 0; k < DAYS; k++) {
-      const day = days[k];
-      if (k > 0 && budget.left() < lastDayMs * 1.3 + RESERVE_MS) {
+      if (k > 0 && b.left() < lastDayMs * 1.3 + RESERVE_MS) {
         r.stoppedEarly = `${k} of ${DAYS} days fit the time budget of ${BUDGET_S} s`;
-        console.error(`stopping: ${r.stoppedEarly}`);
         break;
       }
       const t0 = performance.now();
-      let after: (() => Promise<void>) | undefined;
-      const around = k === 1
-        ? {
-          before: async () => {
-            r.hwmReset = await app.rss.mark();
-          },
-          after: async () => {
-            await app.rss.fresh();
-            r.peakRss = app.rss.peak;
-            r.hwm = app.rss.hwm;
-          },
-        }
-        : k >= 2
-        ? {
-          before: async () => {
-            after = await watchPass(app, w, PROBE_MS);
-          },
-          after: async () => {
-            await after!();
-            r.busy = watched(w);
-          },
-        }
-        : undefined;
-      const { times, customerBodies } = await runDay(app, day, {
-        n: N,
-        customers: CUSTOMERS,
-        concurrency: CONCURRENCY,
-        limitMs: () => budget.limit(STEP_LIMIT_MS, RESERVE_MS),
-        around,
-      });
-      const entry: Results["days"][number] = { day, times, rss: NaN, rssShort: NaN };
+      // Day 2: the peak RSS of the pass; days 3+: the watch around it.
+      const around = {
+        before: async () => {
+          if (k === 1) reset = await app.rss.mark();
+          if (k >= 2) after = await watchPass(app, w);
+        },
+        after: async () => {
+          await app.rss.fresh();
+          if (k === 1) r.peak = { rss: app.rss.peak, hwm: app.rss.hwm, reset };
+          if (k >= 2) await after(), r.busy = watched(w);
+        },
+      };
+      const limitMs = () => b.limit(STEP_LIMIT_MS, RESERVE_MS);
+      const opts = { n: N, customers: CUSTOMERS, concurrency: CONCURRENCY, limitMs, around };
+      const { times, customerBodies } = await runDay(app, days[k], opts);
+      const entry = { day: days[k], times, rss: Infinity, rssShort: Infinity };
       r.days.push(entry);
-      if (k < 2) {
-        const t = performance.now();
-        const exact = exactPosition(N, customerValues(customerBodies), day, REGION);
-        const got = await openPosition(app, day);
-        const x = r.exact ??= { diff: 0, profileOnly: Infinity, largest: 0, days: [] };
-        x.diff = Math.max(x.diff, maxAbsDiff(got, exact.withCustomer));
-        x.profileOnly = Math.min(x.profileOnly, maxAbsDiff(got, exact.profileOnly));
-        x.largest = Math.max(x.largest, largest(exact.withCustomer));
-        x.days.push(day);
-        x.replaced = exact.replaced;
-        console.log(
-          `exactness ${day}: max |Δ| ${maxAbsDiff(got, exact.withCustomer)} MW ` +
-            `(${((performance.now() - t) / 1000).toFixed(1)} s to check)`,
-        );
-      }
-      // The settled RSS: the lowest VmRSS over the settle window after the day (sampled every
-      // 100 ms), so that where the app's garbage collection happens to stand does not decide the
-      // figure; `rssShort` is the lowest over the first SETTLE_MS of it.
-      const goalDay = k === 0 || k === DAYS - 1;
-      const window = goalDay ? Math.max(GOAL_SETTLE_MS, SETTLE_MS) : SETTLE_MS;
-      entry.rss = entry.rssShort = Infinity;
+      if (k < 2) await checkExact(app, days[k], customerBodies, r);
+      // The settled RSS: the lowest VmRSS over the window (every 100 ms); `rssShort` over SETTLE_MS.
+      const window = k === 0 || k === DAYS - 1 ? Math.max(GOAL_SETTLE_MS, SETTLE_MS) : SETTLE_MS;
       for (let waited = 0; waited < window; waited += 100) {
         await sleep(100);
         await app.rss.fresh();
@@ -272,46 +256,127 @@ async function mainRun(days: string[], budget: Budget, dir: string, r: Results):
       }
       if (k === Math.min(6, DAYS - 1)) r.overview = await overview(app, k + 1);
       lastDayMs = performance.now() - t0;
-      console.log(
-        `day ${k + 1} ${day}: ${
-          Object.entries(times).map(([s, v]) => `${s} ${v.toFixed(2)}`).join(", ")
-        } s; app RSS ${(entry.rss / 2 ** 20).toFixed(0)} MiB`,
-      );
+      const steps = Object.entries(times).map(([s, v]) => `${s} ${v.toFixed(2)}`).join(", ");
+      console.log(`day ${k + 1}: ${steps} s; app RSS ${(entry.rss / MiB).toFixed(0)} MiB`);
     }
   } finally {
     await app.stop();
   }
 }
 
+const nan = (n: number | undefined) => n ?? NaN;
+const s2 = (s: number) => `${s.toFixed(2)} s`;
+const at1M = N === 1_000_000 ? "" : " (goal at 1,000,000)";
+const sum = (t: DayTimes) => Object.values(t).reduce((a, v) => a + (v || 0), 0);
+
+/** The part's rows, goal rows in the issue's order (an unmeasured goal: no value, not met). */
+function buildRows(r: Results): Row[] {
+  const rows: Row[] = [];
+  const add = (metric: string, value: number, unit: string, o: Parameters<typeof row>[4]) =>
+    rows.push(row(PART, metric, value, unit, o));
+  const n = N.toLocaleString("en-US");
+  const [d1, d2] = r.days;
+  const pass = d2 ? d2.times.forecast + d2.times.aggregate : NaN;
+  add(`forecast + aggregate a day of ${n} locations (warm)`, pass, "s", {
+    base: [`bare kv.list of the ${n} location records (${r.base?.from})`, r.base?.s],
+    goal: [`< 10 s${at1M}`, pass < 10],
+    note: d2 && `forecast ${s2(d2.times.forecast)}, aggregate ${s2(d2.times.aggregate)}`,
+  });
+  const p = r.peak;
+  const peak = p ? Math.max(p.rss, p.reset ? p.hwm : 0) : NaN;
+  add("peak RSS of the app process during that pass", peak / MiB, "MiB", {
+    base: ["app RSS idle before the first day", r.rssIdle && r.rssIdle / MiB],
+    goal: [`< 1024 MiB${at1M}`, peak < 1024 * MiB],
+    note: p && `VmRSS every 20 ms: max ${(p.rss / MiB).toFixed(0)} MiB; VmHWM ` +
+        `${(p.hwm / MiB).toFixed(0)} MiB (${p.reset ? "reset before the pass" : "NOT reset"})`,
+  });
+  const small = SMALL_N === N && d2 ? { ...d2.times, base: r.base } : r.small;
+  const s = small ? small.forecast + small.aggregate : NaN;
+  const sn = SMALL_N.toLocaleString("en-US");
+  if (SMALL_N > 0) {
+    add(`forecast + aggregate a day of ${sn} locations (warm)`, s, "s", {
+      base: [`bare kv.list of the ${sn} records`, small?.base?.s],
+      goal: [`< 1 s${SMALL_N === 100_000 ? "" : " (goal at 100,000)"}`, s < 1],
+      note: `${SMALL_CUSTOMERS} customer forecasts`,
+    });
+  }
+  const x = r.exact;
+  add("open position vs exact per-location sum, max |Δ|", nan(x?.diff), "MW", {
+    base: ["largest |exact| quarter-hour value", x?.largest],
+    goal: ["≤ 0.001 MW", x ? x.diff <= 0.001 : false],
+    note: x && `days ${x.days.join(", ")}, ${CUSTOMERS} customer forecasts; ` +
+        `the profile-only sum is off by ${x.profileOnly.toFixed(3)} MW`,
+  });
+  const counted = N - WARM_BATCHES * 500;
+  const [app, bare] = [counted / nan(r.reg?.s), counted / nan(r.bareReg?.s)];
+  add(`registration: PUT /v1/market-locations, ${n} in batches of 500`, app, "locations/s", {
+    base: ["bare parse+store (bench/servers/bare.ts store), same batches", bare],
+    goal: ["≥ 0.5× bare", app / bare >= 0.5],
+  });
+  const p99 = (metric: string, s: Stats | undefined, note?: string) =>
+    add(metric, nan(s?.p99), "ms", {
+      base: ["GET /health p99, idle app", r.idle?.health.p99],
+      goal: ["< 50 ms", s ? s.p99 < 50 : false],
+      note,
+    });
+  const ov = r.overview;
+  const ovNote = ov &&
+    `${ov.listed} days listed; p50 ${ov.p50.toFixed(2)} ms, max ${ov.max.toFixed(2)} ms`;
+  p99(`GET /v1/console/delivery-days, ${ov?.days} days at ${n} locations, p99`, ov, ovNote);
+  const w = r.busy;
+  const during = `during ${n}-location forecast + aggregate passes`;
+  const probeNote = (s?: Stats) =>
+    w && s && `${s.n} requests over ${w.passes} passes (${w.passS.toFixed(1)} s), p50 ` +
+      `${s.p50.toFixed(2)} ms, max ${s.max.toFixed(0)} ms; ${w.failures} failed`;
+  p99(`GET /health p99 ${during}`, w?.health, probeNote(w?.health));
+  p99(`GET /v1/console/status p99 ${during}`, w?.status, probeNote(w?.status));
+  const heard = !!w && w.tickEvents >= w.ticks && w.silenceMs < 1000;
+  add(`console live stream ${during}: longest silence`, nan(w?.silenceMs), "ms", {
+    base: ["same watch on the idle app", r.idle?.silenceMs],
+    goal: ["every event received, silence < 1000 ms", heard],
+    note: w && `${w.tickEvents}/${w.ticks} ticker events received, ${w.events} events in all`,
+  });
+  const e2e = d1 && r.reg ? r.reg.warmS + r.reg.s + sum(d1.times) : NaN;
+  const bareE2e = r.bareReg && r.base && r.bareReg.warmS + r.bareReg.s + r.base.s;
+  add(`end to end, ${n}-location day: registration → … → submit (files, ESS)`, e2e, "s", {
+    base: ["bare registration + bare kv.list", bareE2e],
+    goal: [`< 30 s${at1M}`, e2e < 30],
+    note: d1 && Object.entries(d1.times).map(([k, v]) => `${k} ${s2(v)}`).join(", "),
+  });
+  const [first, last] = [d1?.rss, r.days[r.days.length - 1]?.rss];
+  const mib = (f: "rss" | "rssShort") => r.days.map((d) => (d[f] / MiB).toFixed(0)).join(" → ");
+  const perDay = r.days.map((d) => sum(d.times).toFixed(1)).join(", ");
+  add(`app RSS after day ${r.days.length} of ${DAYS} (one process)`, nan(last) / MiB, "MiB", {
+    base: ["app RSS after day 1", first && first / MiB],
+    goal: [`≤ 1.10× after ${DAYS} days`, r.days.length >= DAYS && last / first <= 1.1],
+    note: `settled ${mib("rss")} MiB; lowest in the first 3 s ${mib("rssShort")} MiB; ` +
+      `seconds a day ${perDay}${r.stoppedEarly ? `; STOPPED: ${r.stoppedEarly}` : ""}`,
+  });
+  return [...rows, ...r.failures.map((f) => failedRow(PART, f))];
+}
+
+/** Runs the part; its rows. */
 export async function main(): Promise<Row[]> {
   const placement = await pinLoadGenerator();
-  console.log(
-    `${placement}; N ${N}, small ${SMALL_N}, ${CUSTOMERS} customer forecasts a day, ` +
-      `${DAYS} days, budget ${BUDGET_S} s`,
-  );
-  const budget = new Budget(BUDGET_S);
-  // An hour's margin: no day closes its gate while the run lasts.
-  const first = nextOpenDay(Date.now() + 3_600_000);
+  console.log(`${placement}; N ${N}, small ${SMALL_N}, ${CUSTOMERS} customers, ${DAYS} days`);
+  const b = budget(BUDGET_S);
+  const first = nextOpenDay(Date.now() + 3_600_000); // no gate closes while the run lasts
   const days = Array.from({ length: DAYS }, (_, i) => addDays(first, i));
-  const r: Results = { n: N, smallN: SMALL_N, customers: CUSTOMERS, plannedDays: DAYS, days: [] };
+  const r: Results = { days: [], kvPaths: [], failures: [] };
   const dir = await tempDir("bench-million-");
-  const attempt = async (what: string, fn: () => Promise<void>) => {
-    try {
-      await fn();
-    } catch (err) {
-      const msg = `${what}: ${(err as Error).message}`;
-      console.error(err instanceof OverLimit ? `over limit: ${msg}` : `FAILED ${msg}`);
-      r.failures = [...(r.failures ?? []), msg];
-    }
-  };
+  const attempt = (what: string, fn: () => Promise<void>) =>
+    fn().catch((err) => {
+      console.error(`${err instanceof OverLimit ? "over limit" : "FAILED"}: ${what}: ${err}`);
+      r.failures.push(`${what}: ${err.message}`);
+    });
   try {
-    if (SMALL_N > 0 && SMALL_N !== N) await attempt("small run", () => smallRun(days, budget, r));
-    await attempt("main run", () => mainRun(days, budget, dir.path, r));
-    for (const path of [r.appKvPath, r.bareKvPath]) {
-      if (!path || r.base) continue;
+    if (SMALL_N > 0 && SMALL_N !== N) await attempt("small run", () => smallRun(days, b, r));
+    await attempt("main run", () => mainRun(days, b, dir.path, r));
+    for (const [i, path] of r.kvPaths.entries()) {
+      if (r.base) continue;
       await attempt("bare kv.list", async () => {
-        const b = await bareList(path, budget.limit(RESERVE_MS * 2));
-        if (b.n === N) r.base = { ...b, from: path === r.appKvPath ? "app's KV" : "bare KV" };
+        const l = await bareList(path, b.limit(RESERVE_MS * 2));
+        if (l.n === N) r.base = { s: l.s, from: i === 0 ? "app's KV" : "bare KV" };
       });
     }
   } finally {

@@ -1,198 +1,166 @@
 /**
- * Issue 22 item 6 — mixed load: the real app (its own process, `bench/servers/app.ts`, temp-file
- * KV, pinned to the server core) with a portfolio of `BENCH_MIXED_N` (10,000) market locations
- * registered over HTTP and customer forecasts for half of them on the first two open delivery
- * days, then one orchestrator pass (aggregates, CSV, ESS files in the outbox) before the load.
- * Load: `bench/mixed_clients.ts` on the load core — 32 closed-loop clients mixing console status,
- * the delivery-days overview, event pages, single market-location PUTs, schedule documents (ESS
- * and CIM) and forecast batches, while a pass is asked for every 5 s (see that module for the mix
- * and its settings). Reports p50/p99/max per request kind and over all client requests.
- *
- * Goal: p99 of all requests < 250 ms (absolute). Baseline, same run: `GET /v1/console/status`
- * p99 on the idle app (the same 32 clients asking only for the status, no passes) — what the
- * request path costs without the mix.
- *
- * `BENCH_CPU_PROF=<dir>`: run the app with `--cpu-prof` and print where its main thread spent its
- * time and which long stretches held it (`bench/cpuprofile_stretches.ts`).
- *
- * Run alone: `deno run -A bench/mixed.ts`
+ * The `mixed` part (docs/mixed-load.md): the app (the rig, pinned to the server core) with
+ * `BENCH_MIXED_N` (10,000) locations registered over HTTP, customer forecasts for half of them on
+ * the first two open days and one orchestrator pass; then `bench/mixed_clients.ts` on the load
+ * core: 32 closed-loop clients mixing reads and writes while a pass is asked for every 5 s, for
+ * `BENCH_MIXED_SECONDS` (180) after a warm-up. Goals: p99 of all client requests < 250 ms and
+ * the slowest < 1 s. Baseline, same run: the status p99 of the same clients on the idle app.
+ * `BENCH_CPU_PROF=<dir>` profiles the app; `BENCH_TRACE=<file>` has it log its slow requests,
+ * event-loop delays and write-ahead log (`bench/servers/app.ts`).
  * @module
  */
-import { nextOpenDay, quarterHourCount } from "../lib/domain/delivery_day.ts";
-import { addDays } from "../lib/domain/delivery_day.ts";
-import {
-  cpuPinning,
-  DENO_FLAGS,
-  report,
-  ROOT_DIR,
-  type Row,
-  spawnServer,
-  stats,
-  tempDir,
-} from "./common.ts";
-import { printProfiles } from "./cpuprofile.ts";
-import { printStretches } from "./cpuprofile_stretches.ts";
-import { forecastBatches, locationBatches, postAll } from "./portfolio.ts";
+import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";
+import { cpuPinning, DENO_FLAGS, num, report, ROOT_DIR, type Row, row } from "./common.ts";
+import { type Stats, tempDir } from "./common.ts";
+import { call, sendAll } from "./http.ts";
+import { printProfiles } from "./profile.ts";
+import { forecastBatches, locationBatches } from "./portfolio.ts";
+import { type App, key, register, startApp } from "./rig.ts";
 
 const PART = "22.6 mixed load";
-const N = Number(Deno.env.get("BENCH_MIXED_N") ?? 10_000);
-const PROF_DIR = Deno.env.get("BENCH_CPU_PROF");
-const GOAL_MS = 250;
+const N = num("BENCH_MIXED_N", 10_000);
 
-type Stats = ReturnType<typeof stats>;
+/** What `bench/mixed_clients.ts` prints: per kind, refusals, the slowest requests. */
 interface MixedResult {
   kinds: Record<string, Stats>;
   refused: Record<string, number>;
+  slowest: { at: number; kind: string; path: string; status: number; ms: number }[];
   seconds: number;
 }
 
-/** Runs the load process on the load core with `env` added; returns its result line. */
+/** Runs the load process on the load core with `env` added; its result line. */
 async function load(env: Record<string, string>): Promise<MixedResult> {
-  const cmd = [...(await cpuPinning()).load, Deno.execPath(), "run", ...DENO_FLAGS];
+  const cmd = [
+    ...(await cpuPinning()).load,
+    Deno.execPath(),
+    "run",
+    ...DENO_FLAGS,
+    "bench/mixed_clients.ts",
+  ];
   const out = await new Deno.Command(cmd[0], {
-    args: [...cmd.slice(1), "bench/mixed_clients.ts"],
+    args: cmd.slice(1),
     cwd: ROOT_DIR,
     env,
     stdout: "piped",
     stderr: "inherit",
-  }).output();
+  })
+    .output();
   const text = new TextDecoder().decode(out.stdout);
   const m = /^MIXED_RESULT (.*)$/m.exec(text);
   if (!out.success || !m) throw new Error(`mixed_clients failed: ${text.slice(-500)}`);
   return JSON.parse(m[1]);
 }
 
-/**
- * The orchestrator passes that started during the mixed load (`GET /v1/console/passes`): how many,
- * their durations (s) and the steps that failed, e.g. a forecast step that gave up.
- */
-async function passSummary(url: string, key: string, since: string): Promise<string> {
-  const res = await fetch(`${url}/v1/console/passes?limit=200`, { headers: { "x-api-key": key } });
-  if (!res.ok) return `passes: ${res.status}`;
-  const page = await res.json() as {
+/** The passes since `since` (`GET /v1/console/passes`): count, durations, failed steps. */
+async function passSummary(app: App, since: string): Promise<string> {
+  const { text } = await call(`${app.url}/v1/console/passes?limit=200`, { headers: key(app.proc) });
+  const ps = (JSON.parse(text) as {
     passes: { started_at: string; duration_s: number; steps_run: number; steps_failed: number }[];
-  };
-  const ps = page.passes.filter((p) => p.started_at >= since);
-  const d = ps.map((p) => p.duration_s).sort((a, b) => a - b);
-  const failed = ps.reduce((a, p) => a + p.steps_failed, 0);
-  const run = ps.reduce((a, p) => a + p.steps_run, 0);
-  return `passes during the load: ${ps.length}, duration s ${
-    d.map((x) => x.toFixed(1)).join(" ")
-  }; steps run ${run}, failed ${failed}`;
+  }).passes.filter((p) => p.started_at >= since);
+  const d = ps.map((p) => p.duration_s.toFixed(1)).sort((a, b) => Number(a) - Number(b));
+  const sum = (f: (p: typeof ps[number]) => number) => ps.reduce((a, p) => a + f(p), 0);
+  return `passes during the load: ${ps.length}, duration s ${d.join(" ")}; steps run ${
+    sum((p) => p.steps_run)
+  }, ` +
+    `failed ${sum((p) => p.steps_failed)}`;
 }
 
 /** `fahrplan_kv_retries_total{reason="conflict"}` of the app's main thread (`GET /metrics`). */
-async function lostRounds(url: string, key: string): Promise<number> {
-  const res = await fetch(`${url}/metrics`, { headers: { "x-api-key": key } });
-  const text = await res.text();
-  const m = /^fahrplan_kv_retries_total\{reason="conflict"\} (\d+)/m.exec(text);
-  return m ? Number(m[1]) : NaN;
+async function lostRounds(app: App): Promise<number> {
+  const { text } = await call(`${app.url}/metrics`, { headers: key(app.proc) });
+  return Number(/^fahrplan_kv_retries_total\{reason="conflict"\} (\d+)/m.exec(text)?.[1] ?? NaN);
 }
 
+/** Runs the part; its rows. */
 export async function main(): Promise<Row[]> {
   const dir = await tempDir("bench-mixed-");
-  const proc = `bench-proc-${crypto.randomUUID()}`;
-  const ext = `bench-ext-${crypto.randomUUID()}`;
   const first = nextOpenDay(Date.now());
   const days = [first, addDays(first, 1)];
-  const flags = PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : [];
-  const app = await spawnServer(
-    "bench/servers/app.ts",
-    {
-      KV_PATH: `${dir.path}/bridge.kv`,
-      PROCESS_API_KEYS: `operator:${proc}`,
-      EXTERNAL_API_KEYS: `customer:${ext}`,
-      RATE_LIMIT_PER_MINUTE: "0",
-      BALANCING_GROUP: "11XDE-EXAMPLE--H",
-      SENDER_EIC: "11XDE-EXAMPLE--H",
-      COUNTERPARTY_EIC: "10XDE-RWENET---W",
-      SCHEDULE_FORMAT: "ess",
-      SCHEDULE_CHANNEL: "files",
-      SCHEDULE_INBOX_DIR: `${dir.path}/inbox`,
-      OUTBOX_DIR: `${dir.path}/outbox`,
-      PUBLISH_TARGET: "outbox",
-      LOG_LEVEL: "warning",
-    },
-    flags,
-    { pinned: true },
-  );
-  const rows: Row[] = [];
+  const app = await startApp(dir.path, { env: { LOG_LEVEL: "warning" } });
   try {
     const t0 = performance.now();
-    await postAll(
-      `${app.url}/v1/market-locations`,
-      locationBatches(N),
-      { "x-api-key": ext },
-      4,
-      "PUT",
-    );
+    await register(app, locationBatches(N));
     for (const day of days) {
-      const bodies = forecastBatches(Math.round(N / 2), day, quarterHourCount(day));
-      await postAll(`${app.url}/v1/forecasts`, bodies, { "x-api-key": ext }, 4);
+      await sendAll(`${app.url}/v1/forecasts`, forecastBatches(Math.round(N / 2), day), {
+        headers: key(app.ext),
+      });
     }
-    const pass = await fetch(`${app.url}/v1/orchestrate`, {
+    await call(`${app.url}/v1/orchestrate`, {
       method: "POST",
-      headers: { "x-api-key": proc },
+      headers: key(app.proc),
+      what: "first pass",
     });
-    const passBody = await pass.text();
-    if (pass.status !== 200) throw new Error(`first pass → ${pass.status}: ${passBody}`);
     console.log(
       `portfolio of ${N} and the first pass in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
-    const common = {
+    const env = {
       MIXED_URL: app.url,
-      MIXED_PROC_KEY: proc,
-      MIXED_EXT_KEY: ext,
+      MIXED_PROC_KEY: app.proc,
+      MIXED_EXT_KEY: app.ext,
       MIXED_N: String(N),
       MIXED_DAYS: days.join(","),
     };
-    const idle = await load({ ...common, BENCH_MIXED_ONLY: "status", BENCH_MIXED_SECONDS: "10" });
-    const loadStart = new Date().toISOString();
-    const lost0 = await lostRounds(app.url, proc);
-    const r = await load(common);
-    const lost1 = await lostRounds(app.url, proc);
-    const uptime = await Deno.readTextFile("/proc/loadavg").catch(() => "?");
-    console.log(`load average after the run: ${uptime.trim()}`);
+    const idle = await load({ ...env, BENCH_MIXED_ONLY: "status", BENCH_MIXED_SECONDS: "10" });
+    const since = new Date().toISOString();
+    const lost0 = await lostRounds(app);
+    const r = await load(env);
+    const lost = (await lostRounds(app)) - lost0;
+    const loadavg = await Deno.readTextFile("/proc/loadavg").catch(() => "?");
+    console.log(`load average after the run: ${loadavg.trim()}`);
     for (const [kind, s] of Object.entries(r.kinds)) {
+      const f = (v: number) => v.toFixed(1).padStart(7);
       console.log(
-        `${kind.padEnd(15)} n ${String(s.n).padStart(6)}  p50 ${
-          s.p50.toFixed(1).padStart(7)
-        } ms  p99 ${s.p99.toFixed(1).padStart(7)} ms  max ${s.max.toFixed(1).padStart(7)} ms`,
+        `${kind.padEnd(15)} n ${String(s.n).padStart(6)}  p50 ${f(s.p50)} ms  p99 ${
+          f(s.p99)
+        } ms  max ${f(s.max)} ms`,
+      );
+    }
+    for (const s of r.slowest.slice(0, 10)) {
+      console.log(
+        `slow: ${new Date(s.at).toISOString()} ${
+          s.ms.toFixed(0)
+        } ms ${s.status} ${s.kind} ${s.path}`,
       );
     }
     if (Object.keys(r.refused).length) console.log(`non-2xx: ${JSON.stringify(r.refused)}`);
-    console.log(await passSummary(app.url, proc, loadStart));
-    console.log(
-      `main thread's KV rounds lost during the load (conflict retries): ${lost1 - lost0}`,
-    );
-    const base = idle.kinds.status.p99;
+    console.log(await passSummary(app, since));
+    console.log(`main thread's KV rounds lost during the load (conflict retries): ${lost}`);
+    const base = ["status p99, idle app, same clients", idle.kinds.status.p99] as [string, number];
     const all = r.kinds.all;
-    const row = (metric: string, value: number, goal?: boolean): Row => ({
-      part: PART,
-      metric,
-      value,
-      unit: "ms",
-      baseline: "status p99, idle app, same clients",
-      baselineValue: base,
-      ratio: value / base,
-      ...(goal ? { goal: `< ${GOAL_MS} ms`, met: value < GOAL_MS } : {}),
-    });
-    rows.push(
-      row(`all requests p99 (${all.n} in ${r.seconds} s, 32 clients + passes)`, all.p99, true),
-    );
-    rows.push(row("all requests p50", all.p50), row("all requests max", all.max));
+    const slowest = r.slowest[0];
+    const rows = [
+      row(
+        PART,
+        `all requests p99 (${all.n} in ${r.seconds} s, 32 clients + passes)`,
+        all.p99,
+        "ms",
+        {
+          base,
+          goal: ["< 250 ms", all.p99 < 250],
+        },
+      ),
+      row(PART, "all requests p50", all.p50, "ms", { base }),
+      row(PART, "all requests max", all.max, "ms", {
+        base,
+        goal: ["< 1000 ms", all.max < 1000],
+        note: slowest &&
+          `${slowest.kind} ${slowest.path} → ${slowest.status} at ${
+            new Date(slowest.at).toISOString()
+          }`,
+      }),
+    ];
     for (const [kind, s] of Object.entries(r.kinds)) {
-      if (kind !== "all") rows.push(row(`${kind} p99 (max ${s.max.toFixed(0)} ms)`, s.p99));
+      if (kind !== "all") {
+        rows.push(row(PART, `${kind} p99 (max ${s.max.toFixed(0)} ms)`, s.p99, "ms", { base }));
+      }
     }
+    return rows;
   } finally {
     await app.stop();
     await dir.remove();
+    const prof = Deno.env.get("BENCH_CPU_PROF");
+    if (prof) await printProfiles(prof, true);
   }
-  if (PROF_DIR) {
-    await printProfiles(PROF_DIR);
-    await printStretches(PROF_DIR);
-  }
-  return rows;
 }
 
 if (import.meta.main) report(await main());

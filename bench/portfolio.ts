@@ -1,12 +1,13 @@
 /**
- * Benchmark portfolio: `n` market locations with mixed standard load profiles over the four German
- * control areas (deterministic), written straight into KV with atomics (nothing else is bumped),
- * and customer-forecast batches for them as request bodies.
+ * The benchmark portfolio (docs/benchmarks.md, "The rig"): `n` market locations with ten BDEW
+ * standard load profiles over the four German control areas (deterministic), as KV records or
+ * request bodies, and customer forecasts for them.
  * @module
  */
 import { maloCheckDigit } from "../lib/domain/malo.ts";
 import type { MarketLocation } from "../lib/pipeline/market_locations.ts";
 import type { ProfileCode } from "../lib/domain/slp/profile.ts";
+import { quarterHourCount } from "../lib/domain/delivery_day.ts";
 
 /** EICs of the four German control areas. */
 export const AREAS = [
@@ -16,6 +17,7 @@ export const AREAS = [
   "10YDE-VE-------2",
 ];
 
+/** Profile and annual kWh of the mix, used in turn. */
 const MIX: [ProfileCode, number][] = [
   ["H0", 3_500],
   ["H25", 3_200],
@@ -35,7 +37,7 @@ export function benchMalo(i: number): string {
   return `${first10}${maloCheckDigit(first10)}`;
 }
 
-/** The `i`-th market location. */
+/** The `i`-th market location (`updated_at` = `at`). */
 export function benchLocation(i: number, at: string): MarketLocation {
   const [profile, kwh] = MIX[i % MIX.length];
   return {
@@ -62,68 +64,75 @@ export async function writeLocations(kv: Deno.Kv, n: number): Promise<void> {
   }
 }
 
-/** `POST /v1/forecasts` bodies: customer forecasts for locations 0..n-1, `size` per batch. */
-export function forecastBatches(n: number, day: string, qh: number, size = 500): string[] {
+/** kW per quarter-hour of location `i`'s customer forecast in `round`. */
+const values = (i: number, qh: number, round = 0) => {
+  const base = 1 + (i % 97) / 10 + round / 10;
+  return Array.from({ length: qh }, (_, k) => Math.round((base + (k % 7) / 3) * 1000) / 1000);
+};
+
+/** Batches of `size` items of `ids`, each made by `item`, as JSON bodies under `key`. */
+const batches = <T>(ids: number[], size: number, key: string, item: (i: number) => T) => {
   const out: string[] = [];
-  for (let i = 0; i < n; i += size) {
-    const forecasts = [];
-    for (let j = i; j < Math.min(n, i + size); j++) {
-      const base = 1 + (j % 97) / 10;
-      forecasts.push({
-        market_location_id: benchMalo(j),
-        delivery_day: day,
-        unit: "kW",
-        values: Array.from(
-          { length: qh },
-          (_, k) => Math.round((base + (k % 7) / 3) * 1000) / 1000,
-        ),
-      });
-    }
-    out.push(JSON.stringify({ forecasts }));
+  for (let i = 0; i < ids.length; i += size) {
+    out.push(JSON.stringify({ [key]: ids.slice(i, i + size).map(item) }));
   }
   return out;
-}
+};
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /**
- * Sends every body to `url` (`POST` unless `method` says otherwise) with `concurrency` clients;
- * throws on a non-200; returns seconds.
+ * `POST /v1/forecasts` bodies: customer forecasts for locations `ids` (or 0..ids-1), `size` per
+ * batch, different in every quarter-hour for every `round`.
  */
-export async function postAll(
-  url: string,
-  bodies: string[],
-  headers: Record<string, string>,
-  concurrency: number,
-  method = "POST",
-): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await fetch(url, {
-        method,
-        headers: { "content-type": "application/json", ...headers },
-        body,
-      });
-      const text = await res.text();
-      if (res.status !== 200) {
-        throw new Error(`${method} ${url} → ${res.status}: ${text.slice(0, 300)}`);
-      }
-    }
+export function forecastBatches(
+  ids: number | number[],
+  day: string,
+  size = 500,
+  round = 0,
+): string[] {
+  const qh = quarterHourCount(day);
+  return batches(typeof ids === "number" ? range(ids) : ids, size, "forecasts", (i) => ({
+    market_location_id: benchMalo(i),
+    delivery_day: day,
+    unit: "kW",
+    values: values(i, qh, round),
   }));
-  return (performance.now() - t0) / 1000;
 }
 
 /** `PUT /v1/market-locations` bodies: locations 0..n-1 as input (no `updated_at`), `size` each. */
 export function locationBatches(n: number, size = 500): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < n; i += size) {
-    const market_locations = [];
-    for (let j = i; j < Math.min(n, i + size); j++) {
-      const { updated_at: _, ...input } = benchLocation(j, "");
-      market_locations.push(input);
-    }
-    out.push(JSON.stringify({ market_locations }));
-  }
-  return out;
+  return batches(range(n), size, "market_locations", (i) => {
+    const { updated_at: _, ...input } = benchLocation(i, "");
+    return input;
+  });
+}
+
+/**
+ * The locations with a customer forecast: `customers` of the `n`, every `step`-th (`step` the
+ * odd number at or below `n / customers`, so they fall in all four areas and not in one KV range).
+ */
+export function customerIds(n: number, customers: number): number[] {
+  const even = Math.max(1, Math.floor(n / customers));
+  const step = even % 2 === 0 ? even - 1 : even;
+  return Array.from({ length: Math.min(n, customers) }, (_, i) => i * step);
+}
+
+/** Customer forecasts of `ids` for `day` as `ingestForecasts` takes them (kW). */
+export function customerForecasts(ids: number[], day: string, round: number) {
+  const qh = quarterHourCount(day);
+  return ids.map((i) => ({
+    malo_id: benchMalo(i),
+    delivery_day: day,
+    values: values(i, qh, round),
+  }));
+}
+
+/** Customer forecasts of `bodies` (`POST /v1/forecasts` batches) by MaLo-ID: kW per quarter-hour. */
+export function customerValues(bodies: string[]): Map<string, number[]> {
+  type Body = { forecasts: { market_location_id: string; values: number[] }[] };
+  return new Map(
+    bodies.flatMap((b) =>
+      (JSON.parse(b) as Body).forecasts.map((f) => [f.market_location_id, f.values])
+    ),
+  );
 }

@@ -1,23 +1,13 @@
 /**
- * `deno task bench [-- part …]` — runs the benchmark parts, each in its own `deno run` subprocess
- * (flags {@link DENO_FLAGS}, working directory the project root), collects the `BENCH_ROWS <json>`
- * line each prints last, and prints one summary table (part, metric, value, baseline, ratio, goal,
- * met). Every number is measured against a baseline taken in the same run (see each part's module
- * doc for what its baseline is).
- *
- * Exit status: non-zero only when a part crashed (non-zero exit, no `BENCH_ROWS`, or past its time
- * limit). A missed goal is reported in the table, not a failure.
- *
- * Arguments: part names to run (default: all, in the order below), e.g.
- * `deno task bench -- http_auth event_append`. `--list` prints the parts.
- *
- * Env: `BENCH_QUICK=1` smaller sizes and shorter runs (a smoke test of the harness, numbers not
- * comparable with the goals); `BENCH_PART_TIMEOUT_S` (default 900) per part; `BENCH_JSON=<file>`
- * also writes the rows as JSON there. Any part-specific `BENCH_*` variable set by the caller wins
- * over the quick-mode defaults.
+ * `deno task bench [-- part …]` (README "Benchmarks", docs/benchmarks.md): runs each part of
+ * {@link PARTS} (default all, in order; `--list` names them) in its own `deno run` subprocess from
+ * the project root, collects the `BENCH_ROWS <json>` line each prints last and prints one summary
+ * table. Exit status non-zero only when a part crashed (non-zero exit, no rows, past
+ * `BENCH_PART_TIMEOUT_S`, default 900); a missed goal is a row. `BENCH_QUICK=1`: small sizes (a
+ * smoke test; a part's own `BENCH_*` set by the caller wins); `BENCH_JSON=<file>` writes the rows.
  * @module
  */
-import { DENO_FLAGS, onCleanup, ROOT_DIR, type Row, sleep, table } from "./common.ts";
+import { DENO_FLAGS, onCleanup, ROOT_DIR, type Row, row, sleep, table } from "./common.ts";
 
 interface Part {
   name: string;
@@ -130,72 +120,51 @@ interface Outcome {
 
 /** `deno bench --json` output → rows (mean time per iteration vs the group's baseline). */
 function benchRows(json: string): Row[] {
-  const report = JSON.parse(json) as {
-    benches: {
-      name: string;
-      group: string | null;
-      baseline: boolean;
-      results: { ok?: { avg: number; p99: number } }[];
-    }[];
+  type Bench = {
+    name: string;
+    group: string | null;
+    baseline: boolean;
+    results: { ok?: { avg: number } }[];
   };
-  const rows: Row[] = [];
-  const base = new Map<string, { name: string; avg: number }>();
-  for (const b of report.benches) {
-    const ok = b.results[0]?.ok;
-    if (b.baseline && ok) base.set(b.group ?? "", { name: b.name, avg: ok.avg / 1000 });
-  }
-  for (const b of report.benches) {
-    const ok = b.results[0]?.ok;
-    if (!ok) continue;
-    const ref = base.get(b.group ?? "");
-    const us = ok.avg / 1000;
-    rows.push({
-      part: "2 auth micro",
-      metric: `${b.group}: ${b.name} (mean per iteration)`,
-      value: us,
-      unit: "µs",
-      baseline: ref?.name,
-      baselineValue: ref && ref.name !== b.name ? ref.avg : undefined,
-      ratio: ref && ref.name !== b.name ? us / ref.avg : undefined,
+  const benches = (JSON.parse(json) as { benches: Bench[] }).benches.filter((b) =>
+    b.results[0]?.ok
+  );
+  const us = (b: Bench) => b.results[0].ok!.avg / 1000;
+  return benches.map((b) => {
+    const ref = benches.find((x) => x.baseline && x.group === b.group && x !== b);
+    return row("2 auth micro", `${b.group}: ${b.name} (mean per iteration)`, us(b), "µs", {
+      base: ref ? [ref.name, us(ref)] : undefined,
     });
-  }
-  return rows;
+  });
 }
 
-/** Copies a child's output stream to `sink` line-wise with a prefix; resolves to all of it. */
+/** Copies a child's output to `sink` line by line with a prefix (not the rows line); all of it. */
 async function pump(
-  stream: ReadableStream<Uint8Array>,
+  stream: ReadableStream<Uint8Array<ArrayBuffer>>,
   prefix: string,
-  sink: { write(p: Uint8Array): Promise<number> },
+  sink: typeof Deno.stdout,
 ) {
-  const enc = new TextEncoder();
-  let all = "";
-  let partial = "";
-  const dec = new TextDecoder();
-  for await (const bytes of stream) {
-    const chunk = dec.decode(bytes, { stream: true });
+  let all = "", partial = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
     all += chunk;
-    partial += chunk;
-    const cut = partial.lastIndexOf("\n");
-    if (cut < 0) continue;
-    const lines = partial.slice(0, cut + 1).split("\n").slice(0, -1)
-      // the machine-readable line is long and repeated in the summary: do not echo it
-      .filter((l) => !l.startsWith("BENCH_ROWS "));
-    partial = partial.slice(cut + 1);
-    if (lines.length) await sink.write(enc.encode(lines.map((l) => `${prefix}${l}\n`).join("")));
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop()!;
+    const shown = lines.filter((l) => !l.startsWith("BENCH_ROWS ")).map((l) => `${prefix}${l}\n`);
+    if (shown.length) await sink.write(new TextEncoder().encode(shown.join("")));
   }
-  if (partial) await sink.write(enc.encode(`${prefix}${partial}\n`));
+  if (partial) await sink.write(new TextEncoder().encode(`${prefix}${partial}\n`));
   return all;
 }
 
+/** Runs one part in its own process, bounded by the time limit. */
 async function runPart(part: Part): Promise<Outcome> {
-  const env: Record<string, string> = {};
-  if (QUICK) {
-    for (const [k, v] of Object.entries(part.quick ?? {})) {
-      if (Deno.env.get(k) === undefined) env[k] = v;
-    }
-  }
-  const args = part.kind === "bench"
+  const env = QUICK
+    ? Object.fromEntries(
+      Object.entries(part.quick ?? {}).filter(([k]) => Deno.env.get(k) === undefined),
+    )
+    : {};
+  const bench = part.kind === "bench";
+  const args = bench
     ? ["bench", ...DENO_FLAGS, "--json", part.script]
     : ["run", ...DENO_FLAGS, part.script];
   const t0 = performance.now();
@@ -206,40 +175,36 @@ async function runPart(part: Part): Promise<Outcome> {
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).spawn();
-  const drop = onCleanup(() => child.kill("SIGKILL"));
+  })
+    .spawn();
+  const kill = (sig: Deno.Signal) => {
+    try {
+      child.kill(sig);
+    } catch { /* gone */ }
+  };
+  const drop = onCleanup(() => kill("SIGKILL"));
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    try {
-      child.kill("SIGTERM");
-    } catch { /* gone */ }
-    setTimeout(() => {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* gone */ }
-    }, 5_000);
+    kill("SIGTERM");
+    setTimeout(() => kill("SIGKILL"), 5_000);
   }, PART_TIMEOUT_MS);
   const prefix = `[${part.name}] `;
-  // deno bench --json prints the JSON on stdout: keep it off the console.
   const [out, , status] = await Promise.all([
-    part.kind === "bench"
-      ? new Response(child.stdout).text()
-      : pump(child.stdout, prefix, Deno.stdout),
+    bench ? new Response(child.stdout).text() : pump(child.stdout, prefix, Deno.stdout),
     pump(child.stderr, prefix, Deno.stderr),
     child.status,
   ]);
   clearTimeout(timer);
   drop();
-  const seconds = (performance.now() - t0) / 1000;
-  const outcome: Outcome = { part, rows: [], seconds };
+  const outcome: Outcome = { part, rows: [], seconds: (performance.now() - t0) / 1000 };
   try {
-    if (part.kind === "bench") {
-      outcome.rows = benchRows(out);
-    } else {
-      const line = out.split("\n").reverse().find((l) => l.startsWith("BENCH_ROWS "));
-      if (line) outcome.rows = JSON.parse(line.slice("BENCH_ROWS ".length)) as Row[];
-    }
+    const line = out.split("\n").reverse().find((l) => l.startsWith("BENCH_ROWS "));
+    outcome.rows = bench
+      ? benchRows(out)
+      : line
+      ? JSON.parse(line.slice("BENCH_ROWS ".length))
+      : [];
   } catch (err) {
     outcome.crash = `unreadable output: ${(err as Error).message}`;
   }
@@ -276,22 +241,14 @@ if (import.meta.main) {
     );
     await sleep(1000); // let the previous part's sockets and files settle
   }
-  const rows: Row[] = outcomes.flatMap((o) =>
-    o.crash
-      ? [...o.rows, {
-        part: o.part.name,
-        metric: `CRASHED: ${o.crash}`,
-        value: NaN,
-        unit: "",
-      }]
-      : o.rows
+  const rows = outcomes.flatMap((o) =>
+    o.crash ? [...o.rows, row(o.part.name, `CRASHED: ${o.crash}`, NaN, "")] : o.rows
   );
   console.log(`\n=== summary${QUICK ? " (quick mode: sizes below the goals)" : ""}\n`);
   console.log(table(rows));
   const notes = rows.filter((r) => r.note);
   if (notes.length) {
-    console.log("\nnotes:");
-    for (const r of notes) console.log(`  ${r.part} — ${r.metric}: ${r.note}`);
+    console.log(`\nnotes:\n${notes.map((r) => `  ${r.part} — ${r.metric}: ${r.note}`).join("\n")}`);
   }
   const goals = rows.filter((r) => r.met !== undefined);
   console.log(
@@ -300,13 +257,10 @@ if (import.meta.main) {
       outcomes.map((o) => `${o.part.name} ${o.seconds.toFixed(0)} s`).join(", "),
   );
   if (JSON_OUT) {
+    const parts = outcomes.map((o) => ({ ...o, part: o.part.name }));
     await Deno.writeTextFile(
       JSON_OUT,
-      JSON.stringify(
-        { startedAt, quick: QUICK, outcomes: outcomes.map((o) => ({ ...o, part: o.part.name })) },
-        null,
-        2,
-      ),
+      JSON.stringify({ startedAt, quick: QUICK, outcomes: parts }, null, 2),
     );
   }
   Deno.exit(outcomes.some((o) => o.crash) ? 1 : 0);

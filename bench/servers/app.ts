@@ -1,46 +1,51 @@
 /**
- * Benchmark server: the real app (`createApp`) on the KV file named by `KV_PATH` (the parent owns
- * and removes its folder), served by `Deno.serve` on 127.0.0.1 port 0. Prints `LISTENING <url>`.
- * Settings come from the environment exactly as in `main.ts` (no cron is registered).
+ * Benchmark server: the real app (`createApp`) on the KV file `KV_PATH` (the parent owns its
+ * folder), served on 127.0.0.1 port 0; prints `LISTENING <url>`. Settings from the environment as
+ * in `main.ts`; no cron. `BENCH_CLOCK_AT` (epoch ms): the app's clock starts there and runs on in
+ * real time (the running day at 09:20 Berlin whatever the date).
  *
- * With `BENCH_CONTROL=1` it also answers `POST /__bench/append?rate=&seconds=`: appends
- * `config_changed` events through the app's own {@link EventLog} at `rate` per second for
- * `seconds`, each carrying its send instant (`data.sent`, ms, `performance.timeOrigin`-based) and
- * `data.seq`; answers once every append resolved, with the append → commit latency (p50, p99,
- * max, ms, taken in an {@link EventLog} listener); and `POST /__bench/settle`: waits until the
- * app's in-memory index of registered MaLo-IDs is built (a one-off after start, begun by the first
- * forecast upload) and answers `{waited_ms}`. Without it, `bridge.fetch` is served unwrapped.
+ * `BENCH_CONTROL=1` adds control routes (docs/benchmarks.md, "The rig"):
+ * - `POST /__bench/append?rate=&seconds=`: appends `config_changed` events through the app's
+ *   {@link EventLog} at `rate` per second, each with its send instant (`data.sent`, wall ms) and
+ *   `data.seq`; answers the append → commit latency (p50, p99, max, ms);
+ * - `POST /__bench/settle`: waits for the one-off index of registered MaLo-IDs; `{waited_ms}`;
+ * - `POST /__bench/tick`: moves the clock to the next minute and runs one `orchestrator.tick`;
+ *   `{ms, at, outcome}`.
  *
- * SIGTERM: stops serving, drains events, closes KV and exits normally (so `--cpu-prof` is written).
+ * `BENCH_TRACE=<file>`: on exit writes every request over 300 ms (start, route, ms, status, KV
+ * rounds this thread lost meanwhile), every event-loop delay over 50 ms, and every probe (each
+ * 100 ms) that waited over 100 ms for the master-data lock or for one KV write, there as JSON.
+ *
+ * SIGTERM: stops serving, drains, closes the app and KV, exits normally (`--cpu-prof` is written).
  * @module
  */
 import { createApp } from "../../app.ts";
+import { type Clock, realSleep } from "../../lib/clock.ts";
 import { loadSettings } from "../../lib/settings.ts";
-import { openKv } from "../../lib/store/kv.ts";
-import { marketLocationIndexSettled } from "../../lib/pipeline/master_data.ts";
+import { marketLocationIndexSettled, withMasterDataLock } from "../../lib/pipeline/master_data.ts";
+import { kvRetryCounts, openKv } from "../../lib/store/kv.ts";
 
 const env = Deno.env.toObject();
 const settings = loadSettings(env);
 const kv = await openKv(settings.kvPath);
-const bridge = await createApp({ settings, kv });
+let offset = env.BENCH_CLOCK_AT ? Number(env.BENCH_CLOCK_AT) - Date.now() : 0;
+const clock: Clock = { now: () => Date.now() + offset, sleep: realSleep };
+const bridge = await createApp({ settings, kv, ...(env.BENCH_CLOCK_AT ? { clock } : {}) });
 const wallMs = () => performance.timeOrigin + performance.now();
 
 async function appendAtRate(rate: number, seconds: number): Promise<Response> {
   const total = Math.min(Math.round(rate * seconds), 100_000);
-  // append → commit (listener) latency per event, to split the stream's latency.
-  const committed: number[] = [];
+  const committed: number[] = []; // append → commit (listener) latency per event
   const unsubscribe = bridge.ctx.events.subscribe((records) => {
     const now = wallMs();
     for (const r of records) {
-      const sent = r.data?.sent;
-      if (typeof sent === "number") committed.push(now - sent);
+      if (typeof r.data?.sent === "number") committed.push(now - r.data.sent);
     }
   });
   const t0 = performance.now();
   const pending: Promise<unknown>[] = [];
   for (let i = 0; i < total; i++) {
-    const due = t0 + (i * 1000) / rate;
-    const wait = due - performance.now();
+    const wait = t0 + (i * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     pending.push(bridge.ctx.events.append({
       kind: "config_changed",
@@ -48,36 +53,79 @@ async function appendAtRate(rate: number, seconds: number): Promise<Response> {
       data: { sent: wallMs(), seq: i },
     }));
   }
-  const results = await Promise.allSettled(pending);
+  const failed = (await Promise.allSettled(pending)).filter((r) => r.status === "rejected").length;
   unsubscribe();
-  const failed = results.filter((r) => r.status === "rejected").length;
   committed.sort((a, b) => a - b);
   const at = (p: number) =>
     committed[Math.min(committed.length - 1, Math.ceil(p * committed.length) - 1)];
-  return Response.json({
-    appended: total - failed,
-    failed,
-    commit_ms: { p50: at(0.5), p99: at(0.99), max: committed[committed.length - 1] },
-  });
+  const commit_ms = { p50: at(0.5), p99: at(0.99), max: committed[committed.length - 1] };
+  return Response.json({ appended: total - failed, failed, commit_ms });
 }
 
-/** Waits for the app's one-off start work (the registered-MaLo-ID index build); answers the ms. */
-async function settle(): Promise<Response> {
+async function tick(): Promise<Response> {
+  const next = (Math.floor(clock.now() / 60_000) + 1) * 60_000;
+  offset += next - clock.now();
   const t0 = performance.now();
-  await marketLocationIndexSettled(bridge.ctx.kv);
-  return Response.json({ waited_ms: performance.now() - t0 });
+  const outcome = await bridge.orchestrator.tick("bench");
+  return Response.json({ ms: performance.now() - t0, at: new Date(next).toISOString(), outcome });
 }
 
-const handler: Deno.ServeHandler = env.BENCH_CONTROL === "1"
-  ? (req, info) => {
-    if (req.url.endsWith("/__bench/settle")) return settle();
-    if (req.url.includes("/__bench/append")) {
-      const q = new URL(req.url).searchParams;
-      return appendAtRate(Number(q.get("rate") ?? 100), Number(q.get("seconds") ?? 10));
-    }
-    return bridge.fetch(req, info);
+const control: Record<string, (q: URLSearchParams) => Promise<Response>> = {
+  "/__bench/append": (q) =>
+    appendAtRate(Number(q.get("rate") ?? 100), Number(q.get("seconds") ?? 10)),
+  "/__bench/settle": async () => {
+    const t0 = performance.now();
+    await marketLocationIndexSettled(bridge.ctx.kv);
+    return Response.json({ waited_ms: performance.now() - t0 });
+  },
+  "/__bench/tick": tick,
+};
+
+let stopProbes: ReturnType<typeof setInterval> | undefined;
+const trace = env.BENCH_TRACE
+  ? { slow: [] as unknown[], lag: [] as unknown[], probes: [] as unknown[] }
+  : undefined;
+if (trace) {
+  // Every 100 ms: the wait for this process's master-data lock, and one KV write's commit.
+  const probe = async (what: string, fn: () => Promise<unknown>) => {
+    const t0 = performance.now();
+    await fn();
+    const ms = performance.now() - t0;
+    if (ms > 100) trace.probes.push({ at: new Date(wallMs() - ms).toISOString(), what, ms });
+  };
+  stopProbes = setInterval(() => {
+    probe("master-data lock wait", () => withMasterDataLock(bridge.ctx.kv, async () => {}));
+    probe("kv write", () => bridge.ctx.kv.set(["bench_probe"], Date.now()));
+  }, 100);
+  let due = performance.now() + 10;
+  setInterval(() => {
+    const late = performance.now() - due;
+    if (late > 50) trace.lag.push({ at: new Date(wallMs() - late).toISOString(), ms: late });
+    due = performance.now() + 10;
+  }, 10);
+}
+
+const handler: Deno.ServeHandler = async (req, info) => {
+  const url = new URL(req.url);
+  const own = env.BENCH_CONTROL === "1" ? control[url.pathname] : undefined;
+  if (!trace) return own ? own(url.searchParams) : bridge.fetch(req, info);
+  const t0 = performance.now();
+  const lost0 = kvRetryCounts().conflict;
+  const res = await (own ? own(url.searchParams) : bridge.fetch(req, info));
+  const ms = performance.now() - t0;
+  if (ms > 300) {
+    const route = `${req.method} ${url.pathname.replace(/\d{6,}/g, ":id")}`;
+    const lost = kvRetryCounts().conflict - lost0;
+    trace.slow.push({
+      at: new Date(wallMs() - ms).toISOString(),
+      route,
+      ms,
+      status: res.status,
+      lost,
+    });
   }
-  : bridge.fetch;
+  return res;
+};
 
 const ac = new AbortController();
 const server = Deno.serve({
@@ -89,6 +137,7 @@ const server = Deno.serve({
 
 const onTerm = async () => {
   Deno.removeSignalListener("SIGTERM", onTerm);
+  clearInterval(stopProbes);
   ac.abort();
   const timer = setTimeout(() => Deno.exit(0), 3000); // open streams: do not hang
   await server.finished;
@@ -96,6 +145,7 @@ const onTerm = async () => {
   await new Promise((r) => setTimeout(r, 500));
   await bridge.close();
   kv.close();
+  if (trace) Deno.writeTextFileSync(env.BENCH_TRACE, JSON.stringify(trace));
   clearTimeout(timer);
 };
 Deno.addSignalListener("SIGTERM", onTerm);
