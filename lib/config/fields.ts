@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
-
+import { BALANCING_AREAS_FIELD } from "./balancing_areas.ts";
 const eic = z.string().superRefine((v, ctx) => {
   const problem = eicProblem(v);
   if (problem) {
@@ -55,7 +55,6 @@ export interface FieldDef {
 const list = (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean);
 const num = (raw: string) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw);
 const decimal = (raw: string) => (/^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw.trim()) : raw);
-
 /** Every runtime-configurable field, by its JSON name. */
 export const CONFIG_FIELDS = {
   sftp_host: {
@@ -251,6 +250,7 @@ export const CONFIG_FIELDS = {
     description:
       "least change in MW of one open quarter-hour that makes a new intraday schedule version (0.001 = the documents' resolution)",
   },
+  balancing_areas: BALANCING_AREAS_FIELD,
   holiday_region: {
     env: "HOLIDAY_REGION",
     schema: z.string().regex(/^DE(-[A-Z]{2})?$/, "expected DE or DE-<state>, e.g. DE-BY"),
