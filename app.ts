@@ -29,6 +29,8 @@ import { registerScheduleResponses, registerSchedules } from "./routes/v1/schedu
 import { registerForecasts } from "./routes/v1/forecasts.ts";
 import { registerMarketLocations } from "./routes/v1/market_locations.ts";
 import { registerOrchestrate } from "./routes/v1/orchestrate.ts";
+import { registerActuals } from "./routes/v1/actuals.ts";
+import { registerSettlement } from "./routes/v1/settlement.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerConfig } from "./routes/v1/console/config.ts";
 import { registerEvents } from "./routes/v1/console/events.ts";
@@ -260,6 +262,9 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerSchedules(ctx);
   registerScheduleResponses(ctx);
   registerOrchestrate(ctx);
+  // After delivery (docs/settlement.md).
+  registerActuals(ctx);
+  registerSettlement(ctx);
   registerMetrics(ctx, metrics);
   registerStateGauges(metrics, {
     kv,
