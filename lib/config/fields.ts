@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
-import { BALANCING_AREAS_FIELD } from "./balancing_areas.ts";
+import { SETTLEMENT_FIELDS } from "./settlement_fields.ts";
 const eic = z.string().superRefine((v, ctx) => {
   const problem = eicProblem(v);
   if (problem) {
@@ -250,7 +250,7 @@ export const CONFIG_FIELDS = {
     description:
       "least change in MW of one open quarter-hour that makes a new intraday schedule version (0.001 = the documents' resolution)",
   },
-  balancing_areas: BALANCING_AREAS_FIELD,
+  ...SETTLEMENT_FIELDS,
   holiday_region: {
     env: "HOLIDAY_REGION",
     schema: z.string().regex(/^DE(-[A-Z]{2})?$/, "expected DE or DE-<state>, e.g. DE-BY"),

@@ -30,6 +30,7 @@ import { KEYS } from "../store/keys.ts";
 import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
 import { importInbox } from "../fahrplan/inbox.ts";
+import { importActualsInbox } from "../settlement/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 import type { FinishedPass } from "./pass_history.ts";
@@ -209,6 +210,11 @@ export class Orchestrator {
         "answers_platform",
         "Asking the market platform for the TSO answers",
         async () => pollPlatform(ctx, await cfg, "orchestrator"),
+      ],
+      [
+        "actuals_import",
+        "Importing actuals and imbalance prices from the actuals inbox",
+        async () => importActualsInbox(ctx, await cfg, "orchestrator"),
       ],
     ] as const;
     for (const [source, what, task] of tasks) {
