@@ -45,6 +45,7 @@ import { createRegistry, type Registry } from "./lib/metrics/registry.ts";
 import { HttpMetrics } from "./lib/metrics/http_metrics.ts";
 import { PipelineMetrics } from "./lib/metrics/pipeline_metrics.ts";
 import { registerStateGauges } from "./lib/metrics/state_gauges.ts";
+import { registerSettlementGauges } from "./lib/metrics/settlement_gauges.ts";
 import { lockedDeviationSource, storeFactsSource } from "./lib/metrics/hook_sources.ts";
 import { routeTiming } from "./lib/http/route_timing.ts";
 import { RuntimeConfig } from "./lib/config/runtime_config.ts";
@@ -280,6 +281,12 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     ),
     storeFacts: storeFactsSource(retentionFacts),
     onError: (err) => log.error("metrics_failed", "the state gauges could not be read", err),
+  });
+  registerSettlementGauges(metrics, {
+    kv,
+    clock,
+    config: () => config.effective(),
+    onError: (err) => log.error("metrics_failed", "the settlement gauges could not be read", err),
   });
   registerOpenApi(ctx);
 

@@ -13,6 +13,8 @@ import { call } from "../support/app.ts";
 import { ext, proc } from "../support/day_ahead_rig.ts";
 import { startWalk } from "../support/intraday_walk.ts";
 import { maloId } from "../support/portfolio.ts";
+import { sample } from "../support/metrics.ts";
+import { promtool, PROMTOOL_PATH } from "../support/prometheus.ts";
 
 const REBAP = Deno.readTextFileSync(
   new URL("../fixtures/rebap/reBAP_2027-03_synthetic.csv", import.meta.url),
@@ -191,6 +193,26 @@ for (const day of ["2027-03-10", "2027-03-28"]) {
       // (The neighbouring days of the walk's horizon had schedules sent too: they are cells.)
       assert.ok(cells.every((c) => c.delivery_day.startsWith("2027-03")));
       assert.equal(cells.find((c) => c.delivery_day === day)!.cost_eur, b.totals.cost_eur);
+
+      // The metrics show yesterday's cost, energy and completeness (the clock is on D+1).
+      const text = String((await call(`${w.r.s.url}/metrics`, { headers: proc })).body);
+      const area = { control_area: a.control_area };
+      assert.equal(
+        sample(text, "fahrplan_imbalance_cost_eur", { ...area, status: "final" }),
+        b.totals.cost_eur,
+      );
+      close(
+        sample(text, "fahrplan_imbalance_energy_joules", { ...area, direction: "short" })! / 3.6e9,
+        b.totals.short_mwh,
+        "short joules",
+      );
+      assert.equal(sample(text, "fahrplan_settlement_final", area), 1);
+      assert.equal(sample(text, "fahrplan_settlement_locations", { ...area, state: "metered" }), 1);
+      assert.equal(sample(text, "fahrplan_settlement_priced_ratio"), 1);
+      if (await Deno.stat(PROMTOOL_PATH).then(() => true, () => false)) {
+        const lint = await promtool(["check", "metrics"], text);
+        assert.equal(lint.code, 0, lint.stdout + lint.stderr);
+      }
     } finally {
       await w.close();
     }
