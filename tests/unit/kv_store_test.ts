@@ -105,6 +105,8 @@ Deno.test("KV keys: no module but lib/store/keys.ts spells a key", async () => {
         lines.forEach((line, i) => {
           const code = line.trim();
           if (code.startsWith("*") || code.startsWith("//") || code.startsWith("/*")) return;
+          // A zod enum of words is no key (lib/wire/settlement.ts: `actual_source`).
+          if (/z\.enum\(\[/.test(code)) return;
           if (multiPart.test(code) || singlePart.test(code)) offenders.push(`${rel}:${i + 1}`);
         });
       }
