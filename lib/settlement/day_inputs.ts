@@ -18,7 +18,8 @@
 import type { EffectiveConfig } from "../config/fields.ts";
 import { balancingAreasOf } from "../config/balancing_areas.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
-import { type ProfileCode, sharedProfileShape } from "../domain/slp/profile.ts";
+import type { ProfileCode } from "../domain/slp/profile.ts";
+import { shapeModules } from "../pipeline/shape_modules.ts";
 import {
   type ScheduleVersionRecord,
   standingVersion,
@@ -62,6 +63,12 @@ export async function readSettlementInputs(
   const locations = await marketLocationsByIds(kv, ids);
   const customer = ids.length ? await customerForecasts(kv, day, new Set(ids)) : new Map();
   const classes = classesOf(table.table);
+  // The profile shapes need the holiday calendar, loaded at the first use (shape_modules.ts).
+  const { sharedProfileShape } = (await shapeModules()).profile;
+  const addShape = (acc: Float64Array, p: ProfileCode, k: number) => {
+    const shape = sharedProfileShape(p, day, region);
+    for (let i = 0; i < acc.length; i++) acc[i] += shape[i] * k;
+  };
   const areas: AreaInputs[] = [];
   let any = metered.size > 0 || sums.length > 0;
   for (const area of cfg.active_control_areas) {
@@ -77,7 +84,7 @@ export async function readSettlementInputs(
         continue;
       }
       profileCount += c.count;
-      addShape(kw, c.profile, sign(c.direction) * c.wh / 1000, day, region);
+      addShape(kw, c.profile, sign(c.direction) * c.wh / 1000);
     }
     let complete = 0, incomplete = 0, meteredProfile = 0, meteredPlain = 0;
     const sources = new Map<
@@ -91,7 +98,7 @@ export async function readSettlementInputs(
       const s = sign(loc.direction);
       if (loc.standard_load_profile) {
         meteredProfile++;
-        addShape(kw, loc.standard_load_profile, -s * (loc.annual_kwh ?? 0), day, region);
+        addShape(kw, loc.standard_load_profile, -s * (loc.annual_kwh ?? 0));
       } else meteredPlain++;
       let full = true;
       for (let i = 0; i < n; i++) {
@@ -103,7 +110,15 @@ export async function readSettlementInputs(
       }
       if (full) complete++;
       else incomplete++;
-      addSource(sources, loc, rec, customer.get(id), day, region);
+      addSource(
+        sources,
+        loc,
+        rec,
+        customer.get(id),
+        loc.standard_load_profile
+          ? sharedProfileShape(loc.standard_load_profile, day, region)
+          : null,
+      );
     });
     const missingPlain = Math.max(0, withoutProfile - meteredPlain);
     const mlMw = Array.from(
@@ -171,19 +186,13 @@ function balancingGroupMw(
   return out;
 }
 
-function addShape(acc: Float64Array, p: ProfileCode, k: number, day: string, region: string) {
-  const shape = sharedProfileShape(p, day, region);
-  for (let i = 0; i < acc.length; i++) acc[i] += shape[i] * k;
-}
-
 /** Adds a metered location's forecast (customer, else profile) and actual to its source, kW. */
 function addSource(
   sources: Map<string, { locations: number; f: Float64Array; a: Float64Array; abs: number }>,
   loc: MarketLocation,
   rec: StoredActuals,
   customer: ArrayLike<number> | undefined,
-  day: string,
-  region: string,
+  profileShape: Readonly<Float64Array> | null,
 ): void {
   const source = customer ? "customer" : loc.standard_load_profile;
   if (!source) return;
@@ -191,7 +200,8 @@ function addSource(
   const s = sources.get(source) ??
     { locations: 0, f: new Float64Array(n), a: new Float64Array(n), abs: 0 };
   s.locations++;
-  const shape = customer ? null : sharedProfileShape(loc.standard_load_profile!, day, region);
+  const shape = customer ? null : profileShape;
+  if (!customer && !shape) return;
   for (let i = 0; i < n; i++) {
     const v = rec.kwh[i];
     if (v === null || v === undefined) continue;
