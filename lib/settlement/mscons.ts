@@ -291,8 +291,19 @@ function openLocation(s: Segment, message: string): Open | null {
   return null;
 }
 
+/** Parsed format-303 texts: every location of an interchange repeats the same few hundred. */
+const parsed303 = new Map<string, number | undefined>();
+
 /** Format 303 `CCYYMMDDHHMM±ZZ` (offset in hours) as UTC ms; `undefined` when malformed. */
 export function parse303(v: string): number | undefined {
+  if (parsed303.has(v)) return parsed303.get(v);
+  if (parsed303.size >= 20_000) parsed303.clear();
+  const ms = parse303Uncached(v);
+  parsed303.set(v, ms);
+  return ms;
+}
+
+function parse303Uncached(v: string): number | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})([+-])(\d{2})$/.exec(v);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, sign, off] = m;
