@@ -30,6 +30,8 @@ import { registerStatusRequests } from "./routes/v1/status_requests.ts";
 import { registerForecasts } from "./routes/v1/forecasts.ts";
 import { registerMarketLocations } from "./routes/v1/market_locations.ts";
 import { registerOrchestrate } from "./routes/v1/orchestrate.ts";
+import { registerActuals } from "./routes/v1/actuals.ts";
+import { registerSettlement } from "./routes/v1/settlement.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerConfig } from "./routes/v1/console/config.ts";
 import { registerEvents } from "./routes/v1/console/events.ts";
@@ -44,6 +46,7 @@ import { createRegistry, type Registry } from "./lib/metrics/registry.ts";
 import { HttpMetrics } from "./lib/metrics/http_metrics.ts";
 import { PipelineMetrics } from "./lib/metrics/pipeline_metrics.ts";
 import { registerStateGauges } from "./lib/metrics/state_gauges.ts";
+import { registerSettlementGauges } from "./lib/metrics/settlement_gauges.ts";
 import { lockedDeviationSource, storeFactsSource } from "./lib/metrics/hook_sources.ts";
 import { routeTiming } from "./lib/http/route_timing.ts";
 import { RuntimeConfig } from "./lib/config/runtime_config.ts";
@@ -264,6 +267,9 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerScheduleResponses(ctx);
   registerStatusRequests(ctx);
   registerOrchestrate(ctx);
+  // After delivery (docs/settlement.md).
+  registerActuals(ctx);
+  registerSettlement(ctx);
   registerMetrics(ctx, metrics);
   registerStateGauges(metrics, {
     kv,
@@ -279,6 +285,12 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     ),
     storeFacts: storeFactsSource(retentionFacts),
     onError: (err) => log.error("metrics_failed", "the state gauges could not be read", err),
+  });
+  registerSettlementGauges(metrics, {
+    kv,
+    clock,
+    config: () => config.effective(),
+    onError: (err) => log.error("metrics_failed", "the settlement gauges could not be read", err),
   });
   registerOpenApi(ctx);
 

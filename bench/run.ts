@@ -89,6 +89,17 @@ const PARTS: Part[] = [
     },
   },
   {
+    name: "settlement",
+    what:
+      "issue 27: MSCONS import of 10,000 locations × 1 day; settlement of a day at 1,000,000 locations (100,000 metered)",
+    script: "bench/settlement.ts",
+    quick: {
+      BENCH_SETTLE_N: "50000",
+      BENCH_SETTLE_METERED: "5000",
+      BENCH_SETTLE_MSCONS_N: "1000",
+    },
+  },
+  {
     name: "million",
     what: "1,000,000 locations: forecast+aggregate, registration, overview, probes, 10 days",
     script: "bench/million.ts",

@@ -12,7 +12,11 @@
  * 5. once the next day's schedules are confirmed, updates today's PV forecasts and hands today's
  *    intraday version to the TSOs (`dev/demo_intraday.ts`): "today: v2 sent 20:13, frozen before
  *    20:30 Berlin, 4 of 4 confirmed";
- * 6. prints the console URL, the keys and where the CSV landed, and keeps serving.
+ * 6. settles yesterday (`dev/demo_settlement.ts`): yesterday's schedules, the metering
+ *    simulator's MSCONS and a reBAP file in the actuals inbox, one pass imports them; the last
+ *    line reads "yesterday: 3.2 MWh short, 1.1 MWh long, imbalance cost 412.50 EUR (day-ahead
+ *    only: 1,030.00 EUR)";
+ * 7. prints the console URL, the keys and where the CSV landed, and keeps serving.
  *
  * Environment: `PORT` (default 8000; 0 = any free port), `DEMO_LOCATIONS` (default 400; up to
  * 100,000 — registration and the parks' forecasts go in batches under the API's limit of 500),
@@ -27,6 +31,7 @@ import { startSimulator } from "./market_platform_simulator.ts";
 import { startTsoSimulator } from "./tso_simulator.ts";
 import { encodeBase64Url } from "./base64url.ts";
 import { intradayToday, parkRows } from "./demo_intraday.ts";
+import { settleYesterday } from "./demo_settlement.ts";
 
 const AREAS = ["10YDE-RWENET---I", "10YDE-EON------1", "10YDE-ENBW-----N", "10YDE-VE-------2"];
 const PROFILES: [string, number, number][] = [
@@ -101,6 +106,7 @@ const server = await start({
   SCHEDULE_CHANNEL: Deno.env.get("SCHEDULE_CHANNEL") ?? "files",
   SCHEDULE_FORMAT: Deno.env.get("SCHEDULE_FORMAT") ?? "ess",
   SCHEDULE_INBOX_DIR: `${dir}/inbox`,
+  ACTUALS_INBOX_DIR: `${dir}/actuals-inbox`,
 });
 const { port } = server.addr as Deno.NetAddr;
 const base = `http://127.0.0.1:${port}`;
@@ -190,6 +196,15 @@ for (let i = 0; filesChannel && i < 50; i++) {
 const confirmed = schedules.filter((x) => x.tso_status === "confirmed").length;
 // Intraday: today's PV forecasts arrive, today's next version goes out (files channel).
 const today = filesChannel ? await intradayToday(api, externalKey, parkList) : null;
+// After delivery: yesterday's actuals and prices arrive; the settlement (docs/settlement.md).
+const yesterday = await settleYesterday({
+  api,
+  kvPath: `${dir}/bridge.kv`,
+  inbox: `${dir}/actuals-inbox`,
+  portfolio,
+  parks: parkList,
+  areas: AREAS,
+});
 const overview = await api("/v1/console/delivery-days");
 const entry = overview.delivery_days.find((d: { delivery_day: string }) => d.delivery_day === day);
 const published = entry?.steps.published;
@@ -209,6 +224,7 @@ const summary = {
   simulator: { url: sim.url, key: sim.apiKey, ca: `${dir}/simulator-ca.pem` },
   days_in_first_pass: pass.days.length,
   today,
+  yesterday,
   seconds: Number(seconds),
 };
 console.log(`
@@ -227,7 +243,8 @@ Scheduling bridge demo — first pass done in ${seconds} s
   process key:   ${processKey}   (caller "operator"; shown only now)
   external key:  ${externalKey}   (caller "customer")
   KV:            ${dir}/bridge.kv
-The orchestrator keeps running every minute. Stop with Ctrl-C.${today ? `\n${today.line}` : ""}`);
+The orchestrator keeps running every minute. Stop with Ctrl-C.${today ? `\n${today.line}` : ""}
+${yesterday.line}`);
 console.log(`DEMO_SUMMARY ${JSON.stringify(summary)}`);
 if (Deno.env.get("DEMO_EXIT") === "1") {
   await server.shutdown();

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
 import { ANSWER_FIELDS } from "./answer_fields.ts";
-
+import { SETTLEMENT_FIELDS } from "./settlement_fields.ts";
 const eic = z.string().superRefine((v, ctx) => {
   const problem = eicProblem(v);
   if (problem) {
@@ -54,7 +54,6 @@ export interface FieldDef {
 const list = (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean);
 const num = (raw: string) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw);
 const decimal = (raw: string) => (/^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw.trim()) : raw);
-
 /** Every runtime-configurable field, by its JSON name. */
 export const CONFIG_FIELDS = {
   sftp_host: {
@@ -257,6 +256,7 @@ export const CONFIG_FIELDS = {
     description:
       "least change in MW of one open quarter-hour that makes a new intraday schedule version (0.001 = the documents' resolution)",
   },
+  ...SETTLEMENT_FIELDS,
   holiday_region: {
     env: "HOLIDAY_REGION",
     schema: z.string().regex(/^DE(-[A-Z]{2})?$/, "expected DE or DE-<state>, e.g. DE-BY"),

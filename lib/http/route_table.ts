@@ -241,12 +241,12 @@ export function openApiDocument(
         ? [{ StreamToken: [] }]
         : [],
       ...(parameters.length ? { parameters } : {}),
-      ...(s.body
+      ...(s.body || s.altBodies?.length
         ? {
           requestBody: {
             required: true,
             content: {
-              "application/json": { schema: schemaOf(s.body, "input") },
+              ...(s.body ? { "application/json": { schema: schemaOf(s.body, "input") } } : {}),
               ...Object.fromEntries(
                 (s.altBodies ?? []).map((m) => [m.contentType, mediaObject(m)]),
               ),

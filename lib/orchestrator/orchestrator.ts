@@ -24,6 +24,7 @@ import { KEYS } from "../store/keys.ts";
 import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
 import { importInbox, type ImportResult } from "../fahrplan/inbox.ts";
+import { importActualsInbox } from "../settlement/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
 import { requestOverdueStatuses } from "../fahrplan/status_requests.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
@@ -196,6 +197,11 @@ export class Orchestrator {
         "status_requests",
         "Asking the TSOs for overdue answers",
         async () => requestOverdueStatuses(ctx, await cfg, "orchestrator"),
+      ],
+      [
+        "actuals_import",
+        "Importing actuals and imbalance prices from the actuals inbox",
+        async () => importActualsInbox(ctx, await cfg, "orchestrator"),
       ],
     ] as const;
     for (const [source, what, task] of tasks) {

@@ -25,6 +25,7 @@ import { DAY_SCOPED_PREFIXES, dayScopedRange, KEYS } from "../store/keys.ts";
 import { dayFolder } from "./plan.ts";
 import { type ArchiveTarget, sha256Hex } from "./target.ts";
 import { jsonLine, toCsv } from "./text.ts";
+import { actualsPart } from "./actuals_archive.ts";
 
 /** Customer forecasts per CSV part (one step of a tick). */
 export const FORECASTS_PER_PART = 1000;
@@ -46,7 +47,10 @@ export interface DayPruning {
   /** `archiving` until the manifest is read back; then `pruning` until the last key is gone. */
   phase: "archiving" | "pruning";
   /** Next archiving step. */
-  stage: "records" | "forecasts" | "manifest" | "verify";
+  stage: "records" | "forecasts" | "actuals" | "manifest" | "verify";
+  /** Last market location archived (actuals parts, `./actuals_archive.ts`), and parts written. */
+  actuals_after?: string;
+  actuals_parts?: number;
   /** The manifest as written (stage `verify`). */
   manifest?: ArchivedFile;
   /** Files read back and found equal so far (stage `verify`), in the order of `files`. */
@@ -89,7 +93,7 @@ export function startPruning(day: string, nowMs: number): DayPruning {
 
 const enc = new TextEncoder();
 
-/** Writes one file of the day, reads it back, and returns its manifest line. */
+/** Writes one file of the day and returns its manifest line (read back in the `verify` stage). */
 async function put(
   target: ArchiveTarget,
   day: string,
@@ -119,6 +123,7 @@ export async function archiveStep(
 ): Promise<DayPruning> {
   if (s.stage === "records") return { ...await records(kv, target, s, cfg), stage: "forecasts" };
   if (s.stage === "forecasts") return await forecastPart(kv, target, s);
+  if (s.stage === "actuals") return await actualsPart(kv, target, s, put);
   if (s.stage === "verify") return await verifyPart(target, s);
   const manifest: DayManifest = {
     delivery_day: s.day,
@@ -182,7 +187,7 @@ async function records(
   const lines: string[] = [];
   const byPrefix = new Map<string, Deno.KvEntry<unknown>[]>();
   // The prefixes' lists at once (one round trip each), then in their order.
-  const prefixes = DAY_SCOPED_PREFIXES.filter((p) => p !== "forecasts");
+  const prefixes = DAY_SCOPED_PREFIXES.filter((p) => p !== "forecasts" && p !== "actuals");
   const lists = await Promise.all(prefixes.map(async (prefix) => {
     const entries: Deno.KvEntry<unknown>[] = [];
     for await (const e of kv.list(dayScopedRange(prefix, s.day))) entries.push(e);
@@ -334,7 +339,7 @@ async function forecastPart(
     rows.push([last, f.source, f.received_at, f.by, ...values]);
   }
   const counts = { ...s.counts, forecasts: (s.counts.forecasts ?? 0) + rows.length };
-  if (rows.length === 0) return { ...s, counts, stage: "manifest" };
+  if (rows.length === 0) return { ...s, counts, stage: "actuals" };
   const parts = s.parts + 1;
   const name = `forecasts-${String(parts).padStart(4, "0")}.csv`;
   const csv = toCsv([["malo_id", "source", "received_at", "by", ...qh], ...rows]);
@@ -345,6 +350,6 @@ async function forecastPart(
     parts,
     after: last,
     files: [...s.files, file],
-    stage: rows.length < FORECASTS_PER_PART ? "manifest" : "forecasts",
+    stage: rows.length < FORECASTS_PER_PART ? "actuals" : "forecasts",
   };
 }

@@ -177,6 +177,24 @@ export const KEYS = {
   rejectedAnswer: (file: string): Deno.KvKey => ["rejected_answers", file],
   /** Every waiting rejected answer file, for `kv.list`. */
   rejectedAnswers: { prefix: ["rejected_answers"] } as Deno.KvListSelector,
+  // --- After delivery (docs/settlement.md) ---
+  /** Metered kWh per quarter-hour of one market location and day. Owner: `lib/settlement/actuals_store.ts`. */
+  actuals: (day: string, maloId: string): Deno.KvKey => ["actuals", day, maloId],
+  /** Every metered market location of one day, for `kv.list`. */
+  actualsOfDay: (day: string): Deno.KvListSelector => ({ prefix: ["actuals", day] }),
+  /** A balancing-group sum (MSCONS `LOC+237`) of one day. Owner: as above. */
+  balancingGroupSum: (day: string, group: string, area: string): Deno.KvKey => [
+    "balancing_group_sums",
+    day,
+    group,
+    area,
+  ],
+  /** Every balancing-group sum of one day, for `kv.list`. */
+  balancingGroupSumsOfDay: (day: string): Deno.KvListSelector => ({
+    prefix: ["balancing_group_sums", day],
+  }),
+  /** reBAP prices of one day. Owner: `lib/settlement/prices_store.ts`. */
+  imbalancePrices: (day: string): Deno.KvKey => ["imbalance_prices", day],
 
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
@@ -198,6 +216,9 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "tso_status",
   "platform_pending",
   "status_request",
+  "actuals",
+  "balancing_group_sums",
+  "imbalance_prices",
 ];
 
 /**

@@ -29,6 +29,10 @@ export const EVENT_KINDS = [
   "rejected_answer_acknowledged",
   "orchestration_recovered",
   "day_archived",
+  // After delivery (docs/settlement.md).
+  "actuals_received",
+  "imbalance_prices_received",
+  "settlement_input_rejected",
 ] as const;
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = typeof EVENT_KINDS[number];

@@ -46,6 +46,7 @@ const PATH_PARAMS: Record<string, string> = {
   malo_id: "51238696781",
   file: "styles.css",
   control_area: "10YDE-RWENET---I",
+  month: "2026-11",
 };
 
 /** What a credential should yield on a scoped route. */

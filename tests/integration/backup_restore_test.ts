@@ -7,7 +7,12 @@
  * the delivery day) present, readable through the API.
  */
 import assert from "node:assert/strict";
-import { addDays, localDayOf, quarterHourCount } from "../../lib/domain/delivery_day.ts";
+import {
+  addDays,
+  deliveryDay,
+  localDayOf,
+  quarterHourCount,
+} from "../../lib/domain/delivery_day.ts";
 import { type EventRecord, EventRecordSchema } from "../../lib/wire/events.ts";
 import { call } from "../support/app.ts";
 import { env as pipelineEnv, ext, flat, proc } from "../support/pipeline.ts";
@@ -126,6 +131,16 @@ Deno.test({
         headers: proc,
       });
       assert.equal(agg.status, 200, JSON.stringify(agg.body));
+      // Yesterday's actuals (docs/settlement.md): in the store, so in the backup.
+      const yesterday = deliveryDay(addDays(localDayOf(Date.now()), -1)).start.toString();
+      const actuals = `market_location_id,start,kwh\n${maloId(1)},${yesterday},1.25\n`;
+      const postActuals = (url: string) =>
+        call(`${url}/v1/actuals`, {
+          method: "POST",
+          headers: { ...ext, "content-type": "text/csv" },
+          body: actuals,
+        });
+      assert.equal(((await postActuals(live.url)).body as { added: number }).added, 1);
       // A store of some hundred pages, so the copy takes more than one step of sqlite3's backup.
       for (let b = 0; b < BATCHES; b++) {
         const market_locations = Array.from({ length: 500 }, (_, i) => ({
@@ -250,6 +265,9 @@ Deno.test({
       assert.ok(entry, `${day} restored`);
       assert.ok((entry.steps as { aggregated: unknown }).aggregated, "aggregate step restored");
       assert.ok(entry.input_version >= 1);
+      // The actuals: the same value again is unchanged in the restored store.
+      const again2 = (await postActuals(restoredSvc.url)).body as Record<string, number>;
+      assert.deepEqual([again2.added, again2.unchanged], [0, 1]);
     } finally {
       for (const w of writers) await w.stop();
       await restoredSvc?.close();

@@ -78,10 +78,21 @@ Deno.test("demo: next open day handed over to the TSOs and confirmed 4 of 4; CSV
     }
     assert.equal(s.confirmed, "4 of 4 confirmed");
 
-    // Today's intraday version: the final line, as the version history has it.
+    // Yesterday after delivery: the last line, as the settlement has it (docs/settlement.md).
+    const last = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-1)!;
+    assert.match(
+      last,
+      /^yesterday: [\d,]+\.\d MWh short, [\d,]+\.\d MWh long, imbalance cost -?[\d,]+\.\d\d EUR \(day-ahead only: -?[\d,]+\.\d\d EUR\)$/,
+    );
+    const y = (summary as { yesterday: { line: string; status: string; cost_eur: number } })
+      .yesterday;
+    assert.equal(y.line, last);
+    assert.equal(y.status, "final", "every metered location and every price arrived");
+
+    // Today's intraday version: the line before, as the version history has it.
     const berlinNow = Temporal.Now.zonedDateTimeISO("Europe/Berlin");
     if (berlinNow.hour * 60 + berlinNow.minute < 23 * 60 + 25) {
-      const final = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-1)!;
+      const final = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-2)!;
       const m =
         /^today: v(\d+) sent (\d\d:\d\d), frozen before (\d\d:\d\d) Berlin, 4 of 4 confirmed$/
           .exec(final);

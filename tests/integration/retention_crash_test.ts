@@ -89,6 +89,9 @@ Deno.test("a crash between archive and delete leaves the day whole and archived;
         submissions: 0,
         schedule_history: 0,
         platform_pending: 0,
+        actuals: 0,
+        balancing_group_sums: 0,
+        imbalance_prices: 0,
       });
     }
     const archivedEvents = (await storedEvents(s.kv)).filter((e) => e.kind === "day_archived");
@@ -208,11 +211,13 @@ Deno.test("a day of 2,500 customer forecasts is archived and pruned in many smal
         assert.equal(Object.keys(await recordsOf(s.kv, day)).length > 0, true);
       }
     }
-    // records, 3 forecast parts, manifest, verify, then 6 atomics of ≤ 500 deletions.
-    assert.deepEqual(stages.slice(0, 6), [
+    // records, 3 forecast parts, actuals (none), manifest, verify, then 6 atomics of ≤ 500
+    // deletions.
+    assert.deepEqual(stages.slice(0, 7), [
       "forecasts",
       "forecasts",
       "forecasts",
+      "actuals",
       "manifest",
       "verify",
       "pruning",

@@ -1,0 +1,142 @@
+/**
+ * Stored actuals (docs/settlement.md, "Actuals"): metered kWh per quarter-hour of one market
+ * location and delivery day (`KEYS.actuals`) and of one balancing-group sum (`KEYS.
+ * balancingGroupSum`, per balancing group and balancing area). This module owns both keys.
+ *
+ * A later value for the same location and quarter-hour replaces the earlier one; the outcome
+ * counts new, replaced and unchanged quarter-hours, so posting the same message twice changes
+ * nothing and says so. Everything is checked before this is called (all or nothing at the level of
+ * the input; the writes themselves go in atomics of {@link BATCH} records, each checked against a
+ * concurrent writer and retried).
+ * @module
+ */
+import { quarterHourCount } from "../domain/delivery_day.ts";
+import { getManyChunked, retryKv } from "../store/kv.ts";
+import { KEYS } from "../store/keys.ts";
+import { splitByDay } from "./day_split.ts";
+import type { MeteredSeries, SeriesOwner } from "./series.ts";
+
+/** One stored record: kWh per quarter-hour of the day (`null` = not metered yet). */
+export interface StoredActuals {
+  owner: SeriesOwner;
+  day: string;
+  /** kWh per quarter-hour, in the order of the day's quarter-hours (92/96/100). */
+  kwh: (number | null)[];
+  /** ISO-8601 UTC instant of the last change. */
+  updated_at: string;
+  /** Where the last change came from (message or file, caller). */
+  source: string;
+}
+
+/** What storing did. */
+export interface StoreOutcome {
+  /** Quarter-hours that had no value before. */
+  added: number;
+  /** Quarter-hours whose earlier value was replaced by a different one. */
+  replaced: number;
+  /** Quarter-hours sent again with the value they had. */
+  unchanged: number;
+  /** Delivery days touched, ascending. */
+  days: string[];
+  /** The first 20 (owner, day) records with replaced values, for the answer. */
+  replacements: { location: string; day: string; quarter_hours: number }[];
+}
+
+/** Records per atomic. */
+const BATCH = 50;
+
+const keyOf = (o: SeriesOwner, day: string): Deno.KvKey =>
+  o.kind === "market_location"
+    ? KEYS.actuals(day, o.malo_id)
+    : KEYS.balancingGroupSum(day, o.balancing_group, o.balancing_area);
+
+const nameOf = (o: SeriesOwner) =>
+  o.kind === "market_location" ? o.malo_id : `${o.balancing_group}/${o.balancing_area}`;
+
+/** Stores checked series. */
+export async function storeActuals(
+  kv: Deno.Kv,
+  series: readonly MeteredSeries[],
+  source: string,
+  nowMs: number,
+): Promise<StoreOutcome> {
+  // Per (owner, day) the values to write; a later series of the same body wins.
+  const parts = new Map<string, { owner: SeriesOwner; day: string; values: Map<number, number> }>();
+  for (const s of series) {
+    for (const p of splitByDay(s.start, s.kwh)) {
+      const k = `${nameOf(s.owner)}|${p.day}`;
+      const cur = parts.get(k);
+      if (cur) { for (const [i, v] of p.values) cur.values.set(i, v); }
+      else parts.set(k, { owner: s.owner, day: p.day, values: p.values });
+    }
+  }
+  const out: StoreOutcome = { added: 0, replaced: 0, unchanged: 0, days: [], replacements: [] };
+  const days = new Set<string>();
+  const list = [...parts.values()];
+  const at = new Date(nowMs).toISOString();
+  for (let b = 0; b < list.length; b += BATCH) {
+    const batch = list.slice(b, b + BATCH);
+    const counted = await retryKv(`store actuals`, async () => {
+      const entries = await getManyChunked<StoredActuals>(
+        kv,
+        batch.map((p) => keyOf(p.owner, p.day)),
+      );
+      const op = kv.atomic();
+      const c = {
+        added: 0,
+        replaced: 0,
+        unchanged: 0,
+        replacements: [] as StoreOutcome["replacements"],
+      };
+      batch.forEach((p, i) => {
+        const e = entries[i];
+        const kwh = e.value?.kwh.slice() ?? new Array(quarterHourCount(p.day)).fill(null);
+        let replaced = 0, changed = false;
+        for (const [idx, v] of p.values) {
+          const old = kwh[idx];
+          if (old === null || old === undefined) c.added++, changed = true;
+          else if (old === v) c.unchanged++;
+          else replaced++, changed = true;
+          kwh[idx] = v;
+        }
+        c.replaced += replaced;
+        if (replaced) {
+          c.replacements.push({ location: nameOf(p.owner), day: p.day, quarter_hours: replaced });
+        }
+        op.check(e);
+        if (changed) {
+          const rec: StoredActuals = { owner: p.owner, day: p.day, kwh, updated_at: at, source };
+          op.set(e.key, rec);
+        }
+      });
+      return (await op.commit()).ok ? c : undefined;
+    });
+    out.added += counted.added;
+    out.replaced += counted.replaced;
+    out.unchanged += counted.unchanged;
+    for (const r of counted.replacements) {
+      if (out.replacements.length < 20) out.replacements.push(r);
+    }
+    for (const p of batch) days.add(p.day);
+  }
+  out.days = [...days].sort();
+  return out;
+}
+
+/** Every metered market location of a day (MaLo-ID → record). */
+export async function actualsOfDay(kv: Deno.Kv, day: string): Promise<Map<string, StoredActuals>> {
+  const out = new Map<string, StoredActuals>();
+  for await (const e of kv.list<StoredActuals>(KEYS.actualsOfDay(day), { batchSize: 1000 })) {
+    out.set(e.key[2] as string, e.value);
+  }
+  return out;
+}
+
+/** Every balancing-group sum of a day. */
+export async function balancingGroupSumsOfDay(kv: Deno.Kv, day: string): Promise<StoredActuals[]> {
+  const out: StoredActuals[] = [];
+  for await (const e of kv.list<StoredActuals>(KEYS.balancingGroupSumsOfDay(day))) {
+    out.push(e.value);
+  }
+  return out;
+}

@@ -1,0 +1,175 @@
+/**
+ * The settlement of one control area on one delivery day (docs/settlement.md, "Computation"), pure:
+ * per UTC quarter-hour
+ * - `imbalance_mwh = (actual − schedule) × 0.25 h` — > 0 short (the balancing group took more than
+ *   scheduled), < 0 long (StromNZV § 4 (2): the BRP is responsible for the balance of its group);
+ * - `price_eur_mwh` = reBAP "unterdeckt" when short, "ueberdeckt" when long (and when balanced,
+ *   where the cost is 0 whatever the price);
+ * - `cost_eur = imbalance × price` — > 0 the BRP pays (a negative price turns a shortage into
+ *   income);
+ * and the same against the last day-ahead version alone. `null` wherever an input is missing,
+ * never a guessed zero; totals add the known values. Figures are rounded at the end (MW and MWh
+ * to 6 decimals, EUR to 4 per quarter-hour and 2 in totals).
+ * @module
+ */
+import type { Accuracy, AreaSettlement, SettlementTotals } from "../wire/settlement.ts";
+
+/** What the settlement of one area is computed from. */
+export interface AreaInputs {
+  control_area: string;
+  name: string;
+  /** UTC ISO starts of the day's quarter-hours. */
+  quarter_hours: readonly string[];
+  /** The last version the TSO did not reject, MW per quarter-hour (purchase − sale). */
+  schedule: { version: number; mw: readonly number[] } | null;
+  /** The last day-ahead version. */
+  day_ahead: { version: number; mw: readonly number[] } | null;
+  /** Net actual of the market locations, MW (consumption +); `null` where unknown. */
+  market_location_mw: readonly (number | null)[];
+  /** Σ balancing-group sums, MW, when they are the settlement actual; else `null`. */
+  balancing_group_mw: readonly (number | null)[] | null;
+  /** reBAP, EUR/MWh; `null` where not known. */
+  price_short: readonly (number | null)[] | null;
+  price_long: readonly (number | null)[] | null;
+  /** Counts of the market locations (see `CompletenessSchema`). */
+  locations: { metered: number; profile_settled: number; missing: number };
+  by_source: AreaSettlement["accuracy"]["by_source"];
+}
+
+const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const or = <T>(x: T | null | undefined): T | null => x ?? null;
+
+/** Imbalance (MWh), price and cost of one quarter-hour; all `null` when an input is missing. */
+export function settleQuarterHour(
+  actualMw: number | null,
+  scheduleMw: number | null,
+  short: number | null,
+  long: number | null,
+): { imbalance: number | null; price: number | null; cost: number | null } {
+  if (actualMw === null || scheduleMw === null) return { imbalance: null, price: null, cost: null };
+  const imbalance = (actualMw - scheduleMw) * 0.25;
+  const price = imbalance < 0 ? long : short;
+  return { imbalance, price, cost: price === null ? null : imbalance * price };
+}
+
+/** MAE, bias and nMAE of `schedule` against `actual` over the quarter-hours with both. */
+export function accuracyOf(
+  schedule: readonly (number | null)[] | null,
+  actual: readonly (number | null)[],
+): Accuracy {
+  let n = 0, abs = 0, bias = 0, energy = 0;
+  if (schedule) {
+    for (let i = 0; i < actual.length; i++) {
+      const a = actual[i], s = schedule[i];
+      if (a === null || s === null || s === undefined) continue;
+      n++;
+      abs += Math.abs(s - a);
+      bias += s - a;
+      energy += Math.abs(a);
+    }
+  }
+  if (n === 0) return { mae_mw: null, bias_mw: null, nmae_pct: null };
+  return {
+    mae_mw: r6(abs / n),
+    bias_mw: r6(bias / n),
+    nmae_pct: energy > 0 ? r4((abs / energy) * 100) : null,
+  };
+}
+
+/** Settles one area. */
+export function settleArea(inp: AreaInputs): AreaSettlement {
+  const n = inp.quarter_hours.length;
+  const bg = inp.balancing_group_mw;
+  const actual = Array.from({ length: n }, (_, i) => or(bg ? bg[i] : inp.market_location_mw[i]));
+  const sched = inp.schedule?.mw, da = inp.day_ahead?.mw;
+  const imbalance: (number | null)[] = [],
+    price: (number | null)[] = [],
+    cost: (number | null)[] = [];
+  const daCost: (number | null)[] = [];
+  let short = 0, long = 0, total = 0, daTotal = 0, priced = 0;
+  for (let i = 0; i < n; i++) {
+    const ps = or(inp.price_short?.[i]), pl = or(inp.price_long?.[i]);
+    if (ps !== null && pl !== null) priced++;
+    const q = settleQuarterHour(actual[i], or(sched?.[i]), ps, pl);
+    const d = settleQuarterHour(actual[i], or(da?.[i]), ps, pl);
+    imbalance.push(q.imbalance === null ? null : r6(q.imbalance));
+    price.push(q.price);
+    cost.push(q.cost === null ? null : r4(q.cost));
+    daCost.push(d.cost === null ? null : r4(d.cost));
+    if (q.imbalance !== null) {
+      if (q.imbalance > 0) short += q.imbalance;
+      else long -= q.imbalance;
+    }
+    if (q.cost !== null) total += q.cost;
+    if (d.cost !== null) daTotal += d.cost;
+  }
+  const worst = imbalance
+    .map((im, index) => ({ im, index }))
+    .filter((x): x is { im: number; index: number } => x.im !== null && x.im !== 0)
+    .sort((a, b) => Math.abs(b.im) - Math.abs(a.im) || a.index - b.index)
+    .slice(0, 10)
+    .map(({ im, index }) => ({
+      start: inp.quarter_hours[index],
+      index,
+      schedule_mw: or(sched?.[index]),
+      actual_mw: actual[index] === null ? null : r6(actual[index]!),
+      imbalance_mwh: im,
+      price_eur_mwh: price[index],
+      cost_eur: cost[index],
+    }));
+  const complete = inp.locations.missing === 0 && priced === n && actual.every((a) => a !== null) &&
+    inp.schedule !== null;
+  const totals: SettlementTotals = {
+    short_mwh: r6(short),
+    long_mwh: r6(long),
+    cost_eur: r2(total),
+    day_ahead_cost_eur: inp.day_ahead ? r2(daTotal) : null,
+    intraday_saving_eur: inp.day_ahead ? r2(daTotal - total) : null,
+  };
+  return {
+    control_area: inp.control_area,
+    name: inp.name,
+    schedule_version: inp.schedule?.version ?? null,
+    schedule_mw: Array.from({ length: n }, (_, i) => or(sched?.[i])),
+    day_ahead_version: inp.day_ahead?.version ?? null,
+    day_ahead_mw: Array.from({ length: n }, (_, i) => or(da?.[i])),
+    actual_mw: actual.map((a) => a === null ? null : r6(a)),
+    actual_source: bg ? "balancing_group_sum" : "market_locations",
+    market_location_actual_mw: bg
+      ? inp.market_location_mw.map((a) => a === null ? null : r6(a))
+      : null,
+    imbalance_mwh: imbalance,
+    price_eur_mwh: price,
+    cost_eur: cost,
+    day_ahead_cost_eur: daCost,
+    totals,
+    accuracy: {
+      schedule: accuracyOf(sched ?? null, actual),
+      day_ahead: accuracyOf(da ?? null, actual),
+      worst,
+      by_source: inp.by_source,
+    },
+    completeness: {
+      ...inp.locations,
+      priced_quarter_hours: priced,
+      quarter_hours: n,
+      status: complete ? "final" : "provisional",
+    },
+  };
+}
+
+/** Totals over several areas (or days): sums; a day-ahead cost only where every part has one. */
+export function sumTotals(parts: readonly SettlementTotals[]): SettlementTotals {
+  const da = parts.every((p) => p.day_ahead_cost_eur !== null) && parts.length > 0;
+  const cost = r2(parts.reduce((a, p) => a + p.cost_eur, 0));
+  const daCost = da ? r2(parts.reduce((a, p) => a + p.day_ahead_cost_eur!, 0)) : null;
+  return {
+    short_mwh: r6(parts.reduce((a, p) => a + p.short_mwh, 0)),
+    long_mwh: r6(parts.reduce((a, p) => a + p.long_mwh, 0)),
+    cost_eur: cost,
+    day_ahead_cost_eur: daCost,
+    intraday_saving_eur: daCost === null ? null : r2(daCost - cost),
+  };
+}

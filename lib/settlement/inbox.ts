@@ -1,0 +1,124 @@
+/**
+ * The actuals inbox (docs/settlement.md, "Inbox"): every file that lands in `actuals_inbox_dir`
+ * (and, when set, `sftp_actuals_inbox_dir` on the sFTP server) is recognised by its content —
+ * EDIFACT (`UNA`/`UNB`: MSCONS actuals or balancing-group sums), the reBAP header
+ * (`Datum;Zeitzone;…`: imbalance prices) or the CSV header `market_location_id,start,kwh`
+ * (actuals) — and imported as through the API (`./import.ts`, all or nothing per file). An imported
+ * file moves to `processed/`, a bad one to `rejected/` with the reason: a
+ * `settlement_input_rejected` warning event and, in the local inbox, a text file
+ * `rejected/<name>.reason.txt`. Claiming, the hidden names and the moves are those of the TSO
+ * answers' inbox (`lib/fahrplan/inbox_source.ts`), so one importer takes each file.
+ * Run by every orchestrator pass, also while the orchestrator is stopped.
+ * @module
+ */
+import { sftpTargetOf } from "../adapters/sftp_target.ts";
+import type { EffectiveConfig } from "../config/fields.ts";
+import type { ServiceContext } from "../context.ts";
+import { type InboxSource, localInbox, sftpInbox } from "../fahrplan/inbox_source.ts";
+import { SettlementInputRefused } from "./errors.ts";
+import { importActuals, importPrices } from "./import.ts";
+import { isRebapCsv } from "./rebap.ts";
+
+/** What happened to one file. */
+export interface ActualsInboxResult {
+  file: string;
+  outcome: "imported" | "rejected";
+  /** `mscons`, `csv` (actuals) or `rebap`. */
+  kind?: "mscons" | "csv" | "rebap";
+  /** The import's sentence, or why the file was rejected. */
+  message: string;
+}
+
+type Deps = Pick<ServiceContext, "kv" | "clock" | "events" | "redactor">;
+
+/** What a file holds, by its first characters; `null` when not recognised. */
+export function recogniseFile(text: string): "mscons" | "csv" | "rebap" | null {
+  const t = text.replace(/^\uFEFF/, "").trimStart();
+  if (t.startsWith("UNA") || t.startsWith("UNB")) return "mscons";
+  if (isRebapCsv(t)) return "rebap";
+  if (/^market_location_id,start,kwh\s*(\r?\n|$)/.test(t)) return "csv";
+  return null;
+}
+
+/**
+ * Imports every file waiting in the actuals inboxes.
+ * @throws Error when a configured inbox cannot be read (the orchestrator reports it)
+ */
+export async function importActualsInbox(
+  deps: Deps,
+  cfg: EffectiveConfig,
+  by: string,
+): Promise<ActualsInboxResult[]> {
+  const out: ActualsInboxResult[] = [];
+  if (cfg.actuals_inbox_dir) {
+    out.push(
+      ...await importFrom(deps, localInbox(cfg.actuals_inbox_dir), by, cfg.actuals_inbox_dir),
+    );
+  }
+  if (cfg.sftp_actuals_inbox_dir) {
+    const remote = await sftpInbox(
+      sftpTargetOf(cfg, cfg.sftp_actuals_inbox_dir, "sftp_actuals_inbox_dir is set", deps.redactor),
+    );
+    try {
+      out.push(...await importFrom(deps, remote, by, null));
+    } finally {
+      await remote.close();
+    }
+  }
+  return out;
+}
+
+async function importFrom(
+  deps: Deps,
+  source: InboxSource,
+  by: string,
+  localDir: string | null,
+): Promise<ActualsInboxResult[]> {
+  const out: ActualsInboxResult[] = [];
+  for (const name of await source.list()) {
+    const claimed = await source.claim(name);
+    if (!claimed) continue; // another importer took it
+    const text = await claimed.text();
+    const kind = recogniseFile(text);
+    let reason: string;
+    try {
+      if (kind === "rebap") {
+        const r = await importPrices(deps, text, by, `file ${name}`);
+        await claimed.moveTo("processed");
+        out.push({ file: name, outcome: "imported", kind, message: r.message });
+        continue;
+      }
+      if (kind) {
+        const r = await importActuals(deps, kind, text, by, `file ${name}`);
+        await claimed.moveTo("processed");
+        out.push({ file: name, outcome: "imported", kind, message: r.message });
+        continue;
+      }
+      reason =
+        "not recognised: neither EDIFACT (UNA/UNB), nor the reBAP header Datum;Zeitzone;von;bis;…, nor the CSV header market_location_id,start,kwh";
+    } catch (err) {
+      if (!(err instanceof SettlementInputRefused)) throw err;
+      const msgs = err.issues.map((i) => i.msg);
+      reason = msgs.slice(0, 3).join("; ") +
+        (msgs.length > 3 ? ` (and ${msgs.length - 3} more)` : "");
+    }
+    await claimed.moveTo("rejected");
+    if (localDir) {
+      await Deno.writeTextFile(
+        `${localDir.replace(/\/+$/, "")}/rejected/${name}.reason.txt`,
+        reason + "\n",
+      );
+    }
+    await deps.events.append({
+      kind: "settlement_input_rejected",
+      level: "warning",
+      message: `The file ${name} in ${source.where} was not imported: ${
+        reason.replace(/[.\s]+$/, "")
+      }; nothing of it was stored, moved to rejected/.`,
+      caller: by,
+      data: { file: name, kind, reason },
+    });
+    out.push({ file: name, outcome: "rejected", kind: kind ?? undefined, message: reason });
+  }
+  return out;
+}

@@ -1,0 +1,319 @@
+/**
+ * MSCONS (EDI@Energy "MSCONS Nachrichtenbeschreibung", MIG 2.4c; docs/settlement.md, "MSCONS"):
+ * the load profiles of market locations (`LOC+172+<MaLo-ID>`) and balancing-group sums
+ * (`LOC+237+<balancing group EIC>+<balancing area EIC>`) as {@link MeteredSeries}.
+ *
+ * Per location: one line (`LIN`) whose quantities (`QTY+220` true value, `QTY+67` substitute
+ * value) each have their interval in `DTM+163` (start) and `DTM+164` (end), format 303
+ * (`CCYYMMDDHHMM?+ZZ`, the offset in hours). The location's own `DTM+163/164` before its line, when
+ * present, is the period the line must cover. Rules, each refused in words naming the message,
+ * segment and location:
+ * - every interval is one UTC quarter-hour (start on a quarter-hour, end 15 minutes later);
+ * - intervals follow each other without a gap or an overlap, and cover the location's period;
+ * - the unit is one we know ({@link UNITS}); a quantity without a unit is refused, never assumed;
+ * - the quantity is written with the decimal mark `UNA` declares (checked by the library).
+ * Pure: no storage; whether a market location is ours is decided by the caller.
+ * @module
+ */
+import { EdifactSyntaxError, readSegments, type Segment } from "./edifact_segments.ts";
+import { IssueList } from "./errors.ts";
+import {
+  isoMinute,
+  type MeteredSeries,
+  onQuarterHour,
+  ownerText,
+  QH_MS,
+  type SeriesOwner,
+} from "./series.ts";
+
+/**
+ * Energy units of `QTY` (UN/ECE Recommendation 20 codes) and their factor to kWh. `D54` (in one
+ * public sample) is "watt per square metre" in Recommendation 20, not an energy: refused.
+ */
+export const UNITS: Readonly<Record<string, number>> = Object.freeze({ KWH: 1, MWH: 1000 });
+
+/** Quantity qualifiers taken: 220 true value, 67 substitute value (EDI@Energy MSCONS). */
+const QUALIFIERS = new Set(["220", "67"]);
+
+/** What one interchange held. */
+export interface MsconsInterchange {
+  /** Interchange reference of `UNB` (element 5). */
+  reference: string;
+  /** Messages (`UNH`) in it. */
+  messages: number;
+  series: MeteredSeries[];
+}
+
+/** One location being read. */
+interface Open {
+  owner: SeriesOwner;
+  where: string;
+  period: { start?: number; end?: number };
+  lines: number;
+  kwh: number[];
+  start?: number;
+  next?: number;
+  qty?: { value: number; position: number };
+  interval: { start?: number; end?: number };
+  /** Kinds of problem reported for this location (each is reported once per location). */
+  reported: Set<string>;
+}
+
+/**
+ * Reads an MSCONS interchange.
+ * @throws {import("./errors.ts").SettlementInputRefused} listing every problem (at most 20): not
+ *   EDIFACT, not MSCONS, a bad decimal mark, a unit we do not know, an interval off the
+ *   quarter-hour grid, a gap or an overlap
+ */
+export function parseMscons(text: string): MsconsInterchange {
+  const issues = new IssueList();
+  const series: MeteredSeries[] = [];
+  let reference = "";
+  let messages = 0;
+  let message = "before the first message (UNH)";
+  let open: Open | null = null;
+  let header = false;
+  const decimalMark = text.startsWith("UNA") ? text[5] : ".";
+
+  const problem = (s: Segment, msg: string, type: Parameters<IssueList["add"]>[2]) => {
+    if (open?.reported.has(type)) return;
+    open?.reported.add(type);
+    const at = open ? `, ${ownerText(open.owner)}` : "";
+    issues.add(
+      ["body", message, `segment ${s.position} (${s.tag})`],
+      `${message}, segment ${s.position} (${show(s)})${at}: ${msg}`,
+      type,
+    );
+  };
+  const flushQty = () => {
+    if (!open?.qty) return;
+    const { start, end } = open.interval;
+    const seg = { tag: "QTY", elements: [], position: open.qty.position };
+    if (start === undefined || end === undefined) {
+      problem(
+        seg,
+        "the quantity has no interval (DTM+163 and DTM+164 after it)",
+        "value_error.mscons",
+      );
+    } else if (!onQuarterHour(start) || end - start !== QH_MS) {
+      problem(
+        seg,
+        `the interval ${isoMinute(start)}–${isoMinute(end)} is not one UTC quarter-hour`,
+        "value_error.quarter_hour",
+      );
+    } else if (open.next !== undefined && start !== open.next) {
+      problem(
+        seg,
+        start > open.next
+          ? `gap: nothing from ${isoMinute(open.next)} to ${isoMinute(start)}`
+          : `the interval starting ${isoMinute(start)} overlaps the one before`,
+        "value_error.gap",
+      );
+    } else {
+      open.start ??= start;
+      open.kwh.push(open.qty.value);
+      open.next = end;
+    }
+    open.qty = undefined;
+    open.interval = {};
+  };
+  const closeLocation = (s: Segment) => {
+    if (!open) return;
+    flushQty();
+    const { period } = open;
+    if (open.reported.size > 0) {
+      // already refused; nothing more to say about it
+    } else if (open.kwh.length === 0) {
+      problem(s, "the location has no quantities", "value_error.mscons");
+    } else if (
+      (period.start !== undefined && period.start !== open.start) ||
+      (period.end !== undefined && period.end !== open.next)
+    ) {
+      problem(
+        s,
+        `gap: the quantities cover ${isoMinute(open.start!)}–${isoMinute(open.next!)}, ` +
+          `the location's period is ${isoMinute(period.start ?? open.start!)}–${
+            isoMinute(period.end ?? open.next!)
+          }`,
+        "value_error.gap",
+      );
+    } else {
+      series.push({ owner: open.owner, start: open.start!, kwh: open.kwh, where: open.where });
+    }
+    open = null;
+  };
+
+  try {
+    readSegments(text, (s) => {
+      switch (s.tag) {
+        case "UNB":
+          reference = s.elements[4]?.[0] ?? "";
+          return;
+        case "UNH": {
+          closeLocation(s);
+          messages++;
+          const type = s.elements[1]?.[0];
+          message = `message ${s.elements[0]?.[0] ?? messages} (UNH+${s.elements[0]?.[0] ?? ""})`;
+          header = true;
+          if (type !== "MSCONS") {
+            problem(s, `this is a ${type ?? "?"} message, not MSCONS`, "value_error.mscons");
+          }
+          return;
+        }
+        case "BGM":
+          message = message.replace(/\)$/, `, BGM ${s.elements[1]?.[0] ?? ""})`);
+          return;
+        case "UNS":
+          header = false;
+          return;
+        case "LOC":
+          closeLocation(s);
+          open = openLocation(s, message);
+          if (!open) {
+            problem(
+              s,
+              "expected LOC+172 (market location) or LOC+237 (balancing group)",
+              "value_error.mscons",
+            );
+          }
+          return;
+        case "LIN":
+          if (!open) return;
+          flushQty();
+          if (++open.lines > 1) {
+            problem(
+              s,
+              "a second line for the same location; send one series per location",
+              "value_error.mscons",
+            );
+          }
+          return;
+        case "QTY":
+          return readQty(s);
+        case "DTM":
+          return readDtm(s);
+        case "UNT":
+        case "UNZ":
+          closeLocation(s);
+          return;
+      }
+    });
+  } catch (err) {
+    if (!(err instanceof EdifactSyntaxError)) throw err;
+    const decimal = err.tag === "QTY";
+    const current = open as Open | null;
+    const at = current ? `, ${ownerText(current.owner)}` : "";
+    issues.add(
+      ["body", message, `segment ${err.position} (${err.tag || "start"})`],
+      decimal
+        ? `${message}, segment ${err.position} (QTY)${at}: the quantity is not a number with the decimal mark "${decimalMark}" that UNA declares (${err.message})`
+        : `${message}, segment ${err.position} (${
+          err.tag || "start"
+        }): not readable as EDIFACT: ${err.message}`,
+      decimal ? "value_error.decimal_mark" : "value_error.edifact",
+    );
+  }
+  if (messages === 0 && !issues.any) {
+    issues.add(["body"], "the interchange holds no message (UNH)", "value_error.mscons");
+  }
+  issues.throwIfAny();
+  return { reference, messages, series };
+
+  function readQty(s: Segment) {
+    if (!open || header) return;
+    flushQty();
+    const [qualifier, raw, unit] = s.elements[0] ?? [];
+    if (!QUALIFIERS.has(qualifier)) {
+      return problem(
+        s,
+        `quantity qualifier ${qualifier} is not a metered value (220 or 67)`,
+        "value_error.mscons",
+      );
+    }
+    if (!unit) {
+      return problem(
+        s,
+        `the quantity has no unit; we take ${Object.keys(UNITS).join(" or ")}`,
+        "value_error.unit",
+      );
+    }
+    const factor = UNITS[unit];
+    if (factor === undefined) {
+      return problem(
+        s,
+        `unit ${unit} is not an energy unit we know (${Object.keys(UNITS).join(", ")})`,
+        "value_error.unit",
+      );
+    }
+    const value = Number(raw);
+    if (!Number.isFinite(value)) {
+      return problem(s, `quantity ${raw} is not a number`, "value_error.decimal_mark");
+    }
+    open.qty = { value: value * factor, position: s.position };
+  }
+
+  function readDtm(s: Segment) {
+    if (!open || header) return;
+    const [qualifier, value, format] = s.elements[0] ?? [];
+    if (qualifier !== "163" && qualifier !== "164") return;
+    const ms = format === "303" ? parse303(value ?? "") : undefined;
+    if (ms === undefined) {
+      return problem(
+        s,
+        `expected format 303 (CCYYMMDDHHMM?+ZZ), got ${value}:${format}`,
+        "value_error.mscons",
+      );
+    }
+    const target = open.lines === 0 ? open.period : open.interval;
+    if (qualifier === "163") target.start = ms;
+    else target.end = ms;
+  }
+}
+
+/** The owner of a `LOC` segment and a fresh reader for it; `null` for another qualifier. */
+function openLocation(s: Segment, message: string): Open | null {
+  const [qualifier] = s.elements[0] ?? [];
+  const where = `${message}, segment ${s.position} (LOC)`;
+  const base = { where, period: {}, lines: 0, kwh: [], interval: {}, reported: new Set<string>() };
+  if (qualifier === "172") {
+    return { ...base, owner: { kind: "market_location", malo_id: s.elements[1]?.[0] ?? "" } };
+  }
+  if (qualifier === "237") {
+    return {
+      ...base,
+      owner: {
+        kind: "balancing_group_sum",
+        balancing_group: s.elements[1]?.[0] ?? "",
+        balancing_area: s.elements[2]?.[0] ?? "",
+      },
+    };
+  }
+  return null;
+}
+
+/** Parsed format-303 texts: every location of an interchange repeats the same few hundred. */
+const parsed303 = new Map<string, number | undefined>();
+
+/** Format 303 `CCYYMMDDHHMM±ZZ` (offset in hours) as UTC ms; `undefined` when malformed. */
+export function parse303(v: string): number | undefined {
+  if (parsed303.has(v)) return parsed303.get(v);
+  if (parsed303.size >= 20_000) parsed303.clear();
+  const ms = parse303Uncached(v);
+  parsed303.set(v, ms);
+  return ms;
+}
+
+function parse303Uncached(v: string): number | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})([+-])(\d{2})$/.exec(v);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, sign, off] = m;
+  const local = Date.UTC(+y, +mo - 1, +d, +h, +mi);
+  const check = new Date(local);
+  if (check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || +h > 24) return undefined;
+  return local - (sign === "+" ? 1 : -1) * +off * 3_600_000;
+}
+
+/** A segment as EDIFACT text (for sentences), without release characters. */
+function show(s: Segment): string {
+  return s.elements.length ? `${s.tag}+${s.elements.map((e) => e.join(":")).join("+")}` : s.tag;
+}

@@ -1,0 +1,97 @@
+/**
+ * `POST /v1/actuals` (scope `external`): metered quarter-hour energy as MSCONS
+ * (`application/edifact`), CSV (`text/csv`, `market_location_id,start,kwh`) or JSON; and
+ * `POST /v1/imbalance-prices` (scope `process`): a reBAP file (`text/csv`, the TSOs' layout).
+ * All or nothing, idempotent; a later value replaces the earlier one and the answer says how many
+ * (docs/settlement.md). A refusal is a 422 whose items name message, segment and location.
+ * @module
+ */
+import { HttpProblem } from "../../lib/http/errors.ts";
+import { answer } from "../../lib/http/respond.ts";
+import type { RouteContext } from "../../lib/http/route_context.ts";
+import { readJson } from "../../lib/http/validation.ts";
+import { ActualsJson } from "../../lib/settlement/actuals_input.ts";
+import { type ActualsFormat, importActuals, importPrices } from "../../lib/settlement/import.ts";
+import { ActualsImportSchema, PricesImportSchema } from "../../lib/wire/settlement_inputs.ts";
+
+/** The format of a request's body by its Content-Type, or 415. */
+function formatOf(contentType: string | undefined): ActualsFormat {
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  if (type === "application/edifact") return "mscons";
+  if (type === "text/csv") return "csv";
+  if (type === "" || type === "application/json" || type.endsWith("+json")) return "json";
+  throw new HttpProblem(
+    415,
+    `Content-Type ${type} is not accepted here; send application/edifact (MSCONS), text/csv (header market_location_id,start,kwh) or application/json ({"actuals": [...]}).`,
+  );
+}
+
+/** Registers both routes. */
+export function registerActuals(ctx: RouteContext): void {
+  ctx.routes.add({
+    method: "post",
+    path: "/v1/actuals",
+    access: "external",
+    summary:
+      "Send metered quarter-hour energy: MSCONS (application/edifact), text/csv (market_location_id,start,kwh) or JSON; all or nothing, a later value replaces the earlier",
+    tags: ["settlement"],
+    body: ActualsJson,
+    altBodies: [
+      {
+        contentType: "application/edifact",
+        schema: { type: "string" },
+        description:
+          "an MSCONS interchange: LOC+172 (market location) or LOC+237 (balancing-group sum), QTY+220/67 in KWH or MWH, DTM+163/164 format 303 per UTC quarter-hour",
+      },
+      {
+        contentType: "text/csv",
+        schema: { type: "string" },
+        description:
+          "header market_location_id,start,kwh; start ISO 8601 with offset at a quarter-hour; kwh the energy of that quarter-hour",
+      },
+    ],
+    responses: {
+      200: {
+        description: "stored; what was new, replaced and unchanged",
+        schema: ActualsImportSchema,
+      },
+      415: { description: "Content-Type is not application/edifact, text/csv or JSON" },
+      422: { description: "refused in words (message, segment, location); nothing stored" },
+    },
+  }, async (c) => {
+    const by = c.get("principal")?.caller ?? "unknown";
+    const format = formatOf(c.req.header("content-type"));
+    const body = format === "json" ? await readJson(c.req.raw) : await c.req.text();
+    return answer(await importActuals(ctx, format, body, by, `POST /v1/actuals`));
+  });
+
+  ctx.routes.add({
+    method: "post",
+    path: "/v1/imbalance-prices",
+    access: "process",
+    summary:
+      "Send reBAP imbalance prices (text/csv in the German TSOs' layout); a newer file replaces older prices of the same quarter-hours",
+    tags: ["settlement"],
+    altBodies: [{
+      contentType: "text/csv",
+      schema: { type: "string" },
+      description:
+        "Datum;Zeitzone;von;bis;Einheit;reBAP unterdeckt;reBAP ueberdeckt — DD.MM.YYYY;CET|CEST;HH:MM;HH:MM;EUR/MWh;1.234,56;1.234,56 (N.A. = not known yet)",
+    }],
+    responses: {
+      200: { description: "stored", schema: PricesImportSchema },
+      415: { description: "Content-Type is not text/csv" },
+      422: { description: "refused in words (line and why); nothing stored" },
+    },
+  }, async (c) => {
+    const by = c.get("principal")?.caller ?? "unknown";
+    const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (type !== "text/csv") {
+      throw new HttpProblem(
+        415,
+        `Content-Type ${type || "(none)"} is not accepted here; send text/csv (the reBAP layout).`,
+      );
+    }
+    return answer(await importPrices(ctx, await c.req.text(), by, "POST /v1/imbalance-prices"));
+  });
+}
