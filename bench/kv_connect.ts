@@ -6,7 +6,7 @@
  * "Replicas over KV Connect"), and where the time goes: the round trips of a pass (the peer's
  * `snapshot_read` and `atomic_write` requests, counted by the peer) and the bytes they carry.
  *
- * Per size: a temp dir; the app on its local file (`bench/million_app.ts` `startApp`), the N
+ * Per size: a temp dir; the app on its local file (`bench/rig.ts` `startApp`), the N
  * locations registered through the batch API (4 clients, batches of 500), a warm-up day and a
  * measured day (`runDay`, customer forecasts for `BENCH_KVC_CUSTOMER_SHARE` (1 %) of the
  * locations, through the aggregate step, the answers checked). The app stops; the peer serves
@@ -25,8 +25,8 @@
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";
 import { report, type Row, spawnServer, tempDir } from "./common.ts";
 import { benchLocation, locationBatches } from "./portfolio.ts";
-import { type App, BATCH, REGION, register, runDay, startApp } from "./million_app.ts";
-import { RssSampler } from "./million_http.ts";
+import { type App, BATCH, REGION, register, runDay, startApp } from "./rig.ts";
+import { RssSampler } from "./http.ts";
 import { KV_CONNECT_TOKEN, startKvConnect } from "../tests/support/kv_connect.ts";
 import type { KvConnectStats } from "../dev/kv_connect_server.ts";
 

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
 import { ANSWER_FIELDS } from "./answer_fields.ts";
+import { INTRADAY_FIELDS } from "./intraday_fields.ts";
 import { SETTLEMENT_FIELDS } from "./settlement_fields.ts";
 const eic = z.string().superRefine((v, ctx) => {
   const problem = eicProblem(v);
@@ -233,29 +234,7 @@ export const CONFIG_FIELDS = {
     description:
       "TSO deadline of the day-ahead schedule (StromNZV § 5), Europe/Berlin local time on the day before delivery; later versions are intraday",
   },
-  forecast_due_local_time: {
-    env: "FORECAST_DUE_LOCAL_TIME",
-    schema: hhmm,
-    default: null,
-    description:
-      "from when a day's missing forecasts are a warning, Europe/Berlin local time on the day before delivery (unset: the TSO deadline); before it they are information",
-  },
-  intraday_lead_minutes: {
-    env: "INTRADAY_LEAD_MINUTES",
-    schema: z.number().int().min(15).max(180).multipleOf(15, "expected a multiple of 15 minutes"),
-    default: 15,
-    fromEnv: num,
-    description:
-      "lead time of an intraday schedule version in minutes (15–180, multiples of 15): quarter-hours starting sooner are frozen",
-  },
-  intraday_min_change_mw: {
-    env: "INTRADAY_MIN_CHANGE_MW",
-    schema: z.number().min(0.001).max(1_000_000),
-    default: 0.001,
-    fromEnv: decimal,
-    description:
-      "least change in MW of one open quarter-hour that makes a new intraday schedule version (0.001 = the documents' resolution)",
-  },
+  ...INTRADAY_FIELDS,
   ...SETTLEMENT_FIELDS,
   holiday_region: {
     env: "HOLIDAY_REGION",
