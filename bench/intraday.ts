@@ -43,6 +43,8 @@ const TICK_WAIT_S = 60;
 /** Today and tomorrow only (the days an intraday tick works on); the worker as configured. */
 const EXTRA_ENV = {
   ORCHESTRATOR_HORIZON_DAYS: "1",
+  // `BENCH_INTRADAY_FORMAT=cim`: CIM documents, each validated against ENTSO-E's XSD (issue 29).
+  SCHEDULE_FORMAT: Deno.env.get("BENCH_INTRADAY_FORMAT") ?? "ess",
   PIPELINE_WORKER: Deno.env.get("PIPELINE_WORKER") ?? "true",
 };
 

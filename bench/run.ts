@@ -110,6 +110,13 @@ const PARTS: Part[] = [
     },
   },
   {
+    name: "cim_validation",
+    what:
+      "issue 29: one CIM schedule (92/96/100 positions) checked against ENTSO-E's XSD, vs rendering it",
+    script: "bench/cim_validation.ts",
+    quick: { BENCH_CIM_ROUNDS: "50" },
+  },
+  {
     name: "kv_connect",
     what: "issue 28: one-day pass at 100,000 and 1,000,000 locations, local file vs KV Connect",
     script: "bench/kv_connect.ts",

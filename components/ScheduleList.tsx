@@ -6,7 +6,6 @@
  * @module
  */
 import type { DayOverview } from "../lib/console/types.ts";
-import { formatTaggedName } from "../lib/fahrplan/download_name.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { tsoSummary } from "../lib/console/day_texts.ts";
 import { lockedDeviationText, statusRequestText } from "../lib/console/intraday_texts.ts";
@@ -24,21 +23,7 @@ const TONE: Record<string, Tone> = {
   anomaly: "error",
 };
 
-/**
- * The file name a downloaded document is saved under: the service's name from
- * `Content-Disposition` (already tagged "…_001_ESS.xml" / "…_001_CIM.xml"), tagged with
- * {@link formatTaggedName} should an answer carry a plain name, or day and area without one.
- * @param disposition the answer's `Content-Disposition` header (`null`: none)
- */
-export function downloadName(
-  disposition: string | null,
-  day: string,
-  area: string,
-  format: "ess" | "cim",
-): string {
-  const given = /filename="([^"]+)"/.exec(disposition ?? "")?.[1] ?? `${day}_${area}.xml`;
-  return formatTaggedName(given, format);
-}
+export { downloadName } from "../lib/console/download.ts";
 
 /** An EIC with its TSO's name beside it when it is one of the four German TSOs'. */
 function Eic({ eic }: { eic: string }) {

@@ -14,8 +14,8 @@ import { DayRow, type StepAction } from "../components/DayRow.tsx";
 import { DayChart } from "../components/DayChart.tsx";
 import { AfterDelivery } from "./AfterDelivery.tsx";
 import { berlinDate } from "../lib/console/day_texts.ts";
-import { downloadName } from "../components/ScheduleList.tsx";
-import { ApiError, errorFrom } from "../lib/console/api.ts";
+import { downloadSchedule } from "../lib/console/download.ts";
+import { ApiError } from "../lib/console/api.ts";
 import {
   api,
   apiKey,
@@ -287,17 +287,7 @@ export function DeliveryDays() {
     const day = selected.peek();
     if (!day) return;
     try {
-      const res = await fetch(`/v1/delivery-days/${day}/schedules/${area}?format=${format}`, {
-        headers: { accept: "application/xml", "x-api-key": apiKey.peek() ?? "" },
-      });
-      if (!res.ok) throw await errorFrom(res);
-      const name = downloadName(res.headers.get("content-disposition"), day, area, format);
-      const url = URL.createObjectURL(await res.blob());
-      const link = document.createElement("a");
-      link.href = url;
-      link.download = name;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      await downloadSchedule(day, area, format, apiKey.peek() ?? "");
     } catch (err) {
       error.value = `Download of the ${format.toUpperCase()} document for ${area} failed: ${
         err instanceof ApiError ? err.detail : String(err)

@@ -92,6 +92,7 @@ Deno.test("a crash between archive and delete leaves the day whole and archived;
         actuals: 0,
         balancing_group_sums: 0,
         imbalance_prices: 0,
+        status_request: 0,
       });
     }
     const archivedEvents = (await storedEvents(s.kv)).filter((e) => e.kind === "day_archived");
