@@ -235,7 +235,7 @@ async function reject(
   about: { day?: string; area?: string } = {},
 ): Promise<ImportResult> {
   const name = claimed.name;
-  await claimed.moveTo("rejected");
+  await claimed.moveTo("rejected", reason);
   await noteRejected(svc.kv, {
     file: name,
     where: source.where,

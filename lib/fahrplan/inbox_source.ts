@@ -18,8 +18,11 @@ export interface ClaimedFile {
   name: string;
   /** The file's text (UTF-8). */
   text(): Promise<string>;
-  /** Moves it to `<inbox>/<folder>/<name>` (a later file of the same name wins). */
-  moveTo(folder: "processed" | "rejected"): Promise<void>;
+  /**
+   * Moves it to `<inbox>/<folder>/<name>` (a later file of the same name wins); with `reason`, the
+   * reason in words goes beside it as `<name>.reason.txt` (docs/fahrplan.md, "Schema validation").
+   */
+  moveTo(folder: "processed" | "rejected", reason?: string): Promise<void>;
 }
 
 /** An inbox. */
@@ -66,9 +69,12 @@ export function localInbox(dir: string): InboxSource {
       return {
         name,
         text: () => Deno.readTextFile(path),
-        moveTo: (folder) =>
+        moveTo: (folder, reason) =>
           inDir(base, async () => {
             await Deno.mkdir(`${base}/${folder}`, { recursive: true });
+            if (reason !== undefined) {
+              await Deno.writeTextFile(`${base}/${folder}/${name}.reason.txt`, `${reason}\n`);
+            }
             await Deno.rename(path, `${base}/${folder}/${name}`);
           }),
       };
@@ -105,9 +111,12 @@ export async function sftpInbox(target: SftpTarget): Promise<InboxSource> {
           const data = await client.get(path);
           return Buffer.isBuffer(data) ? data.toString("utf8") : String(data);
         },
-        async moveTo(folder) {
+        async moveTo(folder, reason) {
           if (!(await client.exists(`${base}/${folder}`))) {
             await client.mkdir(`${base}/${folder}`, true).catch(() => {}); // a replica may race
+          }
+          if (reason !== undefined) {
+            await client.put(Buffer.from(`${reason}\n`), `${base}/${folder}/${name}.reason.txt`);
           }
           await client.posixRename(path, `${base}/${folder}/${name}`);
         },

@@ -25,8 +25,9 @@ Deno.test("pass history: a failing manual pass and a scheduled one, paged newest
     const manual = await orchestrate(r.s);
     assert.equal(manual.status, 200, JSON.stringify(manual.body));
     // The manual pass imported the inbox before it ran the steps.
-    assert.deepEqual([...Deno.readDirSync(`${inbox}/rejected`)].map((e) => e.name), [
+    assert.deepEqual([...Deno.readDirSync(`${inbox}/rejected`)].map((e) => e.name).sort(), [
       "garbage.xml",
+      "garbage.xml.reason.txt",
     ]);
     assert.ok((await storedEvents(r.s.kv)).some((e) => e.kind === "schedule_answer_rejected"));
 

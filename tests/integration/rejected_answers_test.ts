@@ -41,7 +41,7 @@ Deno.test("a rejected answer file is a warning until acknowledged or answered an
     const tick = await r.s.bridge.orchestrator.tick("replica-a");
     assert.ok(tick.ran);
     assert.deepEqual(tick.report.rejected_files?.map((f) => f.file).sort(), [DATED, "junk.xml"]);
-    assert.deepEqual((await Array.fromAsync(Deno.readDir(`${inbox}/rejected`))).length, 2);
+    assert.deepEqual((await Array.fromAsync(Deno.readDir(`${inbox}/rejected`))).length, 4); // each with its reason
     const page = (await call(`${r.s.url}/v1/console/passes`, { headers: proc })).body as PassPage;
     assert.equal(page.passes[0].rejected_files?.length, 2);
     assert.ok(page.passes[0].rejected_files!.every((f) => f.reason.length > 5));

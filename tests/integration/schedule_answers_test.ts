@@ -105,7 +105,12 @@ Deno.test("TSO answers: ACK, rejection, CNF and ANO applied per area; garbage re
       "c_CNF.xml",
       "d_ANO.xml",
     ]);
-    assert.deepEqual(await names(`${inbox}/rejected`), ["e_garbage.xml", "f_half.xml"]);
+    assert.deepEqual(await names(`${inbox}/rejected`), [
+      "e_garbage.xml",
+      "e_garbage.xml.reason.txt",
+      "f_half.xml",
+      "f_half.xml.reason.txt",
+    ]);
     const kinds = (await storedEvents(r.s.kv)).map((e) => `${e.kind}:${e.level}`);
     for (
       const k of [

@@ -138,10 +138,19 @@ Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off an
     assert.deepEqual(await names(`${inbox}/processed`), ["e_cim_ANO.xml", "f_others_ANO.xml"]);
     assert.deepEqual(await names(`${inbox}/rejected`), [
       "a_other_area_ANO.xml",
+      "a_other_area_ANO.xml.reason.txt",
       "b_cut_ANO.xml",
+      "b_cut_ANO.xml.reason.txt",
       "c_header_only_ANO.xml",
+      "c_header_only_ANO.xml.reason.txt",
       "d_foreign_ANO.xml",
+      "d_foreign_ANO.xml.reason.txt",
     ]);
+    // The validator's reason beside the file (docs/fahrplan.md, "Schema validation").
+    assert.match(
+      await Deno.readTextFile(`${inbox}/rejected/b_cut_ANO.xml.reason.txt`),
+      /^Not a TSO answer: /,
+    );
     const events = (await storedEvents(r.s.kv)) as unknown as EventRecord[];
     const anomaly = events.filter((e) =>
       e.kind === "anomaly_reported" && e.data?.control_area === AREAS.hertz

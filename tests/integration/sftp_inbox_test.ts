@@ -83,8 +83,9 @@ Deno.test({
     assert.deepEqual(rejected.map((x) => x.file), ["garbage.xml"]);
     assert.deepEqual(waiting(), [], "nothing left waiting on the server");
     assert.equal([...Deno.readDirSync(`${sshd.dir}/processed`)].length, 4);
-    assert.deepEqual([...Deno.readDirSync(`${sshd.dir}/rejected`)].map((e) => e.name), [
+    assert.deepEqual([...Deno.readDirSync(`${sshd.dir}/rejected`)].map((e) => e.name).sort(), [
       "garbage.xml",
+      "garbage.xml.reason.txt",
     ]);
 
     const o = await call(`${a.url}/v1/console/delivery-days`, { headers: proc });
