@@ -217,7 +217,7 @@ function buildRows(results: SizeResult[]): Row[] {
     const rows = [
       row(
         PART,
-        `intraday pass at ${n} (${CUSTOMERS} customer forecasts, 09:08): aggregate → freeze → render → write 4 ESS`,
+        `intraday pass at ${n} (${CUSTOMERS} customer forecasts, 09:08): aggregate → freeze → render → write 4 ${EXTRA_ENV.SCHEDULE_FORMAT.toUpperCase()}`,
         one,
         "s",
         {
