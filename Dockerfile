@@ -8,11 +8,13 @@ FROM denoland/deno:2.9.6
 
 WORKDIR /app
 COPY . .
-# data/bdew/ (the BDEW profile tables) must be in the image: the forecast step reads them.
+# data/bdew/ (the BDEW profile tables) must be in the image: the forecast step reads them; so must
+# data/xsd/ (ENTSO-E's CIM schemas): every CIM document is checked against them both ways.
 RUN apt-get update -qq \
   && apt-get install -y -qq --no-install-recommends sqlite3 \
   && rm -rf /var/lib/apt/lists/* \
   && test -f data/bdew/selp_series.csv \
+  && test -f data/xsd/entsoe-cim/urn-entsoe-eu-wgedi-codelists.xsd \
   && deno install --frozen --entrypoint main.ts dev/build_console.ts \
   && deno task build \
   && mkdir -p /data /archive && chown -R deno:deno /data /archive /app
