@@ -28,6 +28,8 @@ export interface YesterdayReport {
   cost_eur: number;
   day_ahead_cost_eur: number | null;
   status: string;
+  /** Per control area: MAE, bias, nMAE of the schedule and of the day-ahead schedule. */
+  accuracy: { area: string; schedule: unknown; day_ahead: unknown }[];
 }
 
 type Api = (path: string, method?: string, body?: unknown) => Promise<unknown>;
@@ -129,5 +131,10 @@ export async function settleYesterday(opts: {
     cost_eur: t.cost_eur,
     day_ahead_cost_eur: t.day_ahead_cost_eur,
     status: s.status,
+    accuracy: s.areas.map((a) => ({
+      area: a.name,
+      schedule: a.accuracy.schedule,
+      day_ahead: a.accuracy.day_ahead,
+    })),
   };
 }

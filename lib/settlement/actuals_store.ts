@@ -132,6 +132,26 @@ export async function actualsOfDay(kv: Deno.Kv, day: string): Promise<Map<string
   return out;
 }
 
+/**
+ * The metered market locations of a day in batches of `size` (MaLo-ID order), for readers that
+ * work through a day of 100,000 locations without holding every record at once.
+ */
+export async function* actualsBatches(
+  kv: Deno.Kv,
+  day: string,
+  size = 1000,
+): AsyncGenerator<[string, StoredActuals][]> {
+  let batch: [string, StoredActuals][] = [];
+  for await (const e of kv.list<StoredActuals>(KEYS.actualsOfDay(day), { batchSize: size })) {
+    batch.push([e.key[2] as string, e.value]);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
+
 /** Every balancing-group sum of a day. */
 export async function balancingGroupSumsOfDay(kv: Deno.Kv, day: string): Promise<StoredActuals[]> {
   const out: StoredActuals[] = [];

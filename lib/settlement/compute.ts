@@ -126,7 +126,8 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
     long_mwh: r6(long),
     cost_eur: r2(total),
     day_ahead_cost_eur: inp.day_ahead ? r2(daTotal) : null,
-    intraday_saving_eur: inp.day_ahead ? r2(daTotal - total) : null,
+    // From the rounded totals, so that the three numbers shown subtract exactly.
+    intraday_saving_eur: inp.day_ahead ? r2(r2(daTotal) - r2(total)) : null,
   };
   return {
     control_area: inp.control_area,

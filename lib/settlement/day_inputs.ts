@@ -30,7 +30,7 @@ import { forecastsOfDay } from "../pipeline/forecasts.ts";
 import { type MarketLocation, marketLocationsByIds } from "../pipeline/market_locations.ts";
 import { profileClasses } from "../pipeline/master_data.ts";
 import { classesOf } from "../pipeline/profile_classes.ts";
-import { actualsOfDay, balancingGroupSumsOfDay, type StoredActuals } from "./actuals_store.ts";
+import { actualsBatches, balancingGroupSumsOfDay, type StoredActuals } from "./actuals_store.ts";
 import type { AreaInputs } from "./compute.ts";
 import { pricesOfDay } from "./prices_store.ts";
 
@@ -43,7 +43,33 @@ export interface DayInputs {
 
 const sign = (d: "consumption" | "generation") => d === "generation" ? -1 : 1;
 
-/** Reads the inputs of `day` for the active control areas of `cfg`. */
+/** What is summed per control area while the metered locations stream past. */
+interface AreaSum {
+  /** kW per quarter-hour: profile classes, less metered profile locations, plus meters. */
+  kw: Float64Array;
+  /** 1 where a metered location of the area has no value. */
+  unknown: Uint8Array;
+  complete: number;
+  incomplete: number;
+  meteredProfile: number;
+  meteredPlain: number;
+  sources: Map<string, SourceSum>;
+}
+
+/** Forecast and actual of one source (profile class or `customer`), kW per quarter-hour. */
+interface SourceSum {
+  locations: number;
+  f: Float64Array;
+  a: Float64Array;
+  /** Σ |forecast − actual| over locations and quarter-hours, kW. */
+  abs: number;
+}
+
+/**
+ * Reads the inputs of `day` for the active control areas of `cfg`. The metered locations are read
+ * in batches, each batch's master data fetched while the next batch is listed, and summed per
+ * area as they arrive: memory holds a batch, not the day.
+ */
 export async function readSettlementInputs(
   kv: Deno.Kv,
   cfg: EffectiveConfig,
@@ -53,29 +79,71 @@ export async function readSettlementInputs(
   const n = dd.quarterHours.length;
   const quarterHours = dd.quarterHours.map((q) => q.toString());
   const region = cfg.holiday_region ?? "DE";
-  const [metered, sums, prices, table] = await Promise.all([
-    actualsOfDay(kv, day),
+  const [sums, prices, table, customer] = await Promise.all([
     balancingGroupSumsOfDay(kv, day),
     pricesOfDay(kv, day),
     profileClasses(kv),
+    customerForecasts(kv, day),
   ]);
-  const ids = [...metered.keys()];
-  const locations = await marketLocationsByIds(kv, ids);
-  const customer = ids.length ? await customerForecasts(kv, day, new Set(ids)) : new Map();
-  const classes = classesOf(table.table);
   // The profile shapes need the holiday calendar, loaded at the first use (shape_modules.ts).
   const { sharedProfileShape } = (await shapeModules()).profile;
   const addShape = (acc: Float64Array, p: ProfileCode, k: number) => {
     const shape = sharedProfileShape(p, day, region);
     for (let i = 0; i < acc.length; i++) acc[i] += shape[i] * k;
   };
-  const areas: AreaInputs[] = [];
-  let any = metered.size > 0 || sums.length > 0;
+  const per = new Map<string, AreaSum>();
   for (const area of cfg.active_control_areas) {
+    per.set(area, {
+      kw: new Float64Array(n),
+      unknown: new Uint8Array(n),
+      complete: 0,
+      incomplete: 0,
+      meteredProfile: 0,
+      meteredPlain: 0,
+      sources: new Map(),
+    });
+  }
+  const add = (id: string, rec: StoredActuals, loc: MarketLocation | null) => {
+    const a = loc && per.get(loc.control_area);
+    if (!a || !loc) return;
+    const s = sign(loc.direction);
+    if (loc.standard_load_profile) {
+      a.meteredProfile++;
+      addShape(a.kw, loc.standard_load_profile, -s * (loc.annual_kwh ?? 0));
+    } else a.meteredPlain++;
+    let full = true;
+    for (let i = 0; i < n; i++) {
+      const v = rec.kwh[i];
+      if (v === null || v === undefined) {
+        a.unknown[i] = 1;
+        full = false;
+      } else a.kw[i] += s * v * 4;
+    }
+    if (full) a.complete++;
+    else a.incomplete++;
+    const shape = loc.standard_load_profile
+      ? sharedProfileShape(loc.standard_load_profile, day, region)
+      : null;
+    addSource(a.sources, loc, rec, customer.get(id), shape);
+  };
+  let meteredAny = false;
+  let pending: Promise<void> = Promise.resolve();
+  for await (const batch of actualsBatches(kv, day)) {
+    meteredAny = true;
+    const locations = marketLocationsByIds(kv, batch.map(([id]) => id));
+    // Summed in order, one batch after the other, while the next one is listed.
+    pending = Promise.all([pending, locations]).then(([, locs]) =>
+      batch.forEach(([id, rec], k) => add(id, rec, locs[k]))
+    );
+    pending.catch(() => {}); // a failure is thrown by the `await` below, not left unhandled
+  }
+  await pending;
+  const classes = classesOf(table.table);
+  const areas: AreaInputs[] = [];
+  let any = meteredAny || sums.length > 0;
+  for (const [area, a] of per) {
     const history = await versionHistory(kv, day, area);
     if (history.length) any = true;
-    const kw = new Float64Array(n);
-    const unknown = new Uint8Array(n);
     let profileCount = 0, withoutProfile = 0;
     for (const c of classes) {
       if (c.control_area !== area) continue;
@@ -84,46 +152,12 @@ export async function readSettlementInputs(
         continue;
       }
       profileCount += c.count;
-      addShape(kw, c.profile, sign(c.direction) * c.wh / 1000);
+      addShape(a.kw, c.profile, sign(c.direction) * c.wh / 1000);
     }
-    let complete = 0, incomplete = 0, meteredProfile = 0, meteredPlain = 0;
-    const sources = new Map<
-      string,
-      { locations: number; f: Float64Array; a: Float64Array; abs: number }
-    >();
-    ids.forEach((id, k) => {
-      const loc = locations[k];
-      if (!loc || loc.control_area !== area) return;
-      const rec = metered.get(id)!;
-      const s = sign(loc.direction);
-      if (loc.standard_load_profile) {
-        meteredProfile++;
-        addShape(kw, loc.standard_load_profile, -s * (loc.annual_kwh ?? 0));
-      } else meteredPlain++;
-      let full = true;
-      for (let i = 0; i < n; i++) {
-        const v = rec.kwh[i];
-        if (v === null || v === undefined) {
-          unknown[i] = 1;
-          full = false;
-        } else kw[i] += s * v * 4;
-      }
-      if (full) complete++;
-      else incomplete++;
-      addSource(
-        sources,
-        loc,
-        rec,
-        customer.get(id),
-        loc.standard_load_profile
-          ? sharedProfileShape(loc.standard_load_profile, day, region)
-          : null,
-      );
-    });
-    const missingPlain = Math.max(0, withoutProfile - meteredPlain);
+    const missingPlain = Math.max(0, withoutProfile - a.meteredPlain);
     const mlMw = Array.from(
       { length: n },
-      (_, i) => unknown[i] || missingPlain > 0 ? null : kw[i] / 1000,
+      (_, i) => a.unknown[i] || missingPlain > 0 ? null : a.kw[i] / 1000,
     );
     areas.push({
       control_area: area,
@@ -135,21 +169,20 @@ export async function readSettlementInputs(
       price_short: prices?.short ?? null,
       price_long: prices?.long ?? null,
       locations: {
-        metered: complete,
-        profile_settled: Math.max(0, profileCount - meteredProfile),
-        missing: missingPlain + incomplete,
+        metered: a.complete,
+        profile_settled: Math.max(0, profileCount - a.meteredProfile),
+        missing: missingPlain + a.incomplete,
       },
-      by_source: [...sources].map(([source, v]) => {
-        let mad = 0, abs = v.abs;
+      by_source: [...a.sources].map(([source, v]) => {
+        let mad = 0;
         for (let i = 0; i < n; i++) mad += Math.abs(v.f[i] - v.a[i]);
-        abs = abs * 0.25 / 1000;
         return {
           source,
           locations: v.locations,
           mad_mw: Math.round((mad / n) * 1e3) / 1e6,
-          abs_deviation_mwh: Math.round(abs * 1e6) / 1e6,
+          abs_deviation_mwh: Math.round(v.abs * 0.25 / 1000 * 1e6) / 1e6,
         };
-      }).sort((a, b) => (b.abs_deviation_mwh ?? 0) - (a.abs_deviation_mwh ?? 0)),
+      }).sort((x, y) => (y.abs_deviation_mwh ?? 0) - (x.abs_deviation_mwh ?? 0)),
     });
   }
   return { areas, any };
@@ -188,7 +221,7 @@ function balancingGroupMw(
 
 /** Adds a metered location's forecast (customer, else profile) and actual to its source, kW. */
 function addSource(
-  sources: Map<string, { locations: number; f: Float64Array; a: Float64Array; abs: number }>,
+  sources: Map<string, SourceSum>,
   loc: MarketLocation,
   rec: StoredActuals,
   customer: ArrayLike<number> | undefined,
@@ -197,11 +230,11 @@ function addSource(
   const source = customer ? "customer" : loc.standard_load_profile;
   if (!source) return;
   const n = rec.kwh.length;
+  const shape = customer ? null : profileShape;
+  if (!customer && !shape) return;
   const s = sources.get(source) ??
     { locations: 0, f: new Float64Array(n), a: new Float64Array(n), abs: 0 };
   s.locations++;
-  const shape = customer ? null : profileShape;
-  if (!customer && !shape) return;
   for (let i = 0; i < n; i++) {
     const v = rec.kwh[i];
     if (v === null || v === undefined) continue;
@@ -213,16 +246,15 @@ function addSource(
   sources.set(source, s);
 }
 
-/** Customer forecast values (kW) of the metered locations. */
+/** Customer forecast values (kW) of the day, by MaLo-ID. */
 async function customerForecasts(
   kv: Deno.Kv,
   day: string,
-  ids: Set<string>,
 ): Promise<Map<string, ArrayLike<number>>> {
   const out = new Map<string, ArrayLike<number>>();
   for (const [id, e] of await forecastsOfDay(kv, day)) {
     const f = e.value;
-    if (ids.has(id) && f.source === "customer" && "values" in f) out.set(id, f.values);
+    if (f.source === "customer" && "values" in f) out.set(id, f.values);
   }
   return out;
 }

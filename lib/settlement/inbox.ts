@@ -97,10 +97,17 @@ async function importFrom(
       reason =
         "not recognised: neither EDIFACT (UNA/UNB), nor the reBAP header Datum;Zeitzone;von;bis;…, nor the CSV header market_location_id,start,kwh";
     } catch (err) {
-      if (!(err instanceof SettlementInputRefused)) throw err;
-      const msgs = err.issues.map((i) => i.msg);
-      reason = msgs.slice(0, 3).join("; ") +
-        (msgs.length > 3 ? ` (and ${msgs.length - 3} more)` : "");
+      if (err instanceof SettlementInputRefused) {
+        const msgs = err.issues.map((i) => i.msg);
+        reason = msgs.slice(0, 3).join("; ") +
+          (msgs.length > 3 ? ` (and ${msgs.length - 3} more)` : "");
+      } else {
+        // Not the file's fault (e.g. a store that stayed contended): it is not left claimed under
+        // its hidden name; importing it again is safe (a repeated value is unchanged).
+        reason = `it could not be stored (${
+          (err as Error).message
+        }); part of it may be stored: put the file back into the inbox to import it again`;
+      }
     }
     await claimed.moveTo("rejected");
     if (localDir) {
@@ -114,7 +121,7 @@ async function importFrom(
       level: "warning",
       message: `The file ${name} in ${source.where} was not imported: ${
         reason.replace(/[.\s]+$/, "")
-      }; nothing of it was stored, moved to rejected/.`,
+      }; moved to rejected/.`,
       caller: by,
       data: { file: name, kind, reason },
     });

@@ -4,7 +4,8 @@
  * prices arrive → the settlement equals a hand computation in this test for every quarter-hour
  * (imbalance, price direction, cost, the day-ahead alternative), `final` only when complete; then
  * an MSCONS correction of one quarter-hour changes the numbers and says so. On a 96-quarter-hour
- * day and on 28 March 2027 (92). The prices are the real file's rows of the day, read here by hand.
+ * day, on 28 March 2027 (92) and on 25 October 2026 (100). The prices are the real March file's
+ * rows of the day (the October day: the demo's synthetic file in the same layout), read here by hand.
  */
 import assert from "node:assert/strict";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
@@ -12,16 +13,19 @@ import type { AreaSettlement, DaySettlement } from "../../lib/wire/settlement.ts
 import { call } from "../support/app.ts";
 import { ext, proc } from "../support/day_ahead_rig.ts";
 import { startWalk } from "../support/intraday_walk.ts";
+import { rebapFile } from "../../dev/metering_simulator.ts";
 import { maloId } from "../support/portfolio.ts";
 import { sample } from "../support/metrics.ts";
 import { promtool, PROMTOOL_PATH } from "../support/prometheus.ts";
 
-const REBAP = Deno.readTextFileSync(
+const MARCH = Deno.readTextFileSync(
   new URL("../fixtures/rebap/reBAP_2027-03_synthetic.csv", import.meta.url),
 );
+/** The day's reBAP file: the real March 2027 file, or the demo's synthetic one in its layout. */
+const rebapOf = (day: string) => day.startsWith("2027-03") ? MARCH : rebapFile(day);
 
 /** The day's rows of the reBAP file, by hand: [short, long] EUR/MWh in file order. */
-function pricesByHand(day: string): [number, number][] {
+function pricesByHand(day: string, REBAP: string): [number, number][] {
   const [y, m, d] = day.split("-");
   const num = (t: string) => Number(t.replaceAll(".", "").replace(",", "."));
   return REBAP.split("\n").filter((l) => l.startsWith(`${d}.${m}.${y};`)).map((l) => {
@@ -37,7 +41,7 @@ const kwhAt = (i: number) => 500 + (i % 8) * 100;
 const close = (a: number | null, b: number, what: string, tol = 1e-3) =>
   assert.ok(a !== null && Math.abs(a - b) <= tol, `${what}: ${a} ≠ ${b}`);
 
-for (const day of ["2027-03-10", "2027-03-28"]) {
+for (const day of ["2027-03-10", "2027-03-28", "2026-10-25"]) {
   Deno.test(`settlement walk ${day}: versions, delivery, actuals and prices, by hand; a correction`, async () => {
     const w = await startWalk(day);
     const dd = deliveryDay(day);
@@ -68,7 +72,7 @@ for (const day of ["2027-03-10", "2027-03-28"]) {
       const f3 = dd.quarterHours.findIndex((q) =>
         q.toZonedDateTimeISO("Europe/Berlin").toPlainTime().toString() === "09:30:00"
       );
-      assert.equal(f3, day === "2027-03-28" ? 34 : 38);
+      assert.equal(f3, day === "2027-03-28" ? 34 : day === "2026-10-25" ? 42 : 38);
       const schedule = Array.from({ length: n }, (_, i) => (i < f3 ? 2 : 3));
 
       // D+1 10:00: nothing measured, no prices yet.
@@ -95,7 +99,7 @@ for (const day of ["2027-03-10", "2027-03-28"]) {
       r = await call(`${w.r.s.url}/v1/imbalance-prices`, {
         method: "POST",
         headers: { ...proc, "content-type": "text/csv" },
-        body: REBAP,
+        body: rebapOf(day),
       });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       s = await settlement();
@@ -119,7 +123,7 @@ for (const day of ["2027-03-10", "2027-03-28"]) {
       a = s.areas[0];
       assert.equal(s.status, "final");
       assert.equal(a.completeness.status, "final");
-      const prices = pricesByHand(day);
+      const prices = pricesByHand(day, rebapOf(day));
       assert.equal(prices.length, n);
       let cost = 0, daCost = 0, short = 0, long = 0;
       for (let i = 0; i < n; i++) {
@@ -187,11 +191,13 @@ for (const day of ["2027-03-10", "2027-03-28"]) {
       assert.equal(b.completeness.status, "final");
 
       // The month view has the day.
-      const m = await call(`${w.r.s.url}/v1/settlement/months/2027-03`, { headers: proc });
+      const m = await call(`${w.r.s.url}/v1/settlement/months/${day.slice(0, 7)}`, {
+        headers: proc,
+      });
       assert.equal(m.status, 200);
       const cells = (m.body as { cells: { delivery_day: string; cost_eur: number }[] }).cells;
       // (The neighbouring days of the walk's horizon had schedules sent too: they are cells.)
-      assert.ok(cells.every((c) => c.delivery_day.startsWith("2027-03")));
+      assert.ok(cells.every((c) => c.delivery_day.startsWith(day.slice(0, 7))));
       assert.equal(cells.find((c) => c.delivery_day === day)!.cost_eur, b.totals.cost_eur);
 
       // The metrics show yesterday's cost, energy and completeness (the clock is on D+1).
