@@ -138,7 +138,10 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const hono = new Hono<AppEnv>();
   // One redaction step for every outward text: answers, events, log lines, quoted foreign text
   // (docs/access-control.md, "Secrets"). The config adds its secrets as it learns them.
-  const redactor = new Redactor(settings.apiKeys.map((k) => k.secret));
+  const redactor = new Redactor([
+    ...settings.apiKeys.map((k) => k.secret),
+    settings.kvAccessToken,
+  ]);
   const log = new ProcessLog(redactor, clock, { level: settings.logLevel, sink: deps.logSink });
   // Prometheus metrics of this app (docs/metrics.md).
   const metrics = createRegistry();

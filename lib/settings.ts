@@ -136,6 +136,7 @@ export const envSchema = z.object({
   PORT: int(8000, 0, 65535),
   HOSTNAME: optionalText.transform((v) => v ?? "0.0.0.0"),
   KV_PATH: optionalText.transform((v) => v ?? "./data/bridge.kv"),
+  DENO_KV_ACCESS_TOKEN: optionalText,
   EXTERNAL_API_KEYS: keyList("external", "EXTERNAL_API_KEYS"),
   PROCESS_API_KEYS: keyList("process", "PROCESS_API_KEYS"),
   EXTERNAL_API_KEY: singleKey("external", "EXTERNAL_API_KEY"),
@@ -182,6 +183,11 @@ export interface Settings {
    * Deno Deploy's managed KV (the default there).
    */
   kvPath: string;
+  /**
+   * `DENO_KV_ACCESS_TOKEN`, the token of a KV Connect `kvPath` (Deno reads it itself); kept here
+   * only so that every outward text masks it (docs/access-control.md, "Secrets").
+   */
+  kvAccessToken?: string;
   /** Every configured API key, both scopes, named and single-key forms (docs/access-control.md, "Credentials"). */
   apiKeys: ApiKeyEntry[];
   /** OIDC settings, or `undefined` when the bearer path is disabled. */
@@ -340,6 +346,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     hostname: e.HOSTNAME,
     // On Deno Deploy (DENO_DEPLOYMENT_ID set) an unset KV_PATH means the project's managed KV.
     kvPath: env.KV_PATH?.trim() ? e.KV_PATH : env.DENO_DEPLOYMENT_ID ? "" : e.KV_PATH,
+    kvAccessToken: e.DENO_KV_ACCESS_TOKEN,
     apiKeys,
     oidc,
     allowUnauthenticated: e.ALLOW_UNAUTHENTICATED,
