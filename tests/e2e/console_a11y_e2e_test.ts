@@ -21,7 +21,6 @@ import assert from "node:assert/strict";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { ensureBundle } from "../../lib/console/bundle.ts";
-import { startServer } from "../support/app.ts";
 import { launchChromium, skipBrowserTests, watchProblems } from "../support/chromium.ts";
 import { PROC } from "../support/day_ahead_rig.ts";
 import { EVENING, evening, TODAY } from "../support/evening.ts";
