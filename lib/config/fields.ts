@@ -9,30 +9,7 @@
  */
 import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
-
-const eic = z.string().superRefine((v, ctx) => {
-  const problem = eicProblem(v);
-  if (problem) {
-    ctx.addIssue({
-      code: "custom",
-      message: `not a valid EIC: ${problem}`,
-      params: {
-        type: "value_error.eic",
-        ctx: { pattern: "16 characters, ENTSO-E check character" },
-      },
-    });
-  }
-});
-
-const hostname = z.string().min(1).max(253).regex(
-  /^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/,
-  "expected a host name or IP address",
-);
-
-const hhmm = z.string().regex(
-  /^([01]\d|2[0-3]):[0-5]\d$/,
-  "expected local time HH:MM (00:00–23:59)",
-);
+import { decimal, eic, hhmm, hostname, list, num } from "./field_values.ts";
 
 /** One configurable field. */
 export interface FieldDef {
@@ -51,10 +28,6 @@ export interface FieldDef {
   /** A local directory the service writes to: checked when set (`lib/adapters/local_dir.ts`). */
   localDir?: boolean;
 }
-
-const list = (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean);
-const num = (raw: string) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw);
-const decimal = (raw: string) => (/^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw.trim()) : raw);
 
 /** Every runtime-configurable field, by its JSON name. */
 export const CONFIG_FIELDS = {
