@@ -181,7 +181,13 @@ export function OrchestratorPanel() {
                 o.last_pass.outcome.replaceAll("_", " ")
               }, ${o.last_pass.steps_run} step${
                 o.last_pass.steps_run === 1 ? "" : "s"
-              } run, ${o.last_pass.steps_failed} failed`}
+              } run, ${o.last_pass.steps_failed} failed${
+                o.last_pass.files_rejected
+                  ? `, ${o.last_pass.files_rejected} file${
+                    o.last_pass.files_rejected === 1 ? "" : "s"
+                  } rejected`
+                  : ""
+              }`}
             </>
           )}
           {o?.next_pass_at && next && (
