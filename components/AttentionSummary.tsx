@@ -22,18 +22,65 @@ export interface AttentionSummaryProps {
 
 /**
  * The answer to "is everything for today and tomorrow confirmed?", from the one line of good
- * news (`all_confirmed` and the days it covers): "Today and tomorrow: every schedule confirmed." or
- * "Today: confirmed · tomorrow: not all confirmed yet."
+ * news (`all_confirmed` and the days it covers): which of the two are confirmed.
  */
-export function confirmationAnswer(items: readonly AttentionItem[], nowMs: number): string {
+export function confirmationAnswer(
+  items: readonly AttentionItem[],
+  nowMs: number,
+): { today: string; tomorrow: string; todayOk: boolean; tomorrowOk: boolean } {
   const today = berlinDate(nowMs);
+  const tomorrow = addDays(today, 1);
   const good = items.find((i) => i.code === "all_confirmed");
   const covered = good ? (good.days ?? [good.delivery_day]) : [];
-  const t = covered.includes(today);
-  const m = covered.includes(addDays(today, 1));
-  if (t && m) return "Today and tomorrow: every schedule confirmed.";
+  return {
+    today,
+    tomorrow,
+    todayOk: covered.includes(today),
+    tomorrowOk: covered.includes(tomorrow),
+  };
+}
+
+/**
+ * The answer in words, "Today and tomorrow: every schedule confirmed." or "Today: confirmed ·
+ * tomorrow: not all confirmed yet."; "Today" and "tomorrow" are links to their rows (the
+ * keyboard's way from the summary to today's row).
+ */
+function Answer(
+  { items, nowMs, onSelect }: {
+    items: readonly AttentionItem[];
+    nowMs: number;
+    onSelect: (day: string) => void;
+  },
+) {
+  const a = confirmationAnswer(items, nowMs);
+  const link = (day: string, text: string) => (
+    <a
+      href={`#day-${day}`}
+      onClick={(e) => {
+        e.preventDefault();
+        onSelect(day);
+      }}
+    >
+      {text}
+    </a>
+  );
   const word = (yes: boolean) => yes ? "confirmed" : "not all confirmed yet";
-  return `Today: ${word(t)} · tomorrow: ${word(m)}.`;
+  return (
+    <p class="attention-answer">
+      {a.todayOk && a.tomorrowOk
+        ? (
+          <>
+            {link(a.today, "Today")} and {link(a.tomorrow, "tomorrow")}: every schedule confirmed.
+          </>
+        )
+        : (
+          <>
+            {link(a.today, "Today")}: {word(a.todayOk)} · {link(a.tomorrow, "tomorrow")}:{" "}
+            {word(a.tomorrowOk)}.
+          </>
+        )}
+    </p>
+  );
 }
 
 const MARK: Record<AttentionItem["level"], string> = { error: "✕", warn: "!", info: "·", ok: "✓" };
@@ -63,9 +110,7 @@ export function AttentionSummary(
   return (
     <div class={`attention attention-${tone}`} data-tone={tone} role="status" aria-live="polite">
       <p class="attention-head">{head}</p>
-      {items.length > 0 && (
-        <p class="attention-answer">{confirmationAnswer(items, nowMs ?? Date.now())}</p>
-      )}
+      {items.length > 0 && <Answer items={items} nowMs={nowMs ?? Date.now()} onSelect={onSelect} />}
       {items.length > 0 && (
         <ul class="attention-list">
           {items.map((i, n) => (
@@ -93,7 +138,7 @@ export function AttentionSummary(
                 <button
                   type="button"
                   class="btn btn-small attention-ack"
-                  aria-label={`Acknowledge the rejected file ${i.file}`}
+                  aria-label={`Seen: acknowledge the rejected file ${i.file}`}
                   onClick={() => onAcknowledge(i.file!)}
                 >
                   Seen

@@ -1,7 +1,8 @@
 /**
  * A button that asks before it acts: the first press shows the question in words and two
  * buttons, the confirming one named after the consequence. Keyboard: the confirming button
- * takes focus; Escape cancels.
+ * takes focus; Escape cancels; after confirming, the focus goes back to the button (or the one of
+ * the same `name` that replaced it).
  * @module
  */
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -22,6 +23,26 @@ export interface ConfirmButtonProps {
   class?: string;
   /** Accessible name of the first button when the label alone is ambiguous. */
   ariaLabel?: string;
+  /**
+   * Names the button across states (`data-confirm`): after confirming, the focus goes to the
+   * button of that name that stands there then (e.g. "Stop" after "Start"), never to the body.
+   */
+  name?: string;
+}
+
+/**
+ * Focuses the enabled button named `name` (`data-confirm`), or `fallback`, once it is drawn and
+ * enabled (within about half a second of frames).
+ */
+function refocus(name: string | undefined, fallback: HTMLElement | null, frames = 30): void {
+  requestAnimationFrame(() => {
+    const named = name
+      ? document.querySelector<HTMLButtonElement>(`button[data-confirm="${name}"]`)
+      : null;
+    const target = named ?? (fallback?.isConnected ? fallback : null);
+    if (target && !(target as HTMLButtonElement).disabled) return target.focus();
+    if (frames > 0) refocus(name, fallback, frames - 1);
+  });
 }
 
 /** A two-step button. */
@@ -44,6 +65,7 @@ export function ConfirmButton(p: ConfirmButtonProps) {
         class={p.class ?? "btn"}
         disabled={p.disabled}
         aria-label={p.ariaLabel}
+        data-confirm={p.name}
         onClick={() => setAsking(true)}
       >
         {p.label}
@@ -66,7 +88,11 @@ export function ConfirmButton(p: ConfirmButtonProps) {
         class={p.danger ? "btn btn-danger" : "btn btn-primary"}
         onClick={async () => {
           setAsking(false);
-          await p.onConfirm();
+          try {
+            await p.onConfirm();
+          } finally {
+            refocus(p.name, first.current);
+          }
         }}
       >
         {p.confirmLabel}

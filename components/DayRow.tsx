@@ -96,6 +96,22 @@ function NothingSent({ day, nowMs }: { day: DayOverview; nowMs?: number }) {
   );
 }
 
+/**
+ * The last input in words: "20 market locations · customer forecast by acme", "3 market locations
+ * · master data by ops"; the caller is left out where it repeats the source (the demo's external
+ * caller is named "customer": never "customer · customer").
+ */
+export function inputText(li: NonNullable<DayOverview["last_input"]>): string {
+  const n = li.market_locations;
+  const what = li.source === "master_data"
+    ? "master data"
+    : li.source === "customer"
+    ? "customer forecast"
+    : "generated forecast";
+  const by = li.by && li.by !== li.source ? ` by ${li.by}` : "";
+  return `${n} market location${n === 1 ? "" : "s"} · ${what}${by}`;
+}
+
 /** A table row. */
 export function DayRow(p: DayRowProps) {
   const d = p.day;
@@ -127,6 +143,21 @@ export function DayRow(p: DayRowProps) {
         >
           {d.delivery_day}
         </button>{" "}
+        {p.selected && (d.schedules ?? []).length > 0 && (
+          <a
+            class="to-schedules"
+            href="#schedules"
+            onClick={(e) => {
+              // The next stop of the keyboard: the day's schedules and their version histories.
+              e.preventDefault();
+              const h = globalThis.document?.getElementById("schedules");
+              h?.scrollIntoView({ block: "start" });
+              h?.focus({ preventScroll: true });
+            }}
+          >
+            schedules and versions ↓
+          </a>
+        )}{" "}
         <span class="day-name">
           {weekdayDate(d.delivery_day)}
           {rel && (
@@ -188,8 +219,7 @@ export function DayRow(p: DayRowProps) {
         </span>
         {li && (
           <span class="step-line sub">
-            {li.market_locations} market location{li.market_locations === 1 ? "" : "s"} ·{" "}
-            {li.source === "master_data" ? "master data" : li.source} · {li.by}
+            {inputText(li)}
           </span>
         )}
       </td>

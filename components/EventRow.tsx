@@ -26,7 +26,12 @@ export function EventRow({ event: e, timeZone }: EventRowProps) {
     <li class={`ev lvl-${e.level}`} data-id={String(e.id)} data-kind={e.kind}>
       <LocalTime iso={e.ts} timeZone={timeZone} />
       <span class="ev-level">{e.level}</span>
-      <span class="ev-kind">{e.kind}</span>
+      <span class="ev-kind" title={e.kind}>
+        {/* Breaks after an underscore, never inside a word: no kind is cut. */}
+        {e.kind.split("_").flatMap((part, i, all) =>
+          i < all.length - 1 ? [`${part}_`, <wbr key={i} />] : [part]
+        )}
+      </span>
       <span class="ev-body">
         <span class="ev-msg">{e.message}</span>
         {meta.length > 0 && <span class="ev-meta">{meta.join(" · ")}</span>}

@@ -57,7 +57,7 @@ export function ScheduleList(
   const locked = list.map(lockedDeviationText).filter((t): t is string => !!t);
   return (
     <div class="schedules">
-      <h3>
+      <h3 id="schedules" tabIndex={-1}>
         Schedules {day.delivery_day}{" "}
         <span class={`tso-summary tso-${summary.tone}`}>· {summary.text}</span>
       </h3>

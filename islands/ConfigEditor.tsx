@@ -145,20 +145,23 @@ export function ConfigEditor({ fields }: ConfigEditorProps) {
       {apiKey.value && !current && authProblem.value && (
         <p class="placeholder">Refused: see the message at the top.</p>
       )}
-      <div class="fields">
-        {fields.map((m) => (
-          <ConfigField
-            key={m.name}
-            meta={m}
-            view={current?.[m.name]}
-            draft={drafts.value[m.name]}
-            errors={errors.value[m.name]}
-            disabled={disabled}
-            onDraft={(v) => drafts.value = { ...drafts.value, [m.name]: v }}
-            onRevert={() => send("PUT", { [m.name]: null }, "Reverted")}
-          />
-        ))}
-      </div>
+      {/* Refused: no list of fields without values (the message at the top says why). */}
+      {!(apiKey.value && !current && authProblem.value) && (
+        <div class="fields">
+          {fields.map((m) => (
+            <ConfigField
+              key={m.name}
+              meta={m}
+              view={current?.[m.name]}
+              draft={drafts.value[m.name]}
+              errors={errors.value[m.name]}
+              disabled={disabled}
+              onDraft={(v) => drafts.value = { ...drafts.value, [m.name]: v }}
+              onRevert={() => send("PUT", { [m.name]: null }, "Reverted")}
+            />
+          ))}
+        </div>
+      )}
     </form>
   );
 }

@@ -30,6 +30,12 @@ import { focusDay } from "../lib/console/focus.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
+import {
+  type ImportBody,
+  importSummary,
+  type PassReportBody,
+  passSummary,
+} from "../lib/console/run_texts.ts";
 
 /**
  * Events after which the overview reloads: every step's, a forecast, a failure, and a TSO's
@@ -56,92 +62,17 @@ export const STEP_ACTIONS: StepAction[] = STEP_TABLE.map((row) => ({
   ...(row.step === "submit" ? { confirm: true } : {}),
 }));
 
-/** What `POST /v1/orchestrate` answers: per day, the steps run and the one that failed. */
-export interface PassReportBody {
-  days: { delivery_day: string; ran: string[]; failed?: { step: string; error: string } }[];
-  /** Answer files the pass's inbox import moved to `rejected/`. */
-  rejected_files?: { file: string; reason: string }[];
-}
-
-/** "1 file rejected: a.xml (not a TSO answer)", or "" for none. */
-export function rejectedText(files: readonly { file: string; reason: string }[]): string {
-  if (!files.length) return "";
-  const n = files.length;
-  return `${n} file${n === 1 ? "" : "s"} rejected: ${
-    files.map((f) => `${f.file} (${f.reason.replace(/[.\s]+$/, "")})`).join(", ")
-  }`;
-}
-
 /**
- * What a manual pass did, in words: per day the steps it ran and a failure with its reason
- * ("2026-11-25: aggregate, publish, submit · 2026-11-26: publish failed: …"), or that there
- * was nothing to do; and the answer files its import rejected ("1 file rejected: …").
+ * The day to chart when none is chosen: the first in which a quarter-hour is still open for a
+ * schedule version (`schedules_open_until` ahead: today while it runs, the day in intraday), else
+ * the first whose gate closure is ahead, else the last.
  */
-export function passSummary(label: string, report: PassReportBody): { ok: boolean; text: string } {
-  const rejected = rejectedText(report.rejected_files ?? []);
-  const tail = rejected ? ` · ${rejected}, see Attention.` : "";
-  if (!report.days.length) {
-    return rejected
-      ? { ok: false, text: `${label}: no step to run${tail}` }
-      : { ok: true, text: `${label}: nothing to do, every day is up to date.` };
-  }
-  const parts = report.days.map((d) => {
-    const ran = d.ran.length ? d.ran.join(", ") : "";
-    const failed = d.failed ? `${d.failed.step} failed: ${d.failed.error}` : "";
-    return `${d.delivery_day}: ${[ran, failed].filter(Boolean).join("; ")}`;
-  });
-  return {
-    ok: report.days.every((d) => !d.failed) && !rejected,
-    text: `${label}: ${parts.join(" · ")}${tail}`,
-  };
-}
-
-/** What `POST /v1/schedule-responses/import` answers: one entry per inbox file. */
-export interface ImportBody {
-  files: {
-    file: string;
-    outcome: "imported" | "rejected" | "skipped" | "failed";
-    delivery_day?: string;
-    control_area?: string;
-    tso_status?: string;
-    reason?: string;
-  }[];
-  /** Files rejected (now or earlier) that wait for the operator's acknowledgement. */
-  rejected_waiting?: { file: string; reason: string }[];
-}
-
-/**
- * The import's answer per file, in words: "a_ACK.xml: acknowledged (2026-11-25, 10YDE-…) ·
- * junk.xml: rejected: not a TSO answer", or that the inbox was empty; files rejected earlier that
- * wait for the operator are counted ("nothing new in the inbox · 1 file rejected: …").
- */
-export function importSummary(body: ImportBody): { ok: boolean; text: string } {
-  const now = new Set(body.files.map((f) => f.file));
-  const earlier = (body.rejected_waiting ?? []).filter((r) => !now.has(r.file));
-  const waiting = earlier.length
-    ? ` · ${rejectedText(earlier).replace(" rejected:", " rejected earlier:")}, see Attention.`
-    : "";
-  if (!body.files.length) {
-    return earlier.length
-      ? { ok: false, text: `Import answers: nothing new in the inbox${waiting}` }
-      : { ok: true, text: "Import answers: the inbox is empty." };
-  }
-  const parts = body.files.map((f) =>
-    f.outcome === "imported"
-      ? `${f.file}: ${f.tso_status ?? "imported"} (${f.delivery_day}, ${f.control_area})`
-      : `${f.file}: ${f.outcome}${f.reason ? `: ${f.reason}` : ""}`
+export function defaultDay(days: DayOverview[], nowMs: number = Date.now()): string | null {
+  const open = days.find((d) =>
+    d.schedules_open_until && Date.parse(d.schedules_open_until) > nowMs
   );
-  return {
-    ok: !earlier.length &&
-      body.files.every((f) => f.outcome === "imported" || f.outcome === "skipped"),
-    text: `Import answers: ${parts.join(" · ")}${waiting}`,
-  };
-}
-
-/** The day to chart when none is chosen: the first whose gate closure is ahead, else the last. */
-export function defaultDay(days: DayOverview[]): string | null {
-  return (days.find((d) => !d.gate_closure_passed) ?? days[days.length - 1])?.delivery_day ??
-    null;
+  return (open ?? days.find((d) => !d.gate_closure_passed) ?? days[days.length - 1])
+    ?.delivery_day ?? null;
 }
 
 /**
@@ -166,6 +97,16 @@ export function DeliveryDays() {
   const busy = useSignal<string | null>(null);
   const note = useSignal<{ ok: boolean; text: string } | null>(null);
   const chartBox = useRef<HTMLDivElement>(null);
+  // Phones (the card layout of static/narrow.css): the chart goes under the selected card.
+  const narrow = useSignal(false);
+  useEffect(() => {
+    const mq = globalThis.matchMedia?.("(max-width: 640px)");
+    if (!mq) return;
+    const update = () => narrow.value = mq.matches;
+    update();
+    mq.addEventListener("change", update);
+    return () => mq.removeEventListener("change", update);
+  }, []);
 
   const loadPosition = async (day: string | null) => {
     if (!day) return void (position.value = null);
@@ -297,6 +238,24 @@ export function DeliveryDays() {
 
   const list = days.value;
   const selectedDay = list?.find((d) => d.delivery_day === selected.value);
+  const chart = selected.value && list && list.length > 0 && (
+    <div class="chart-box" ref={chartBox}>
+      {/* A day before today (Berlin) is over: what it cost comes first (docs/console.md). */}
+      {selected.value < berlinDate(now.peek()) && <AfterDelivery day={selected.value} />}
+      <DayChart
+        dayName={selected.value}
+        day={selectedDay}
+        position={position.value}
+        onDownload={(area, format) => void download(area, format)}
+        loadVersions={(path) => api<ScheduleVersions>("GET", path)}
+        onStatusRequest={(area) =>
+          void run(
+            `Status request ${selected.value} ${area}`,
+            `/v1/delivery-days/${selected.value}/schedules/${area}/status-request`,
+          )}
+      />
+    </div>
+  );
   return (
     <div class="days">
       <div class="toolbar">
@@ -352,7 +311,7 @@ export function DeliveryDays() {
               </tr>
             </thead>
             <tbody>
-              {list.map((d) => (
+              {list.flatMap((d) => [
                 <DayRow
                   key={d.delivery_day}
                   day={d}
@@ -365,30 +324,19 @@ export function DeliveryDays() {
                       `${a.label} ${d.delivery_day}`,
                       `/v1/delivery-days/${d.delivery_day}/${a.step}`,
                     )}
-                />
-              ))}
+                />,
+                // On a phone the chart opens under the tapped card, not below the last one.
+                narrow.value && chart && d.delivery_day === selected.value && (
+                  <tr key={`chart-${d.delivery_day}`} class="chart-row">
+                    <td colSpan={7 + (actions.length > 0 ? 1 : 0)}>{chart}</td>
+                  </tr>
+                ),
+              ])}
             </tbody>
           </table>
         </div>
       )}
-      {selected.value && list && list.length > 0 && (
-        <div class="chart-box" ref={chartBox}>
-          {/* A day before today (Berlin) is over: what it cost comes first (docs/console.md). */}
-          {selected.value < berlinDate(now.peek()) && <AfterDelivery day={selected.value} />}
-          <DayChart
-            dayName={selected.value}
-            day={selectedDay}
-            position={position.value}
-            onDownload={(area, format) => void download(area, format)}
-            loadVersions={(path) => api<ScheduleVersions>("GET", path)}
-            onStatusRequest={(area) =>
-              void run(
-                `Status request ${selected.value} ${area}`,
-                `/v1/delivery-days/${selected.value}/schedules/${area}/status-request`,
-              )}
-          />
-        </div>
-      )}
+      {!narrow.value && chart}
     </div>
   );
 }

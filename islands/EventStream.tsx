@@ -143,18 +143,20 @@ export function EventStream({ kinds }: EventStreamProps) {
           </button>
         )}
       </div>
-      <div
-        class="events"
-        ref={list}
-        onScroll={onScroll}
-        tabIndex={0}
-        role="log"
-        aria-label="Events, oldest first"
-      >
-        <ol>
-          {rows.map((e) => <EventRow key={e.id} event={e} />)}
-        </ol>
-      </div>
+      {state !== "refused" && (
+        <div
+          class="events"
+          ref={list}
+          onScroll={onScroll}
+          tabIndex={0}
+          role="log"
+          aria-label="Events, oldest first"
+        >
+          <ol>
+            {rows.map((e) => <EventRow key={e.id} event={e} />)}
+          </ol>
+        </div>
+      )}
       {!key && <p class="placeholder">Enter the process key to load the event history.</p>}
       {key && state === "refused" && (
         <p class="placeholder">The event history is refused: see the message at the top.</p>

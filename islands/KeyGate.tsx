@@ -1,15 +1,18 @@
 /**
  * Island: asks for the process API key once and keeps it in `localStorage` (docs/architecture.md, "Console"),
  * offers "Forget key", and says plainly why the service refuses (401, 403, 503 fail-closed).
+ * After a key is entered the focus goes to what needs attention (taken) or back to the key field
+ * (refused).
  * @module
  */
-import { useSignal } from "@preact/signals";
+import { useSignal, useSignalEffect } from "@preact/signals";
 import {
   apiKey,
   type AuthProblem,
   authProblem,
   forgetKey,
   setKey,
+  status,
 } from "../lib/console/session.ts";
 
 /** The operator-facing sentence for a refusal; `detail` is the service's own words. */
@@ -29,6 +32,19 @@ export function describeProblem(p: AuthProblem): string {
 /** The key gate. */
 export function KeyGate() {
   const draft = useSignal("");
+  // After a key is entered: once the service took it (the status arrived), focus goes to what
+  // needs attention; when it refused it, back to the key field (never to the page's body).
+  const entered = useSignal(false);
+  useSignalEffect(() => {
+    if (!entered.value) return;
+    if (authProblem.value) {
+      entered.value = false;
+      requestAnimationFrame(() => document.getElementById("process-key")?.focus());
+    } else if (status.value) {
+      entered.value = false;
+      requestAnimationFrame(() => document.getElementById("attention")?.focus());
+    }
+  });
   const key = apiKey.value;
   const problem = authProblem.value;
   const askForKey = !key || problem?.status === 401 || problem?.status === 403;
@@ -42,6 +58,7 @@ export function KeyGate() {
             e.preventDefault();
             setKey(draft.value);
             draft.value = "";
+            entered.value = true;
           }}
         >
           <label for="process-key">{key ? "Replace key" : "Process API key"}</label>

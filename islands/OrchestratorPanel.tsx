@@ -6,7 +6,7 @@
  * is shared (`status` of the session): its `manual_actions` decide the other islands' buttons.
  * @module
  */
-import { useSignal, useSignalEffect } from "@preact/signals";
+import { useComputed, useSignal, useSignalEffect } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { Badge } from "../components/Badge.tsx";
 import { ConfirmButton } from "../components/ConfirmButton.tsx";
@@ -113,16 +113,28 @@ export function OrchestratorPanel() {
   const o = st?.orchestrator;
   const state = o?.state ?? "unknown";
   const lostSince = apiKey.value ? connectionLostSince.value : null;
-  const health = o ? passHealth(o, now.value) : undefined;
+  // The clock is read through the texts it decides: the panel is drawn again when one of them
+  // changes, not at every tick of the clock (docs/console.md, "Idle").
+  const timed = useComputed(() => {
+    const o = status.value?.orchestrator;
+    const lost = (apiKey.value ? connectionLostSince.value : null) !== null;
+    return JSON.stringify([
+      o ? passHealth(o, now.value) : null,
+      o?.next_pass_at ? nextPassText(o.next_pass_at, now.value, lost) : null,
+    ]);
+  });
+  const [healthNow, nextNow] = JSON.parse(timed.value) as [
+    ReturnType<typeof passHealth> | null,
+    ReturnType<typeof nextPassText> | null,
+  ];
+  const health = healthNow ?? undefined;
   // Lost: grey whatever the last answer said; the note keeps what was last known.
   const tone = lostSince !== null
     ? "lost"
     : health && health.tone !== "stopped"
     ? health.tone
     : state;
-  const next = o?.next_pass_at
-    ? nextPassText(o.next_pass_at, now.value, lostSince !== null)
-    : undefined;
+  const next = nextNow ?? undefined;
   return (
     <div class="orch">
       <div class="orch-row">
@@ -169,7 +181,13 @@ export function OrchestratorPanel() {
                 o.last_pass.outcome.replaceAll("_", " ")
               }, ${o.last_pass.steps_run} step${
                 o.last_pass.steps_run === 1 ? "" : "s"
-              } run, ${o.last_pass.steps_failed} failed`}
+              } run, ${o.last_pass.steps_failed} failed${
+                o.last_pass.files_rejected
+                  ? `, ${o.last_pass.files_rejected} file${
+                    o.last_pass.files_rejected === 1 ? "" : "s"
+                  } rejected`
+                  : ""
+              }`}
             </>
           )}
           {o?.next_pass_at && next && (
@@ -188,6 +206,7 @@ export function OrchestratorPanel() {
         {o && (
           <ConfirmButton
             key={state}
+            name="orchestrator-toggle"
             class={state === "running" ? "btn" : "btn btn-primary"}
             disabled={busy.value}
             label={state === "running" ? "Stop orchestrator…" : "Start orchestrator…"}

@@ -40,7 +40,9 @@ export function PassEntry({ pass }: { pass: PassRecord }) {
           <span>{pass.trigger === "scheduled" ? "scheduled" : `manual, by ${pass.by}`}</span>
           {" · "}
           <span>{formatDuration(pass.duration_s)}</span>{" "}
-          <Badge tone={TONE[pass.outcome]}>{pass.outcome.replaceAll("_", " ")}</Badge>{" "}
+          {pass.outcome === "nothing_to_do" && pass.rejected_files?.length
+            ? <Badge tone="warn">no step to run</Badge>
+            : <Badge tone={TONE[pass.outcome]}>{pass.outcome.replaceAll("_", " ")}</Badge>}{" "}
           <span class="muted">
             {pass.steps_run} step{pass.steps_run === 1 ? "" : "s"} run, {pass.steps_failed} failed
           </span>

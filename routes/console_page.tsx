@@ -40,6 +40,9 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
         {p.script && <script type="module" src={p.script} />}
       </head>
       <body>
+        {/* Skip links: the first stops of the keyboard, shown when focused. */}
+        <a class="skip-link" href="#attention">Skip to what needs attention</a>
+        <a class="skip-link" href="#days">Skip to the delivery days</a>
         <header class="topbar">
           <div class="brand">
             <span class="brand-name">Scheduling bridge</span>
@@ -75,10 +78,10 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
           <p class="banner banner-error">The console needs JavaScript.</p>
         </noscript>
         <main>
-          <section id="attention" class="attention-box" aria-label="Needs attention">
+          <section id="attention" class="attention-box" aria-label="Needs attention" tabIndex={-1}>
             <Island collector={c} name="Attention" component={ISLANDS.Attention} props={{}} />
           </section>
-          <section id="days" class="panel" aria-labelledby="days-h">
+          <section id="days" class="panel" aria-labelledby="days-h" tabIndex={-1}>
             <h2 id="days-h">Delivery days</h2>
             <Island collector={c} name="DeliveryDays" component={ISLANDS.DeliveryDays} props={{}} />
           </section>

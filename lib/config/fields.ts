@@ -12,27 +12,7 @@ import { eicProblem } from "../domain/eic.ts";
 import { ANSWER_FIELDS } from "./answer_fields.ts";
 import { INTRADAY_FIELDS } from "./intraday_fields.ts";
 import { SETTLEMENT_FIELDS } from "./settlement_fields.ts";
-const eic = z.string().superRefine((v, ctx) => {
-  const problem = eicProblem(v);
-  if (problem) {
-    ctx.addIssue({
-      code: "custom",
-      message: `not a valid EIC: ${problem}`,
-      params: {
-        type: "value_error.eic",
-        ctx: { pattern: "16 characters, ENTSO-E check character" },
-      },
-    });
-  }
-});
-
-const hostname = z.string().min(1).max(253)
-  .regex(/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/, "expected a host name or IP address");
-
-const hhmm = z.string().regex(
-  /^([01]\d|2[0-3]):[0-5]\d$/,
-  "expected local time HH:MM (00:00–23:59)",
-);
+import { decimal, eic, hhmm, hostname, list, num } from "./field_values.ts";
 
 /** One configurable field. */
 export interface FieldDef {
@@ -52,9 +32,6 @@ export interface FieldDef {
   localDir?: boolean;
 }
 
-const list = (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean);
-const num = (raw: string) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw);
-const decimal = (raw: string) => (/^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw.trim()) : raw);
 /** Every runtime-configurable field, by its JSON name. */
 export const CONFIG_FIELDS = {
   sftp_host: {

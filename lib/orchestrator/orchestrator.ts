@@ -296,11 +296,13 @@ export class Orchestrator {
     result: Pick<LastPass, "outcome" | "steps_run" | "steps_failed">,
     detail: Pick<FinishedPass, "days" | "error" | "rejected_files"> = {},
   ): Promise<void> {
+    const rejected = detail.rejected_files?.length ?? 0;
     const pass: LastPass = {
       started_at: startedAt,
       finished_at: new Date(this.#ctx.clock.now()).toISOString(),
       by,
       ...result,
+      ...(rejected ? { files_rejected: rejected } : {}),
     };
     try {
       await this.#onPass?.({ ...pass, ...detail });

@@ -38,6 +38,11 @@ export const LastPassSchema = z.object({
   outcome: PassOutcome,
   steps_run: z.number().int(),
   steps_failed: z.number().int(),
+  /**
+   * Answer files the pass's inbox import moved to `rejected/` (absent: none; docs/console.md,
+   * "A file thrown away").
+   */
+  files_rejected: z.number().int().optional(),
 });
 /** The last finished orchestrator pass. */
 export type LastPass = z.infer<typeof LastPassSchema>;

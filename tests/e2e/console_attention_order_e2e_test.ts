@@ -20,18 +20,13 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { FakeClock } from "../../lib/clock.ts";
 import { ensureBundle } from "../../lib/console/bundle.ts";
-import { call, startServer } from "../support/app.ts";
+import { call, startServer, type TestServer } from "../support/app.ts";
 import { launchChromium, shot, skipBrowserTests } from "../support/chromium.ts";
-import { EXT, postForecast, PROC, proc, putLocation } from "../support/day_ahead_rig.ts";
+import { EXT, PROC, proc, putLocation } from "../support/day_ahead_rig.ts";
 import { FILES_CHANNEL_ENV } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
 import { tempDir } from "../support/temp.ts";
-import { cnfFile, TSO } from "../support/tso_answers.ts";
-
-const FIRST_PASS = Date.parse("2026-11-23T13:00:00Z"); // Mon 14:00 Berlin, before the deadline
-const EVENING = Date.parse("2026-11-24T18:47:00Z"); // Tue 19:47 Berlin
-const TODAY = "2026-11-24";
-const TOMORROW = "2026-11-25";
+import { EVENING, evening, TODAY, TOMORROW } from "../support/evening.ts";
 
 async function items(page: Page) {
   return await page.locator(".attention li").evaluateAll((els) =>
@@ -48,16 +43,8 @@ Deno.test({
   await ensureBundle();
   await using tmp = await tempDir("console-attention-order-e2e-");
   const dir = tmp.path;
-  const clock = new FakeClock(FIRST_PASS);
-  const s = await startServer({
-    PROCESS_API_KEYS: `ops:${PROC}`,
-    EXTERNAL_API_KEYS: `acme:${EXT}`,
-    RATE_LIMIT_PER_MINUTE: "0",
-    ...FILES_CHANNEL_ENV,
-    OUTBOX_DIR: `${dir}/outbox`,
-    SCHEDULE_INBOX_DIR: `${dir}/inbox`,
-  }, { clock });
   await using chromium = await launchChromium();
+  const servers: TestServer[] = [];
   try {
     await t.step(
       "at 19:00, today and tomorrow without state have rows saying what comes next",
@@ -147,40 +134,8 @@ Deno.test({
         await late.close();
       }
     });
-    // Households with a load profile in every area, and one PV park that has forecasts only for
-    // today and tomorrow.
-    for (const [i, area] of Object.values(AREAS).entries()) {
-      await putLocation(s, i + 1, {
-        control_area: area,
-        direction: "consumption",
-        standard_load_profile: "H0",
-        annual_kwh: 3_500_000,
-      });
-    }
-    await putLocation(s, 5, { control_area: AREAS.amprion, direction: "generation", name: "PV" });
-    for (const d of [TODAY, TOMORROW]) await postForecast(s, 5, d, Array(96).fill(500));
-    await call(`${s.url}/v1/console/start`, { method: "POST", headers: proc });
-    const pass = await call(`${s.url}/v1/orchestrate`, { method: "POST", headers: proc });
-    assert.equal(pass.status, 200, JSON.stringify(pass.body));
-    // Every TSO confirms every day's version 1.
-    const days = (pass.body as { days: { delivery_day: string; ran: string[] }[] }).days
-      .filter((d) => d.ran.includes("submit")).map((d) => d.delivery_day);
-    assert.ok(days.includes(TODAY) && days.includes(TOMORROW), JSON.stringify(days));
-    await Deno.mkdir(`${dir}/inbox`, { recursive: true });
-    for (const d of days) {
-      for (const tso of Object.values(TSO)) {
-        await Deno.writeTextFile(`${dir}/inbox/${d}-${tso}.xml`, cnfFile(d, tso, 1));
-      }
-    }
-    const imp = await call(`${s.url}/v1/schedule-responses/import`, {
-      method: "POST",
-      headers: proc,
-    });
-    assert.ok(
-      (imp.body as { files: { outcome: string }[] }).files.every((f) => f.outcome === "imported"),
-      JSON.stringify(imp.body),
-    );
-    clock.advance(EVENING - FIRST_PASS);
+    const { s, clock } = await evening(dir);
+    servers.push(s);
 
     for (const [width, height] of [[390, 844], [1440, 900]] as const) {
       await t.step(`${width} px: the answer and the good news on the first screen`, async () => {
@@ -236,6 +191,6 @@ Deno.test({
       },
     );
   } finally {
-    await s.close();
+    for (const x of servers) await x.close();
   }
 });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { renderToString } from "preact-render-to-string";
 import { ConfigField } from "../../components/ConfigField.tsx";
-import { DayRow } from "../../components/DayRow.tsx";
+import { DayRow, inputText } from "../../components/DayRow.tsx";
 import { EventRow } from "../../components/EventRow.tsx";
 import { PositionChart, ticks } from "../../components/PositionChart.tsx";
 import { ScheduleList } from "../../components/ScheduleList.tsx";
@@ -128,7 +128,7 @@ Deno.test("DayRow: DST badge, last input, manual steps; submit disabled after ga
     </table>,
   );
   assert.match(html, /100 QH/);
-  assert.match(html, /1 market location · generated · acme/);
+  assert.match(html, /1 market location · generated forecast by acme/);
   assert.match(html, /aria-label="Aggregate 2025-10-26"/);
   assert.match(html, /<button[^>]*disabled aria-label="Submit 2025-10-26"/);
   assert.match(html, /aria-pressed="true"/);
@@ -160,7 +160,7 @@ Deno.test("DayRow: a master-data change reads as words", () => {
       </tbody>
     </table>,
   );
-  assert.match(html, /3 market locations · master data · acme/);
+  assert.match(html, /3 market locations · master data by acme/);
 });
 
 Deno.test("PositionChart: one step line per area, axis labels, legend with min/max", () => {
@@ -355,4 +355,10 @@ Deno.test("ScheduleList: per area TSO, version, status with the reason in words;
   assert.match(html, /&lt;b>Counterparty&lt;\/b> schedule differs/);
   assert.match(html, /aria-label="CIM document 10YDE-RWENET---I"/);
   assert.doesNotMatch(html, /<b>Counterparty/);
+});
+
+Deno.test("input cell: the caller is not repeated where it is the source (no 'customer · customer')", () => {
+  const li = { at: "2026-11-24T18:00:00Z", source: "customer" as const, market_locations: 20 };
+  assert.equal(inputText({ ...li, by: "customer" }), "20 market locations · customer forecast");
+  assert.equal(inputText({ ...li, by: "acme" }), "20 market locations · customer forecast by acme");
 });
