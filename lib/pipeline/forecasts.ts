@@ -89,10 +89,10 @@ function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 }
 
 /**
- * Runs `fn` holding this process's master-data lock, then the locks of every day: a forecast
- * upload queues behind the process's master-data changes, whose commits bump every open day and
- * would make its round lose; the single changes are grouped (`./location_put_group.ts`), so the
- * queue stays short (docs/mixed-load.md).
+ * Runs `fn` (one round of an upload) holding this process's master-data lock, then the locks of
+ * every day: a forecast upload's round queues behind the process's master-data changes, whose
+ * commits bump every open day and would make it lose; the single changes are grouped
+ * (`./location_put_group.ts`), so the queue stays short (docs/mixed-load.md).
  */
 function withUploadLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Promise<T> {
   return withMasterDataLock(kv, () => withDayLocks(kv, days, fn));
@@ -126,63 +126,64 @@ export function ingestForecasts(
   for (const d of days) {
     assertForecastOpen(deliveryDay(d), nowMs, "forecasts are no longer accepted");
   }
-  return withUploadLocks(kv, days, () =>
-    // Replicas take turns after three lost rounds (docs/architecture.md, "Writes and concurrency").
-    retryWithTurn(kv, KEYS.forecastTurn, "ingest forecasts", async (turn) => {
-      // Day states first, then the forecasts: a forecast changed after the day read also bumped
-      // the day, so the commit's check fails and this round reads again (never stale
-      // "unchanged" answers). The forecast chunks themselves are read concurrently.
-      const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => KEYS.day(d)));
-      const existing = await existingForecasts(kv, items);
-      const at = new Date(nowMs).toISOString();
-      const op = turn.guard(kv.atomic());
-      const changedPerDay = new Map<string, Set<string>>();
-      const unchangedPerDay = new Map<string, number>();
-      items.forEach((it, i) => {
-        const prev = existing[i];
-        if (
-          prev && prev.source === "customer" && !isProfileForecast(prev) &&
-          sameValues(prev.values, it.values)
-        ) {
-          unchangedPerDay.set(it.delivery_day, (unchangedPerDay.get(it.delivery_day) ?? 0) + 1);
-          return;
-        }
-        op.set(
-          forecastKey(it.delivery_day, it.malo_id),
-          {
-            values: it.values,
-            source: "customer",
-            received_at: at,
-            by,
-          } satisfies ValuesForecast,
+  // Replicas take turns after three lost rounds (docs/architecture.md, "Writes and concurrency");
+  // each round holds the upload locks, the backoff between rounds does not.
+  const lock = <R>(fn: () => Promise<R>) => withUploadLocks(kv, days, fn);
+  return retryWithTurn(kv, KEYS.forecastTurn, "ingest forecasts", async (turn) => {
+    // Day states first, then the forecasts: a forecast changed after the day read also bumped
+    // the day, so the commit's check fails and this round reads again (never stale
+    // "unchanged" answers). The forecast chunks themselves are read concurrently.
+    const dayEntries = await getManyChunked<DayState>(kv, days.map((d) => KEYS.day(d)));
+    const existing = await existingForecasts(kv, items);
+    const at = new Date(nowMs).toISOString();
+    const op = turn.guard(kv.atomic());
+    const changedPerDay = new Map<string, Set<string>>();
+    const unchangedPerDay = new Map<string, number>();
+    items.forEach((it, i) => {
+      const prev = existing[i];
+      if (
+        prev && prev.source === "customer" && !isProfileForecast(prev) &&
+        sameValues(prev.values, it.values)
+      ) {
+        unchangedPerDay.set(it.delivery_day, (unchangedPerDay.get(it.delivery_day) ?? 0) + 1);
+        return;
+      }
+      op.set(
+        forecastKey(it.delivery_day, it.malo_id),
+        {
+          values: it.values,
+          source: "customer",
+          received_at: at,
+          by,
+        } satisfies ValuesForecast,
+      );
+      const set = changedPerDay.get(it.delivery_day) ?? new Set();
+      set.add(it.malo_id);
+      changedPerDay.set(it.delivery_day, set);
+    });
+    const results: IngestResult[] = [];
+    days.forEach((d, i) => {
+      const entry = dayEntries[i];
+      const state = entry.value ?? emptyDay(d);
+      const changed = changedPerDay.get(d)?.size ?? 0;
+      if (changed) {
+        writeDay(
+          op,
+          entry,
+          inputChanged(state, { at, by, market_locations: changed, source: "customer" }),
         );
-        const set = changedPerDay.get(it.delivery_day) ?? new Set();
-        set.add(it.malo_id);
-        changedPerDay.set(it.delivery_day, set);
+      } else op.check(entry);
+      results.push({
+        delivery_day: d,
+        changed,
+        unchanged: unchangedPerDay.get(d) ?? 0,
+        input_version: state.input_version + (changed ? 1 : 0),
       });
-      const results: IngestResult[] = [];
-      days.forEach((d, i) => {
-        const entry = dayEntries[i];
-        const state = entry.value ?? emptyDay(d);
-        const changed = changedPerDay.get(d)?.size ?? 0;
-        if (changed) {
-          writeDay(
-            op,
-            entry,
-            inputChanged(state, { at, by, market_locations: changed, source: "customer" }),
-          );
-        } else op.check(entry);
-        results.push({
-          delivery_day: d,
-          changed,
-          unchanged: unchangedPerDay.get(d) ?? 0,
-          input_version: state.input_version + (changed ? 1 : 0),
-        });
-      });
-      if (!changedPerDay.size) return results;
-      const r = await op.commit();
-      return r.ok ? results : undefined;
-    }));
+    });
+    if (!changedPerDay.size) return results;
+    const r = await op.commit();
+    return r.ok ? results : undefined;
+  }, { lock });
 }
 
 /** The stored forecast of each item (`null`: none), in `items` order; one range read per day. */
