@@ -57,8 +57,8 @@ export const failedRow = (part: string, what: string): Row =>
   row(part, `FAILED or over limit: ${what.slice(0, 200)}`, NaN, "", { goal: ["", false] });
 
 /** A number with thousands separators and sensible precision; `—` for none. */
-export function fmt(n: number | undefined): string {
-  if (n === undefined || Number.isNaN(n)) return "—";
+export function fmt(n: number | null | undefined): string {
+  if (n == null || Number.isNaN(n)) return "—"; // NaN arrives as null through JSON
   const o = n !== 0 && Math.abs(n) < 1
     ? { maximumSignificantDigits: 3 }
     : { maximumFractionDigits: Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 10 ? 1 : 2 };

@@ -105,8 +105,7 @@ export async function main(): Promise<Row[]> {
     const lost0 = await lostRounds(app);
     const r = await load(env);
     const lost = (await lostRounds(app)) - lost0;
-    const loadavg = await Deno.readTextFile("/proc/loadavg").catch(() => "?");
-    console.log(`load average after the run: ${loadavg.trim()}`);
+    console.log(`load average after the run: ${Deno.loadavg().join(" ")}`);
     for (const [kind, s] of Object.entries(r.kinds)) {
       const f = (v: number) => v.toFixed(1).padStart(7);
       console.log(

@@ -89,10 +89,10 @@ function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 }
 
 /**
- * Runs `fn` holding this process's master-data lock, then the locks of every day: a forecast
- * upload queues behind the process's master-data changes, whose commits bump every open day and
- * would make its round lose; the single changes are grouped (`./location_put_group.ts`), so the
- * queue stays short (docs/mixed-load.md).
+ * Runs `fn` (one round of an upload) holding this process's master-data lock, then the locks of
+ * every day: a forecast upload's round queues behind the process's master-data changes, whose
+ * commits bump every open day and would make it lose; the single changes are grouped
+ * (`./location_put_group.ts`), so the queue stays short (docs/mixed-load.md).
  */
 function withUploadLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Promise<T> {
   return withMasterDataLock(kv, () => withDayLocks(kv, days, fn));
@@ -119,7 +119,7 @@ function withDayLocks<T>(kv: Deno.Kv, days: string[], fn: () => Promise<T>): Pro
  * @throws {import("../store/kv.ts").KvContentionError} when the rounds ran out (answered 503;
  *   the groups before the one that ran out are stored)
  */
-export function ingestForecasts(
+export async function ingestForecasts(
   kv: Deno.Kv,
   items: ForecastItem[],
   by: string,
@@ -130,20 +130,21 @@ export function ingestForecasts(
     assertForecastOpen(deliveryDay(d), nowMs, "forecasts are no longer accepted");
   }
   const perAtomic = maxChecks(kv) - 1; // the turn's check beside the days'
-  return withUploadLocks(kv, days, async () => {
-    const results: IngestResult[] = [];
-    for (let i = 0; i < days.length; i += perAtomic) {
-      const group = days.slice(i, i + perAtomic);
-      const mine = group.length === days.length
-        ? items
-        : items.filter((it) => group.includes(it.delivery_day));
-      results.push(...await ingestDays(kv, mine, group, by, nowMs));
-    }
-    return results;
-  });
+  const results: IngestResult[] = [];
+  for (let i = 0; i < days.length; i += perAtomic) {
+    const group = days.slice(i, i + perAtomic);
+    const mine = group.length === days.length
+      ? items
+      : items.filter((it) => group.includes(it.delivery_day));
+    results.push(...await ingestDays(kv, mine, group, by, nowMs));
+  }
+  return results;
 }
 
-/** One atomic of {@link ingestForecasts}: the `items` of `days` (sorted), the locks held. */
+/**
+ * One atomic of {@link ingestForecasts}: the `items` of `days` (sorted); each round holds the
+ * upload locks of these days, the backoff between rounds does not.
+ */
 function ingestDays(
   kv: Deno.Kv,
   items: ForecastItem[],
@@ -152,6 +153,7 @@ function ingestDays(
   nowMs: number,
 ): Promise<IngestResult[]> {
   // Replicas take turns after three lost rounds (docs/architecture.md, "Writes and concurrency").
+  const lock = <R>(fn: () => Promise<R>) => withUploadLocks(kv, days, fn);
   return retryWithTurn(kv, KEYS.forecastTurn, "ingest forecasts", async (turn) => {
     // Day states first, then the forecasts: a forecast changed after the day read also bumped
     // the day, so the commit's check fails and this round reads again (never stale
@@ -206,7 +208,7 @@ function ingestDays(
     if (!changedPerDay.size) return results;
     const r = await op.commit();
     return r.ok ? results : undefined;
-  });
+  }, { lock });
 }
 
 /** The stored forecast of each item (`null`: none), in `items` order; one range read per day. */

@@ -20,8 +20,8 @@ import {
   type LocationChange,
   type MasterDataChange,
   retryMasterData,
-  withMasterDataLock,
 } from "./master_data.ts";
+import type { TurnGuard } from "../store/turn.ts";
 
 /**
  * Changes committed together at most: each location's check, the master-data version's and the
@@ -67,18 +67,25 @@ export function putGrouped(
   const { promise, resolve, reject } = Promise.withResolvers<PutOutcome>();
   const me: Pending = { location, atMs, change, taken: false, resolve, reject };
   queue.push(me);
-  withMasterDataLock(kv, async () => {
-    if (me.taken) return; // committed with an earlier group
-    const group = take(queue, me);
-    try {
-      const out = await commitGroup(kv, group, same);
-      group.forEach((p, i) => p.resolve(out[i]));
-    } catch (err) {
-      for (const p of group) p.reject(err);
+  // The group is taken in the first round, under the master-data lock: the changes that queued
+  // behind the lock meanwhile join it. A change an earlier group took ends its own rounds there.
+  let group: Pending[] | undefined;
+  retryMasterData(kv, () => describe(group ?? [me]), async (turn) => {
+    if (!group) {
+      if (me.taken) return JOINED;
+      group = take(queue, me);
     }
+    return await groupRound(kv, group, same, turn);
+  }).then((out) => {
+    if (out !== JOINED) group!.forEach((p, i) => p.resolve(out[i]));
+  }, (err) => {
+    for (const p of group ?? [me]) p.reject(err);
   });
   return promise;
 }
+
+/** What a change that an earlier group took answers from its own rounds. */
+const JOINED = Symbol("joined an earlier group");
 
 /** `me` and the waiting changes that may join it (same caller, other locations), taken out. */
 function take(queue: Pending[], me: Pending): Pending[] {
@@ -101,32 +108,35 @@ function sameChange(a: MasterDataChange | undefined, b: MasterDataChange | undef
   return a?.by === b?.by && a?.gateClosureLocalTime === b?.gateClosureLocalTime;
 }
 
-/** One master-data commit for the group, read again until it lands (`retryMasterData`). */
-function commitGroup(
+/** Names the group's change in an error. */
+function describe(group: Pending[]): string {
+  const first = group[0].location.malo_id;
+  return group.length === 1
+    ? `put market location ${first}`
+    : `put market location ${first} (with ${group.length - 1} more in one commit)`;
+}
+
+/** One round of the group's master-data commit; `undefined` when its check failed. */
+async function groupRound(
   kv: Deno.Kv,
   group: Pending[],
   same: (stored: MarketLocation | null, next: MarketLocation) => boolean,
-): Promise<PutOutcome[]> {
-  const first = group[0].location.malo_id;
-  const what = group.length === 1
-    ? `put market location ${first}`
-    : `put market location ${first} (with ${group.length - 1} more in one commit)`;
-  return retryMasterData(kv, what, async (turn) => {
-    const read = await classTableForChange(kv); // before the locations: see commitMasterData
-    const prev = await getManyChunked<MarketLocation>(
-      kv,
-      group.map((p) => KEYS.marketLocation(p.location.malo_id)),
-    );
-    const changes: LocationChange[] = [];
-    const out = group.map((p, i): PutOutcome => {
-      const stored = prev[i].value;
-      if (same(stored, p.location)) return { location: stored!, created: false };
-      changes.push({ entry: prev[i], next: p.location });
-      return { location: p.location, created: stored === null };
-    });
-    if (!changes.length) return out;
-    const atMs = Math.max(...group.map((p) => p.atMs));
-    const ok = await commitMasterData(kv, read, changes, true, atMs, group[0].change, turn);
-    return ok ? out : undefined;
+  turn: TurnGuard,
+): Promise<PutOutcome[] | undefined> {
+  const read = await classTableForChange(kv); // before the locations: see commitMasterData
+  const prev = await getManyChunked<MarketLocation>(
+    kv,
+    group.map((p) => KEYS.marketLocation(p.location.malo_id)),
+  );
+  const changes: LocationChange[] = [];
+  const out = group.map((p, i): PutOutcome => {
+    const stored = prev[i].value;
+    if (same(stored, p.location)) return { location: stored!, created: false };
+    changes.push({ entry: prev[i], next: p.location });
+    return { location: p.location, created: stored === null };
   });
+  if (!changes.length) return out;
+  const atMs = Math.max(...group.map((p) => p.atMs));
+  const ok = await commitMasterData(kv, read, changes, true, atMs, group[0].change, turn);
+  return ok ? out : undefined;
 }

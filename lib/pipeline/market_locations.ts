@@ -15,7 +15,6 @@ import {
   masterDataStamp,
   openDays,
   retryMasterData,
-  withMasterDataLock,
 } from "./master_data.ts";
 import { KEYS } from "../store/keys.ts";
 import { putGrouped } from "./location_put_group.ts";
@@ -78,42 +77,39 @@ export async function putMarketLocations(
   change?: MasterDataChange,
 ): Promise<{ created: number; replaced: number; unchanged: number }> {
   const at = new Date(atMs).toISOString();
-  return await withMasterDataLock(
-    kv,
-    () =>
-      retryMasterData(kv, "put market locations", async (turn) => {
-        const read = await classTableForChange(kv); // before the locations: see commitMasterData
-        // The open days are read beside the locations (both after the version).
-        const days = change ? openDays(kv, atMs, change.gateClosureLocalTime) : Promise.resolve([]);
-        days.catch(() => {}); // awaited in commitMasterData, or dropped when nothing changed
-        const prev = await previousRecords(kv, read.master.versionstamp, items);
-        let created = 0, replaced = 0, unchanged = 0;
-        const changes: LocationChange[] = [];
-        items.forEach((item, i) => {
-          const next: MarketLocation = { ...item, updated_at: at };
-          if (sameContent(prev[i].value, next)) {
-            unchanged++;
-            return;
-          }
-          if (prev[i].value === null) created++;
-          else replaced++;
-          changes.push({ entry: prev[i], next });
-        });
-        if (!changes.length) return { created, replaced, unchanged };
-        // No check per location (an atomic carries 100 checks at most, 10 over KV Connect): the class table's check makes
-        // the batch read again when anything changed master data meanwhile.
-        const ok = await commitMasterData(
-          kv,
-          { ...read, openDays: days },
-          changes,
-          false,
-          atMs,
-          change,
-          turn,
-        );
-        return ok ? { created, replaced, unchanged } : undefined;
-      }),
-  );
+  return await retryMasterData(kv, "put market locations", async (turn) => {
+    const read = await classTableForChange(kv); // before the locations: see commitMasterData
+    // The open days are read beside the locations (both after the version).
+    const days = change ? openDays(kv, atMs, change.gateClosureLocalTime) : Promise.resolve([]);
+    days.catch(() => {}); // awaited in commitMasterData, or dropped when nothing changed
+    const prev = await previousRecords(kv, read.master.versionstamp, items);
+    let created = 0, replaced = 0, unchanged = 0;
+    const changes: LocationChange[] = [];
+    items.forEach((item, i) => {
+      const next: MarketLocation = { ...item, updated_at: at };
+      if (sameContent(prev[i].value, next)) {
+        unchanged++;
+        return;
+      }
+      if (prev[i].value === null) created++;
+      else replaced++;
+      changes.push({ entry: prev[i], next });
+    });
+    if (!changes.length) return { created, replaced, unchanged };
+    // No check per location (an atomic carries 100 checks at most, 10 over KV Connect): the
+    // class table's check makes
+    // the batch read again when anything changed master data meanwhile.
+    const ok = await commitMasterData(
+      kv,
+      { ...read, openDays: days },
+      changes,
+      false,
+      atMs,
+      change,
+      turn,
+    );
+    return ok ? { created, replaced, unchanged } : undefined;
+  });
 }
 
 /**
@@ -149,25 +145,21 @@ export async function deleteMarketLocation(
   atMs: number = Date.now(),
   change?: MasterDataChange,
 ): Promise<boolean> {
-  return await withMasterDataLock(
-    kv,
-    () =>
-      retryMasterData(kv, `delete market location ${id}`, async (turn) => {
-        const read = await classTableForChange(kv); // before the location: see commitMasterData
-        const prev = await kv.get<MarketLocation>(key(id));
-        if (prev.value === null) return false;
-        const ok = await commitMasterData(
-          kv,
-          read,
-          [{ entry: prev, next: null }],
-          true,
-          atMs,
-          change,
-          turn,
-        );
-        return ok ? true : undefined;
-      }),
-  );
+  return await retryMasterData(kv, `delete market location ${id}`, async (turn) => {
+    const read = await classTableForChange(kv); // before the location: see commitMasterData
+    const prev = await kv.get<MarketLocation>(key(id));
+    if (prev.value === null) return false;
+    const ok = await commitMasterData(
+      kv,
+      read,
+      [{ entry: prev, next: null }],
+      true,
+      atMs,
+      change,
+      turn,
+    );
+    return ok ? true : undefined;
+  });
 }
 
 /**

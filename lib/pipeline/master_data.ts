@@ -141,8 +141,9 @@ const tableCache = new WeakMap<
  * another replica, makes this one read again and no update of the table is lost. With `change`,
  * the open days (see {@link MasterDataChange}) are marked stale in the same atomic — the nearest
  * {@link daysInAtomic} of them; any further ones (far-future days run by hand; over KV Connect
- * the days past the 10 checks) right after, one read-check-commit each. The caller holds the master-data lock ({@link withMasterDataLock}) and
- * runs in {@link retryMasterData}, whose `turn` the commit respects.
+ * the days past the 10 checks) right after, one read-check-commit each. The caller runs in a round
+ * of {@link retryMasterData} (which holds the master-data lock for the round), whose `turn` the
+ * commit respects.
  * @returns false when a check failed (read again and retry)
  */
 export async function commitMasterData(
@@ -217,16 +218,20 @@ export async function classTableForChange(kv: Deno.Kv): Promise<ClassTableRead> 
  * a check failed) until one commits: a jittered backoff of 1–50 ms between rounds, at most 50,
  * and after three lost rounds the writer takes the master-data turn (`../store/turn.ts`), so a
  * replica that keeps losing to another one's stream of changes gets its change in
- * (docs/architecture.md, "Writes and concurrency"). Call it holding {@link withMasterDataLock}.
- * @param what names the change in the error
+ * (docs/architecture.md, "Writes and concurrency"). Each round runs holding this process's
+ * master-data lock ({@link withMasterDataLock}); the backoff between rounds does not, so a change
+ * that keeps losing does not hold up the process's other writers (docs/mixed-load.md, "The 5.8 s
+ * request"). Call it without holding the lock.
+ * @param what names the change in the error (a function: asked when the error is made)
  * @throws {KvContentionError} when the rounds ran out (answered 503 with `Retry-After`)
  */
 export function retryMasterData<T>(
   kv: Deno.Kv,
-  what: string,
+  what: string | (() => string),
   round: (turn: TurnGuard) => Promise<T | undefined>,
 ): Promise<T> {
-  return retryWithTurn(kv, KEYS.masterDataTurn, what, round);
+  const lock = <R>(fn: () => Promise<R>) => withMasterDataLock(kv, fn);
+  return retryWithTurn(kv, KEYS.masterDataTurn, what, round, { lock });
 }
 
 /**

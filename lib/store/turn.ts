@@ -40,6 +40,13 @@ export interface TurnPolicy {
   attempts?: number;
   /** How the backoff waits, in ms (default: real time: the other process is not on our clock). */
   sleep?: Sleep;
+  /**
+   * Runs each round while holding an in-process lock (e.g. `withMasterDataLock`): the lock is
+   * held for the round only, not through the backoff and the turn-taking between rounds, so a
+   * writer that keeps losing to another process (or the pipeline worker) does not hold up this
+   * process's other writers while it waits (docs/mixed-load.md, "The 5.8 s request").
+   */
+  lock?: <R>(round: () => Promise<R>) => Promise<R>;
 }
 
 /**
@@ -47,15 +54,16 @@ export interface TurnPolicy {
  * failed, read again), with a jittered backoff of 1–50 ms between rounds ({@link retry}). After
  * {@link TURN_AFTER} lost rounds the writer takes the turn `turnKey` (waiting while another
  * holds it) and its next round runs with the turn held; the turn is given back at the end in any
- * case. `round` must add {@link TurnGuard.guard} to the atomic it commits.
- * @param what names the operation in the error
+ * case. `round` must add {@link TurnGuard.guard} to the atomic it commits; with `policy.lock`
+ * each round (and only the round) runs holding that lock.
+ * @param what names the operation in the error (a function: asked when the error is made)
  * @throws {KvContentionError} when the rounds ran out (the HTTP answer is 503 with `Retry-After`)
  * @throws whatever `round` throws, except `database is locked` (retried)
  */
 export async function retryWithTurn<T>(
   kv: Deno.Kv,
   turnKey: Deno.KvKey,
-  what: string,
+  what: string | (() => string),
   round: (turn: TurnGuard) => Promise<T | undefined>,
   policy: TurnPolicy = {},
 ): Promise<T> {
@@ -75,7 +83,7 @@ export async function retryWithTurn<T>(
         held = await takeTurn(kv, turnKey, holder ??= crypto.randomUUID());
         if (held === null) return undefined; // another writer's turn: wait for it
       }
-      const out = await round(turn);
+      const out = await (policy.lock ? policy.lock(() => round(turn)) : round(turn));
       if (out !== undefined) return out;
       lost++;
       countConflictRetry(); // the metrics' conflict retries (docs/metrics.md)
@@ -92,7 +100,9 @@ export async function retryWithTurn<T>(
       sleep: policy.sleep ?? realSleep,
     });
   } catch (err) {
-    if (err instanceof RetryGaveUp) throw new KvContentionError(what, attempts);
+    if (err instanceof RetryGaveUp) {
+      throw new KvContentionError(typeof what === "string" ? what : what(), attempts);
+    }
     throw err;
   } finally {
     // A round that committed deleted the turn already (then this check fails and changes nothing).
