@@ -191,3 +191,27 @@ Deno.test("answers: an external entity (XXE) is never loaded, a billion laughs n
   }
   Deno.removeSync(secret);
 });
+
+Deno.test("schemas: a status request without its interval component or with a wrong type is refused, element named", async () => {
+  const { renderStatusRequest } = await import("../../lib/fahrplan/status_request_document.ts");
+  const xml = renderStatusRequest({
+    day: "2026-11-25",
+    sender: "11X0-1111-0123-N",
+    receiver: "10XDE-EON-NETZ-C",
+    createdAtMs: Date.UTC(2026, 10, 24, 6, 30),
+  }, "cim");
+  assert.equal(await assertCimValid(xml), "iec62325-451-5-statusrequest_v4_1.xsd");
+  const noParts = xml.replace(
+    /<AttributeInstanceComponent>[\s\S]*<\/AttributeInstanceComponent>/,
+    "",
+  );
+  assert.match(
+    describeProblems(checkCim(noParts)),
+    /statusrequest_v4_1\.xsd: line \d+: element StatusRequest_MarketDocument: Missing child element\(s\)\. Expected is \( AttributeInstanceComponent \)/,
+  );
+  const renamed = xml.replace("<type>A59</type>", "<messageType>A59</messageType>");
+  assert.match(
+    describeProblems(checkCim(renamed)),
+    /element messageType: This element is not expected/,
+  );
+});
