@@ -12,7 +12,8 @@ import { useSignal, useSignalEffect } from "@preact/signals";
 import { StatusBadge } from "../components/SettlementSummary.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { berlinDate, weekdayDate } from "../lib/console/day_texts.ts";
-import { api, apiKey, isRefusal, now, today } from "../lib/console/session.ts";
+import { useEffect } from "preact/hooks";
+import { api, apiKey, feed, isRefusal, now, today } from "../lib/console/session.ts";
 import { addMonths, type CellSum, monthGrid } from "../lib/console/settlement_month.ts";
 import {
   eur,
@@ -22,7 +23,7 @@ import {
   totalsWords,
 } from "../lib/console/settlement_texts.ts";
 import type { MonthSettlement } from "../lib/wire/settlement.ts";
-import { AfterDelivery, browserLocale } from "./AfterDelivery.tsx";
+import { AfterDelivery, browserLocale, changesSettlement } from "./AfterDelivery.tsx";
 
 /** What the month shows: loading, the month, "none", or a refusal in words. */
 export type MonthLoad =
@@ -161,15 +162,32 @@ export function SettlementMonth() {
   // Read when the operator asks (a button), not with the page: the first load stays as it was,
   // and a service without settlement says nothing in the browser's log until then.
   const wanted = useSignal(false);
+  // Read again shortly after a settlement input is stored (live events), like a day's view.
+  const tick = useSignal(0);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = feed.subscribe((batch, source) => {
+      if (source !== "live" || !batch.some((e) => changesSettlement(e))) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => tick.value++, 800);
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, []);
   // Re-rendered when the date changes, not with every tick of the clock.
   const current = today.value && berlinDate(now.peek()).slice(0, 7);
 
   useSignalEffect(() => {
     const key = apiKey.value;
     const m = month.value;
+    void tick.value;
     if (!key || !wanted.value) return;
     let live = true;
-    load.value = { kind: "loading" };
+    // A re-read of the same month keeps the table in place until the new answer is there.
+    const shown = load.peek();
+    if (shown.kind !== "ok" || shown.body.month !== m) load.value = { kind: "loading" };
     api<MonthSettlement>("GET", monthPath(m)).then(
       (body) => live && (load.value = { kind: "ok", body }),
       (err) => {

@@ -289,7 +289,7 @@ Deno.test("no settlement: a plain sentence; a refusal in words; 401 left to the 
   ));
   assert.match(
     none,
-    /No actuals for this day yet: the settlement appears when metered values or imbalance prices for it arrive\./,
+    /No actuals for this day yet: the imbalance and its cost appear when metered values for it arrive\./,
   );
   const fail = (status: number, detail: string) => () =>
     Promise.reject(new ApiError(status, detail));
