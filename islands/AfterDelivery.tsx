@@ -151,7 +151,13 @@ export function AfterDeliveryView({ day, load, locale, nowMs, width }: AfterDeli
             locale={locale}
             width={width}
           />
-          <SettlementSummary area={a} day={day} locale={locale} nowMs={nowMs} />
+          <SettlementSummary
+            area={a}
+            day={day}
+            locale={locale}
+            nowMs={nowMs}
+            totals={n > 1}
+          />
         </section>
       ))}
     </div>
