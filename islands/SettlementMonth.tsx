@@ -16,6 +16,7 @@ import { useEffect } from "preact/hooks";
 import { api, apiKey, feed, isRefusal, now, today } from "../lib/console/session.ts";
 import { addMonths, type CellSum, monthGrid } from "../lib/console/settlement_month.ts";
 import {
+  count,
   eur,
   formatNumber,
   monthWords,
@@ -35,9 +36,15 @@ export type MonthLoad =
 /** The path of a month's settlement. */
 export const monthPath = (month: string) => `/v1/settlement/months/${month}`;
 
-/** One cell: cost, then short and long energy; "—" where the day has no settlement. */
+/**
+ * One cell: cost, then short and long energy; "—" where the day has no settlement, "no actuals
+ * yet" where nothing is measured (its 0 EUR would be no result).
+ */
 function Cell({ sum, locale, label }: { sum: CellSum | null; locale: string; label: string }) {
   if (!sum) return <td data-label={label} class="month-cell muted">—</td>;
+  if (sum.measured === 0) {
+    return <td data-label={label} class="month-cell month-none muted">no actuals yet</td>;
+  }
   return (
     <td data-label={label} class="month-cell">
       <span class="month-cost">{eur(sum.cost_eur, locale)}</span>
@@ -56,14 +63,17 @@ export interface MonthViewProps {
   locale: string;
   /** The chosen day, or `null`. */
   selected: string | null;
+  /** Berlin date `YYYY-MM-DD` (today): only days before it are shown; default all. */
+  before?: string;
   onSelect?: (day: string) => void;
 }
 
 /** The month's sentence and table: pure, rendered by the island and by the tests. */
-export function MonthView({ month, load, locale, selected, onSelect }: MonthViewProps) {
+export function MonthView({ month, load, locale, selected, onSelect, before }: MonthViewProps) {
   if (load.kind === "loading") return <p class="placeholder">Reading {monthWords(month)}…</p>;
   if (load.kind === "error") return <p class="error" role="alert">{load.text}</p>;
-  if (load.kind === "none" || load.body.cells.length === 0) {
+  const grid = load.kind === "ok" ? monthGrid(load.body, before) : null;
+  if (load.kind === "none" || !grid || grid.rows.length === 0) {
     return (
       <p class="placeholder settlement-none">
         No settlement for {monthWords(month)}{" "}
@@ -72,8 +82,9 @@ export function MonthView({ month, load, locale, selected, onSelect }: MonthView
     );
   }
   const m = load.body;
-  const grid = monthGrid(m);
-  const provisional = grid.rows.filter((r) => r.total.status === "provisional").length;
+  const settled = grid.rows.filter((r) => r.total.measured > 0);
+  const provisional = settled.filter((r) => r.total.status === "provisional").length;
+  const waiting = grid.rows.length - settled.length;
   const names = m.areas.map((a) => a.name || a.control_area);
   return (
     <>
@@ -83,8 +94,9 @@ export function MonthView({ month, load, locale, selected, onSelect }: MonthView
         {" "}
         {totalsWords(m.totals, locale)}.{" "}
         <span class="muted">
-          {formatNumber(grid.rows.length, 0, locale)} days settled
-          {provisional ? `, ${formatNumber(provisional, 0, locale)} of them provisional` : ""}.
+          {count(settled.length, "day", "days", locale)} settled
+          {provisional ? `, ${formatNumber(provisional, 0, locale)} of them provisional` : ""}
+          {waiting ? `; ${count(waiting, "day", "days", locale)} without actuals yet` : ""}.
         </span>
       </p>
       <div class="table-wrap month-wrap">
@@ -121,7 +133,9 @@ export function MonthView({ month, load, locale, selected, onSelect }: MonthView
                       key={a.control_area}
                       label={names[k]}
                       locale={locale}
-                      sum={c ? { ...c, cells: 1 } : null}
+                      sum={c
+                        ? { ...c, cells: 1, measured: c.actual_quarter_hours > 0 ? 1 : 0 }
+                        : null}
                     />
                   );
                 })}
@@ -257,6 +271,7 @@ export function SettlementMonth() {
           load={load.value}
           locale={browserLocale()}
           selected={selected.value}
+          before={berlinDate(now.peek())}
           onSelect={(d) => selected.value = selected.peek() === d ? null : d}
         />
       )}

@@ -167,6 +167,7 @@ export function monthSettlement(month: string, days: number): MonthSettlement {
       cost_eur: 300 + d * 10 + k * 100,
       day_ahead_cost_eur: k === 1 && d === 0 ? null : 800 + d * 10,
       status: (d === days - 1 ? "provisional" : "final") as "provisional" | "final",
+      actual_quarter_hours: 96,
     }));
   }).flat();
   const sum = (f: (c: (typeof cells)[number]) => number) => cells.reduce((s, c) => s + f(c), 0);
