@@ -233,6 +233,9 @@ export function SettlementMonth() {
     wanted.value = true;
   };
   const body = load.value.kind === "ok" ? load.value.body : null;
+  // The days after delivery (the service lists today's and tomorrow's schedules too).
+  const before = berlinDate(now.peek());
+  const past = body?.cells.filter((c) => c.delivery_day < before) ?? [];
   return (
     <div class="settlement-month">
       <div class="toolbar month-nav">
@@ -240,9 +243,9 @@ export function SettlementMonth() {
           ‹ {monthWords(addMonths(month.value, -1))}
         </button>
         <strong class="month-name" aria-live="polite">{monthWords(month.value)}</strong>
-        {body && body.cells.length > 0 && (
+        {past.length > 0 && (
           <StatusBadge
-            status={body.cells.some((c) => c.status === "provisional") ? "provisional" : "final"}
+            status={past.some((c) => c.status === "provisional") ? "provisional" : "final"}
           />
         )}
         <button
@@ -271,7 +274,7 @@ export function SettlementMonth() {
           load={load.value}
           locale={browserLocale()}
           selected={selected.value}
-          before={berlinDate(now.peek())}
+          before={before}
           onSelect={(d) => selected.value = selected.peek() === d ? null : d}
         />
       )}
