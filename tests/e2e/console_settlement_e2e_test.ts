@@ -207,6 +207,10 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
         } EUR/MWh cost ${en(a.cost_eur[94]!, 2)} EUR`,
       );
       assert.equal(await plot.evaluate((el) => el === document.activeElement), true);
+      await shotOf(
+        page.locator("#days .settlement-area").first(),
+        "27-after-delivery-1440-readout",
+      );
     });
 
     await t.step(
@@ -270,6 +274,15 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
         );
       },
     );
+    await t.step("dark: the actual line follows the scheme", async () => {
+      const stroke = () =>
+        page.locator("#days path.settle-act").first().evaluate((el) => getComputedStyle(el).stroke);
+      const light = await stroke();
+      await page.emulateMedia({ colorScheme: "dark" });
+      assert.notEqual(await stroke(), light);
+      assert.equal(await stroke(), "rgb(220, 226, 233)");
+      await shotOf(page.locator("#days .after-delivery"), "27-after-delivery-1440-dark");
+    });
     assert.deepEqual(b.problems.csp, []);
     assert.deepEqual(b.problems.exceptions, []);
   } finally {

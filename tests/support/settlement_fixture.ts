@@ -1,7 +1,7 @@
 /**
  * Test fixture: a day's and a month's settlement after delivery in the wire shapes of
  * `lib/wire/settlement.ts`, built in code (validated with the wire schemas by the tests), for the
- * console's unit and browser tests while the settlement routes are built on another branch.
+ * console's unit tests (the browser test uses the real routes).
  *
  * The day: two control areas, Amprion with gaps (no actual in quarter-hours 8–11, no price in
  * 20–21) and TenneT complete; imbalance = (actual − schedule) × 0.25 h, the price of its direction,
