@@ -18,7 +18,14 @@
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { AreaSettlement } from "../lib/wire/settlement.ts";
 import { formatBerlinHm } from "../lib/console/format.ts";
-import { areaName, eur, formatNumber, imbalanceText, mw } from "../lib/console/settlement_texts.ts";
+import {
+  areaName,
+  count,
+  eur,
+  formatNumber,
+  imbalanceText,
+  mw,
+} from "../lib/console/settlement_texts.ts";
 import { labelEveryHours, stepFor, ticks } from "./PositionChart.tsx";
 import { type SettlementPoint, SettlementReadout } from "./SettlementReadout.tsx";
 
@@ -107,8 +114,9 @@ export function SettlementChart(p: SettlementChartProps) {
   const hi0 = all.length ? Math.max(...all) : 0;
   const pad = (hi0 - lo0) * 0.08 || 1;
   const ys = ticks(lo0 - pad, hi0 + pad, H < 240 ? 4 : 5);
-  const lo = Math.min(lo0, ys[0]);
-  const hi = Math.max(hi0, ys[ys.length - 1]);
+  // The padding stays when the ticks end inside it: no line on the plot's edge.
+  const lo = Math.min(lo0 - pad, ys[0]);
+  const hi = Math.max(hi0 + pad, ys[ys.length - 1]);
   const iw = W - M.left - M.right;
   const ih = H - M.top - M.bottom;
   const x = (i: number) => M.left + (i * iw) / n;
@@ -283,7 +291,7 @@ export function SettlementChart(p: SettlementChartProps) {
           {unknown.length > 0 && (
             <li>
               <span class="area-swatch missing-swatch" aria-hidden="true" />
-              imbalance unknown ({formatNumber(unknown.length, 0, locale)} quarter-hours)
+              imbalance unknown ({count(unknown.length, "quarter-hour", "quarter-hours", locale)})
             </li>
           )}
         </ul>

@@ -32,6 +32,11 @@ export interface SettlementSummaryProps {
   locale: string;
   /** The service's clock (ms), for "yesterday". */
   nowMs: number;
+  /**
+   * Whether the area's totals sentence is said (default); off when the day's sentence above
+   * already says the same of its only area.
+   */
+  totals?: boolean;
 }
 
 /** The status badge: `final` (green) or `provisional` (amber). */
@@ -40,7 +45,9 @@ export function StatusBadge({ status }: { status: "provisional" | "final" }) {
 }
 
 /** The sentence, completeness, accuracy, worst quarter-hours and sources of one area. */
-export function SettlementSummary({ area, day, locale, nowMs }: SettlementSummaryProps) {
+export function SettlementSummary(
+  { area, day, locale, nowMs, totals = true }: SettlementSummaryProps,
+) {
   const c = area.completeness;
   const saving = savingWords(area.totals, locale);
   const reason = provisionalReason(c, locale);
@@ -53,11 +60,13 @@ export function SettlementSummary({ area, day, locale, nowMs }: SettlementSummar
   return (
     <div class="settlement-summary">
       <p class="settlement-sentence">
-        {totalsSentence({ day, where: areaName(area), totals: area.totals, locale, nowMs })}
-        {saving && <span class="muted">{` ${saving[0].toUpperCase()}${saving.slice(1)}.`}</span>}
+        {totals &&
+          `${totalsSentence({ day, where: areaName(area), totals: area.totals, locale, nowMs })} `}
+        {saving && <span class="muted">{`${saving[0].toUpperCase()}${saving.slice(1)}.`}</span>}
       </p>
       <p class="settlement-completeness">
-        <StatusBadge status={c.status} /> {completenessWords(c, locale)}
+        <StatusBadge status={c.status} />{" "}
+        {completenessWords(c, locale, area.actual_mw.filter((v) => v !== null).length)}
         {reason && <span class="muted">{` · ${reason}`}</span>}
       </p>
       {area.actual_source === "balancing_group_sum" && (

@@ -26,9 +26,31 @@ import {
 } from "../lib/console/settlement_texts.ts";
 import { weekdayDate } from "../lib/console/day_texts.ts";
 import type { DaySettlement } from "../lib/wire/settlement.ts";
+import type { EventKind, EventRecord } from "../lib/wire/events.ts";
 
-/** Live events after which the settlement is read again (kinds of the settlement's inputs). */
-export const SETTLEMENT_EVENT = /actual|imbalance|rebap|settlement|meter/i;
+/**
+ * The live event kinds after which a settlement is read again: exactly those the service appends
+ * when a settlement input is stored (`lib/settlement/import.ts`, for the API and the inbox
+ * folders alike; docs/settlement.md). `settlement_input_rejected` stores nothing, so it is not one.
+ */
+export const SETTLEMENT_EVENTS: ReadonlySet<EventKind> = new Set<EventKind>([
+  "actuals_received",
+  "imbalance_prices_received",
+]);
+
+/**
+ * Whether `e` can change the settlement of `day`: a {@link SETTLEMENT_EVENTS} kind, and for
+ * actuals of one day (`delivery_day` set) only that day; prices and actuals of several days name
+ * no single day, so they count for every day.
+ */
+export function changesSettlement(e: Pick<EventRecord, "kind" | "delivery_day">, day?: string) {
+  if (!SETTLEMENT_EVENTS.has(e.kind)) return false;
+  return day === undefined || e.delivery_day === undefined || e.delivery_day === day;
+}
+
+/** Whether a day's settlement has any actual (metered, profile-settled or a balancing-group sum). */
+export const anyActual = (s: DaySettlement) =>
+  s.areas.some((a) => a.actual_mw.some((v) => v !== null));
 
 /** What the view shows: loading, the settlement, "none yet", or a refusal in words. */
 export type SettlementLoad =
@@ -71,13 +93,15 @@ export function AfterDeliveryView({ day, load, locale, nowMs, width }: AfterDeli
       </div>
     );
   }
-  if (load.kind === "none") {
+  // The service settles a day with schedules but nothing measured as 0 MWh and 0 EUR: the
+  // operator reads "no actuals yet", never a cost of nothing.
+  if (load.kind === "none" || (load.kind === "ok" && !anyActual(load.body))) {
     return (
       <div class="after-delivery">
         {head}
         <p class="placeholder settlement-none">
-          No actuals for this day yet: the settlement appears when metered values or imbalance
-          prices for it arrive.
+          No actuals for this day yet: the imbalance and its cost appear when metered values for it
+          arrive.
         </p>
       </div>
     );
@@ -127,7 +151,13 @@ export function AfterDeliveryView({ day, load, locale, nowMs, width }: AfterDeli
             locale={locale}
             width={width}
           />
-          <SettlementSummary area={a} day={day} locale={locale} nowMs={nowMs} />
+          <SettlementSummary
+            area={a}
+            day={day}
+            locale={locale}
+            nowMs={nowMs}
+            totals={n > 1}
+          />
         </section>
       ))}
     </div>
@@ -172,7 +202,7 @@ export function AfterDelivery({ day }: { day: string }) {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const off = feed.subscribe((batch, source) => {
-      if (source !== "live" || !batch.some((e) => SETTLEMENT_EVENT.test(e.kind))) return;
+      if (source !== "live" || !batch.some((e) => changesSettlement(e, day))) return;
       clearTimeout(timer);
       timer = setTimeout(() => setTick((t) => t + 1), 800);
     });
@@ -180,7 +210,7 @@ export function AfterDelivery({ day }: { day: string }) {
       off();
       clearTimeout(timer);
     };
-  }, []);
+  }, [day]);
   // Re-rendered when the Berlin date changes ("yesterday"), not with every tick of the clock.
   void today.value;
   return (

@@ -12,9 +12,11 @@ import { useSignal, useSignalEffect } from "@preact/signals";
 import { StatusBadge } from "../components/SettlementSummary.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { berlinDate, weekdayDate } from "../lib/console/day_texts.ts";
-import { api, apiKey, isRefusal, now, today } from "../lib/console/session.ts";
+import { useEffect } from "preact/hooks";
+import { api, apiKey, feed, isRefusal, now, today } from "../lib/console/session.ts";
 import { addMonths, type CellSum, monthGrid } from "../lib/console/settlement_month.ts";
 import {
+  count,
   eur,
   formatNumber,
   monthWords,
@@ -22,7 +24,7 @@ import {
   totalsWords,
 } from "../lib/console/settlement_texts.ts";
 import type { MonthSettlement } from "../lib/wire/settlement.ts";
-import { AfterDelivery, browserLocale } from "./AfterDelivery.tsx";
+import { AfterDelivery, browserLocale, changesSettlement } from "./AfterDelivery.tsx";
 
 /** What the month shows: loading, the month, "none", or a refusal in words. */
 export type MonthLoad =
@@ -34,9 +36,15 @@ export type MonthLoad =
 /** The path of a month's settlement. */
 export const monthPath = (month: string) => `/v1/settlement/months/${month}`;
 
-/** One cell: cost, then short and long energy; "—" where the day has no settlement. */
+/**
+ * One cell: cost, then short and long energy; "—" where the day has no settlement, "no actuals
+ * yet" where nothing is measured (its 0 EUR would be no result).
+ */
 function Cell({ sum, locale, label }: { sum: CellSum | null; locale: string; label: string }) {
   if (!sum) return <td data-label={label} class="month-cell muted">—</td>;
+  if (sum.measured === 0) {
+    return <td data-label={label} class="month-cell month-none muted">no actuals yet</td>;
+  }
   return (
     <td data-label={label} class="month-cell">
       <span class="month-cost">{eur(sum.cost_eur, locale)}</span>
@@ -55,14 +63,17 @@ export interface MonthViewProps {
   locale: string;
   /** The chosen day, or `null`. */
   selected: string | null;
+  /** Berlin date `YYYY-MM-DD` (today): only days before it are shown; default all. */
+  before?: string;
   onSelect?: (day: string) => void;
 }
 
 /** The month's sentence and table: pure, rendered by the island and by the tests. */
-export function MonthView({ month, load, locale, selected, onSelect }: MonthViewProps) {
+export function MonthView({ month, load, locale, selected, onSelect, before }: MonthViewProps) {
   if (load.kind === "loading") return <p class="placeholder">Reading {monthWords(month)}…</p>;
   if (load.kind === "error") return <p class="error" role="alert">{load.text}</p>;
-  if (load.kind === "none" || load.body.cells.length === 0) {
+  const grid = load.kind === "ok" ? monthGrid(load.body, before) : null;
+  if (load.kind === "none" || !grid || grid.rows.length === 0) {
     return (
       <p class="placeholder settlement-none">
         No settlement for {monthWords(month)}{" "}
@@ -71,8 +82,9 @@ export function MonthView({ month, load, locale, selected, onSelect }: MonthView
     );
   }
   const m = load.body;
-  const grid = monthGrid(m);
-  const provisional = grid.rows.filter((r) => r.total.status === "provisional").length;
+  const settled = grid.rows.filter((r) => r.total.measured > 0);
+  const provisional = settled.filter((r) => r.total.status === "provisional").length;
+  const waiting = grid.rows.length - settled.length;
   const names = m.areas.map((a) => a.name || a.control_area);
   return (
     <>
@@ -82,8 +94,9 @@ export function MonthView({ month, load, locale, selected, onSelect }: MonthView
         {" "}
         {totalsWords(m.totals, locale)}.{" "}
         <span class="muted">
-          {formatNumber(grid.rows.length, 0, locale)} days settled
-          {provisional ? `, ${formatNumber(provisional, 0, locale)} of them provisional` : ""}.
+          {count(settled.length, "day", "days", locale)} settled
+          {provisional ? `, ${formatNumber(provisional, 0, locale)} of them provisional` : ""}
+          {waiting ? `; ${count(waiting, "day", "days", locale)} without actuals yet` : ""}.
         </span>
       </p>
       <div class="table-wrap month-wrap">
@@ -120,7 +133,9 @@ export function MonthView({ month, load, locale, selected, onSelect }: MonthView
                       key={a.control_area}
                       label={names[k]}
                       locale={locale}
-                      sum={c ? { ...c, cells: 1 } : null}
+                      sum={c
+                        ? { ...c, cells: 1, measured: c.actual_quarter_hours > 0 ? 1 : 0 }
+                        : null}
                     />
                   );
                 })}
@@ -161,15 +176,32 @@ export function SettlementMonth() {
   // Read when the operator asks (a button), not with the page: the first load stays as it was,
   // and a service without settlement says nothing in the browser's log until then.
   const wanted = useSignal(false);
+  // Read again shortly after a settlement input is stored (live events), like a day's view.
+  const tick = useSignal(0);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = feed.subscribe((batch, source) => {
+      if (source !== "live" || !batch.some((e) => changesSettlement(e))) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => tick.value++, 800);
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, []);
   // Re-rendered when the date changes, not with every tick of the clock.
   const current = today.value && berlinDate(now.peek()).slice(0, 7);
 
   useSignalEffect(() => {
     const key = apiKey.value;
     const m = month.value;
+    void tick.value;
     if (!key || !wanted.value) return;
     let live = true;
-    load.value = { kind: "loading" };
+    // A re-read of the same month keeps the table in place until the new answer is there.
+    const shown = load.peek();
+    if (shown.kind !== "ok" || shown.body.month !== m) load.value = { kind: "loading" };
     api<MonthSettlement>("GET", monthPath(m)).then(
       (body) => live && (load.value = { kind: "ok", body }),
       (err) => {
@@ -201,6 +233,9 @@ export function SettlementMonth() {
     wanted.value = true;
   };
   const body = load.value.kind === "ok" ? load.value.body : null;
+  // The days after delivery (the service lists today's and tomorrow's schedules too).
+  const before = berlinDate(now.peek());
+  const past = body?.cells.filter((c) => c.delivery_day < before) ?? [];
   return (
     <div class="settlement-month">
       <div class="toolbar month-nav">
@@ -208,9 +243,9 @@ export function SettlementMonth() {
           ‹ {monthWords(addMonths(month.value, -1))}
         </button>
         <strong class="month-name" aria-live="polite">{monthWords(month.value)}</strong>
-        {body && body.cells.length > 0 && (
+        {past.length > 0 && (
           <StatusBadge
-            status={body.cells.some((c) => c.status === "provisional") ? "provisional" : "final"}
+            status={past.some((c) => c.status === "provisional") ? "provisional" : "final"}
           />
         )}
         <button
@@ -239,6 +274,7 @@ export function SettlementMonth() {
           load={load.value}
           locale={browserLocale()}
           selected={selected.value}
+          before={before}
           onSelect={(d) => selected.value = selected.peek() === d ? null : d}
         />
       )}

@@ -19,6 +19,8 @@ export interface CellSum {
   day_ahead_cost_eur: number | null;
   /** Cells summed. */
   cells: number;
+  /** Cells with any actual (`actual_quarter_hours` > 0); 0: nothing measured yet. */
+  measured: number;
   status: "provisional" | "final";
 }
 
@@ -44,6 +46,7 @@ export function sumCells(cells: readonly MonthCell[]): CellSum {
     cost_eur: 0,
     day_ahead_cost_eur: null,
     cells: cells.length,
+    measured: 0,
     status: "final",
   };
   for (const c of cells) {
@@ -52,6 +55,7 @@ export function sumCells(cells: readonly MonthCell[]): CellSum {
     out.cost_eur += c.cost_eur;
     if (c.day_ahead_cost_eur !== null) da = (da ?? 0) + c.day_ahead_cost_eur;
     if (c.status === "provisional") out.status = "provisional";
+    if (c.actual_quarter_hours > 0) out.measured++;
   }
   out.day_ahead_cost_eur = da;
   return out;
@@ -68,10 +72,15 @@ export function asTotals(s: CellSum): SettlementTotals {
   };
 }
 
-/** Arranges the month's cells as days × areas. */
-export function monthGrid(m: MonthSettlement): MonthGrid {
+/**
+ * Arranges the month's cells as days × areas.
+ * @param before a Berlin date `YYYY-MM-DD`: only days before it (after delivery), e.g. today;
+ *   the service lists every day with a sent schedule, today's and tomorrow's too
+ */
+export function monthGrid(m: MonthSettlement, before?: string): MonthGrid {
   const byDay = new Map<string, MonthCell[]>();
   for (const c of m.cells) {
+    if (before !== undefined && c.delivery_day >= before) continue;
     const list = byDay.get(c.delivery_day) ?? [];
     list.push(c);
     byDay.set(c.delivery_day, list);
@@ -87,7 +96,11 @@ export function monthGrid(m: MonthSettlement): MonthGrid {
   const areaTotals = Object.fromEntries(
     m.areas.map((a) => [
       a.control_area,
-      sumCells(m.cells.filter((c) => c.control_area === a.control_area)),
+      sumCells(
+        m.cells.filter((c) =>
+          c.control_area === a.control_area && (before === undefined || c.delivery_day < before)
+        ),
+      ),
     ]),
   );
   return { rows, areaTotals };

@@ -75,6 +75,11 @@ export function formatNumber(v: number | null | undefined, digits: number, local
   return f.format(Math.abs(v) < 0.5 * 10 ** -digits ? 0 : v);
 }
 
+/** `1 market location`, `2 market locations`: a count with the noun in its number (`en` words). */
+export function count(n: number, one: string, many: string, locale: string): string {
+  return `${formatNumber(n, 0, locale)} ${n === 1 ? one : many}`;
+}
+
 /** Number and unit, or "—" alone when the value is missing. */
 function withUnit(v: number | null | undefined, digits: number, unit: string, locale: string) {
   const n = formatNumber(v, digits, locale);
@@ -166,15 +171,23 @@ export function savingWords(t: SettlementTotals, locale: string): string | null 
 
 /**
  * Completeness in words: "40 metered · 120 profile-settled · 2 missing market locations · 94 of
- * 96 quarter-hours priced".
+ * 96 quarter-hours priced". A location counts as metered only with every quarter-hour
+ * (docs/settlement.md), so with `actualQuarterHours` (quarter-hours with an actual, of the area)
+ * below the day's count, the line adds "actual in 95 of 96 quarter-hours": a missing location
+ * may be missing only one of them.
  */
-export function completenessWords(c: Completeness, locale: string): string {
+export function completenessWords(
+  c: Completeness,
+  locale: string,
+  actualQuarterHours?: number,
+): string {
   const n = (v: number) => formatNumber(v, 0, locale);
+  const actual = actualQuarterHours !== undefined && actualQuarterHours < c.quarter_hours
+    ? ` · actual in ${n(actualQuarterHours)} of ${n(c.quarter_hours)} quarter-hours`
+    : "";
   return `${n(c.metered)} metered · ${n(c.profile_settled)} profile-settled · ${
-    n(c.missing)
-  } missing market locations · ${n(c.priced_quarter_hours)} of ${
-    n(c.quarter_hours)
-  } quarter-hours priced`;
+    count(c.missing, "missing market location", "missing market locations", locale)
+  } · ${n(c.priced_quarter_hours)} of ${n(c.quarter_hours)} quarter-hours priced${actual}`;
 }
 
 /** Why an area is still provisional, in words; `null` when final. */
@@ -182,10 +195,12 @@ export function provisionalReason(c: Completeness, locale: string): string | nul
   if (c.status === "final") return null;
   const why: string[] = [];
   if (c.missing > 0) {
-    why.push(`${formatNumber(c.missing, 0, locale)} market locations without actuals`);
+    why.push(count(c.missing, "market location", "market locations", locale) + " without actuals");
   }
   const unpriced = c.quarter_hours - c.priced_quarter_hours;
-  if (unpriced > 0) why.push(`${formatNumber(unpriced, 0, locale)} quarter-hours without a price`);
+  if (unpriced > 0) {
+    why.push(count(unpriced, "quarter-hour", "quarter-hours", locale) + " without a price");
+  }
   return `provisional${why.length ? `: ${why.join(", ")}` : ""}; the numbers can still change`;
 }
 
@@ -204,8 +219,8 @@ export function sourceLines(sources: readonly DeviationSource[], locale: string)
       ? ` (${pct((s.abs_deviation_mwh / total) * 100, locale)})`
       : "";
     return `${name}: ${mwh(s.abs_deviation_mwh, locale)}${share} over ${
-      formatNumber(s.locations, 0, locale)
-    } locations, mean ${mw(s.mad_mw, locale)}`;
+      count(s.locations, "location", "locations", locale)
+    }, mean ${mw(s.mad_mw, locale)}`;
   });
 }
 

@@ -59,6 +59,7 @@ export async function settleMonth(
         cost_eur: a.totals.cost_eur,
         day_ahead_cost_eur: a.totals.day_ahead_cost_eur,
         status: a.completeness.status,
+        actual_quarter_hours: a.actual_mw.filter((v) => v !== null).length,
       });
     }
   }

@@ -154,6 +154,11 @@ export const MonthCellSchema = z.object({
   cost_eur: z.number(),
   day_ahead_cost_eur: z.number().nullable(),
   status: z.enum(["provisional", "final"]),
+  /**
+   * Quarter-hours of the day with an actual in the area; 0: nothing measured yet (a day with only
+   * a sent schedule), so the cell's 0 MWh and 0 EUR are no result.
+   */
+  actual_quarter_hours: z.number().int().nonnegative(),
 });
 
 /** `GET /v1/settlement/months/{YYYY-MM}`: every settled day of the month × area. */

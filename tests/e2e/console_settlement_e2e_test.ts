@@ -1,29 +1,33 @@
 /**
- * The console's after-delivery view in a real browser (docs/console.md, "After delivery"; issue
- * 27, item 4), at 1440 px (light, then dark, English numbers) and at 390 px (touch, `de-DE`
- * numbers): selecting yesterday's row shows the day's totals in one sentence, one chart per area,
- * the readout of a quarter-hour on keyboard focus and the arrow keys (price and cost, "—" where
- * unknown), completeness and the worst quarter-hours; a day without settlement says "No actuals
- * for this day yet"; the month table answers "how did we do"; nothing is wider than the phone;
- * no CSP violation, no exception.
+ * The console's after-delivery view in a real browser against the real settlement routes
+ * (docs/console.md, "After delivery"; docs/settlement.md; issue 27, item 4). On a fake clock the
+ * walk builds a delivery day for real (docs/intraday.md): a market location in Amprion, a
+ * day-ahead version two days before, two intraday versions, the TSO simulator's answers; the
+ * next morning metered quarter-hours arrive by `POST /v1/actuals` (CSV, all but the last one) and
+ * the day's reBAP prices by `POST /v1/imbalance-prices`. Then an operator opens the console with
+ * the process key, the browser's clock at the service's instant:
  *
- * NOTE for the lead: the settlement routes (`GET /v1/delivery-days/{day}/settlement`,
- * `GET /v1/settlement/months/{YYYY-MM}`) are built on another branch, so here they — and the
- * day list — are served from a fixture in the wire shapes of `lib/wire/settlement.ts` by
- * Playwright's `page.route` interception (`stubRoutes`). After merging, switch the two settlement
- * stubs to the real routes fed with actuals and prices. Everything else is the real app on a
- * temp-file KV and Debian's Chromium.
+ * - 1440 px, `en-GB`: selecting yesterday's row shows the totals sentence with the numbers
+ *   `GET /v1/delivery-days/{day}/settlement` returns, completeness, the worst quarter-hours, the
+ *   readout of a quarter-hour on keyboard focus and the arrow keys ("—" where no actual is
+ *   known); the day before (schedules, nothing measured) says "No actuals … yet", never 0 EUR;
+ *   the month from `GET /v1/settlement/months/{YYYY-MM}`; the last quarter-hour's actual posted
+ *   while the view is open turns the sentence `final` with the new numbers (live event
+ *   `actuals_received`), without a reload.
+ * - 390 px, touch, `de-DE`: German numbers with units, a tap reads a quarter-hour, nothing wider
+ *   than the phone, the month as cards.
  *
- * Skipped with a printed reason when Chromium is missing, unless REQUIRE_E2E=1.
+ * No request is intercepted: the app on 127.0.0.1 with a temp-file KV, the TSO simulator,
+ * Debian's Chromium. Screenshots with `E2E_SCREENSHOTS=1`. Skipped with a printed reason when
+ * Chromium is missing, unless REQUIRE_E2E=1.
  */
 import assert from "node:assert/strict";
-import type { Page, Route } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ensureBundle } from "../../lib/console/bundle.ts";
-import { addDays, deliveryDay, localDayOf } from "../../lib/domain/delivery_day.ts";
-import type { DayOverview } from "../../lib/console/types.ts";
-import type { DaySettlement } from "../../lib/wire/settlement.ts";
-import { totalsSentence } from "../../lib/console/settlement_texts.ts";
-import { startServer } from "../support/app.ts";
+import { addDays, deliveryDay } from "../../lib/domain/delivery_day.ts";
+import type { DaySettlement, MonthSettlement } from "../../lib/wire/settlement.ts";
+import { rebapFile } from "../../dev/metering_simulator.ts";
+import { call } from "../support/app.ts";
 import {
   type Chromium,
   launchChromium,
@@ -31,78 +35,89 @@ import {
   skipBrowserTests,
   watchProblems,
 } from "../support/chromium.ts";
-import { PROC as KEY } from "../support/keys.ts";
-import { daySettlement, monthSettlement } from "../support/settlement_fixture.ts";
+import { ext, PROC, proc } from "../support/day_ahead_rig.ts";
+import { startWalk, type Walk } from "../support/intraday_walk.ts";
+import { maloId } from "../support/portfolio.ts";
 
-const NOW = Date.now();
-const TODAY = localDayOf(NOW);
-const YESTERDAY = addDays(TODAY, -1);
-const OLDER = addDays(TODAY, -3);
+const DAY = "2026-11-17"; // Tue, CET; the browser's "yesterday" (the clock: 18 Nov 10:00 Berlin)
+const BEFORE = addDays(DAY, -1); // schedules sent, nothing measured
+const MONTH = "November 2026";
 
-/** A stored day whose steps all ran (what the row needs; nothing else is asserted on it). */
-function overview(day: string): DayOverview {
-  const at = new Date(NOW - 48 * 3_600_000).toISOString();
-  const step = { version: 1, at, by: "orchestrator", stale: false, stale_reason: null, detail: {} };
-  return {
-    delivery_day: day,
-    quarter_hours: deliveryDay(day).quarterHours.length,
-    gate_closure: deliveryDay(day).gateClosure.toString(),
-    gate_closure_passed: true,
-    input_version: 1,
-    last_input: null,
-    steps: { forecast: step, aggregated: step, published: step, submitted: step },
-    totals: {},
-    warnings: [],
-    schedules: [],
-    failures: { forecast: null, aggregated: null, published: null, submitted: null },
-  };
-}
-
-/** Yesterday's settlement: the fixture on the real quarter-hours of the day. */
-function settlementOf(day: string): DaySettlement {
-  const d = deliveryDay(day);
-  return daySettlement(day, d.quarterHours[0].toString(), d.quarterHours.length);
-}
-
-const json = (route: Route, status: number, body: unknown) =>
-  route.fulfill({ status, contentType: "application/json", body: JSON.stringify(body) });
-
-/** The day list and the two settlement routes from fixtures (see the note above). */
-async function stubRoutes(page: Page): Promise<string[]> {
-  const asked: string[] = [];
-  await page.route(
-    "**/v1/console/delivery-days",
-    (r) =>
-      json(r, 200, { delivery_days: [OLDER, YESTERDAY, TODAY].map(overview), without_state: [] }),
-  );
-  await page.route(
-    "**/v1/delivery-days/*/open-position",
-    (r) => json(r, 404, { detail: "No open position stored." }),
-  );
-  // Stub of GET /v1/delivery-days/{day}/settlement (another branch builds the route).
-  await page.route("**/v1/delivery-days/*/settlement", (r) => {
-    const day = new URL(r.request().url()).pathname.split("/")[3];
-    asked.push(day);
-    return day === YESTERDAY
-      ? json(r, 200, settlementOf(day))
-      : json(r, 404, { detail: `No settlement for ${day}.` });
-  });
-  // Stub of GET /v1/settlement/months/{YYYY-MM} (another branch builds the route).
-  await page.route("**/v1/settlement/months/*", (r) => {
-    const month = new URL(r.request().url()).pathname.split("/").pop()!;
-    return json(r, 200, monthSettlement(month, 3));
-  });
-  return asked;
-}
-
-async function enterKey(page: Page) {
-  await page.waitForSelector("html[data-ready=true]");
-  await page.fill("#process-key", KEY);
-  await page.press("#process-key", "Enter");
-}
+/** kWh metered in quarter-hour `i`: 500, 600, … 1,200, again (2.0 … 4.8 MW). */
+const kwhAt = (i: number) => 500 + (i % 8) * 100;
 
 /** Visible text with no-break spaces as spaces. */
 const plain = (s: string) => s.replace(/\u00a0/g, " ").replace(/\s+/g, " ").trim();
+
+/** `v` with `digits` decimals in `locale`, written here apart from the console's own helpers. */
+const num = (v: number, digits: number, locale: string) =>
+  plain(
+    new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits })
+      .format(v),
+  );
+
+/** The totals as the operator must read them: "3.2 MWh short, 1.1 MWh long, 412.50 EUR; …". */
+function totalsText(t: DaySettlement["totals"], locale: string): string {
+  const money = (v: number) => `${num(v, 2, locale)} EUR${v < 0 ? " (received)" : ""}`;
+  return `${num(t.short_mwh, 1, locale)} MWh short, ${num(t.long_mwh, 1, locale)} MWh long, ${
+    money(t.cost_eur)
+  }; the day-ahead schedule alone: ${money(t.day_ahead_cost_eur!)}`;
+}
+
+/** The walk: day-ahead 1 MW, intraday 2 MW, then 3 MW from 09:30 on the day (as the settlement walk). */
+async function buildDay(w: Walk) {
+  await w.forecast(1_000);
+  await w.pass();
+  w.at(-1, "16:00");
+  await w.forecast(2_000);
+  await w.pass();
+  w.at(-1, "18:00");
+  await w.answers();
+  w.at(0, "09:07");
+  await w.forecast(3_000);
+  await w.pass();
+  assert.deepEqual((await w.history()).map((v) => v.phase), ["day_ahead", "intraday", "intraday"]);
+}
+
+/** CSV of the day's metered quarter-hours of location 1, the first `n`. */
+const actualsCsv = (n: number) =>
+  ["market_location_id,start,kwh"].concat(
+    deliveryDay(DAY).quarterHours.slice(0, n).map((q, i) =>
+      `${maloId(1)},${q.toString()},${kwhAt(i)}`
+    ),
+  ).join("\n");
+
+async function post(w: Walk, path: string, headers: Record<string, string>, body: string) {
+  const r = await call(`${w.r.s.url}${path}`, { method: "POST", headers, body });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+}
+
+async function read<T>(w: Walk, path: string): Promise<T> {
+  const r = await call(`${w.r.s.url}${path}`, { headers: proc });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body as T;
+}
+const settlement = (w: Walk) => read<DaySettlement>(w, `/v1/delivery-days/${DAY}/settlement`);
+
+/** A context at the service's instant, the key entered. */
+async function open(chromium: Chromium, w: Walk, opts: Parameters<Chromium["newPage"]>[0]) {
+  const b = await chromium.newPage(opts);
+  const problems = await watchProblems(b.page);
+  await b.page.clock.setFixedTime(new Date(w.r.clock.now()));
+  await b.page.goto(`${w.r.s.url}/console`);
+  await b.page.waitForSelector("html[data-ready=true]");
+  await b.page.fill("#process-key", PROC);
+  await b.page.press("#process-key", "Enter");
+  return { ...b, problems };
+}
+
+async function openDay(page: Page, day: string, tap = false) {
+  const button = page.locator(`tr[data-day="${day}"] button.linklike`).first();
+  await (tap ? button.tap() : button.click());
+  const view = page.locator(`#days .after-delivery`);
+  await view.waitFor();
+  return view;
+}
 
 /** Whether the page scrolls sideways, and the widest offenders. */
 function sideways(page: Page) {
@@ -117,169 +132,196 @@ function sideways(page: Page) {
   });
 }
 
-async function openYesterday(page: Page) {
-  await page.locator(`tr[data-day="${YESTERDAY}"] button.linklike`).first().click();
-  const view = page.locator(`#days .after-delivery[data-day="${YESTERDAY}"]`);
-  await view.waitFor();
-  return view;
-}
-
-async function desktop(t: Deno.TestContext, chromium: Chromium, url: string) {
-  const b = await chromium.newPage({ viewport: { width: 1440, height: 1000 }, locale: "en-GB" });
+async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
+  const b = await open(chromium, w, { viewport: { width: 1440, height: 1000 }, locale: "en-GB" });
   const page = b.page;
-  const problems = await watchProblems(page);
-  const asked = await stubRoutes(page);
-  const s = settlementOf(YESTERDAY);
+  const s = await settlement(w);
+  const a = s.areas[0];
   try {
-    await page.goto(`${url}/console`);
-    await enterKey(page);
-    await t.step("yesterday: the sentence, one chart per area, completeness", async () => {
-      const view = await openYesterday(page);
-      const sentence = plain(await view.locator(".settlement-day").innerText());
-      const expected = totalsSentence({
-        day: YESTERDAY,
-        where: "all 2 areas",
-        totals: s.totals,
-        locale: "en-GB",
-        nowMs: NOW,
-      });
-      assert.ok(sentence.includes(plain(expected)), `${sentence}\n!= ${expected}`);
-      assert.match(sentence, /^provisional Yesterday in all 2 areas: [\d,.]+ MWh short, /);
-      assert.equal(await view.locator("svg.settlement-svg").count(), 2);
-      assert.equal(await view.locator("svg.settlement-svg path.settle-act").count(), 2);
-      const amprion = view.locator(".settlement-area").first();
-      assert.match(
-        plain(await amprion.locator(".settlement-completeness").innerText()),
-        /^provisional 40 metered · 120 profile-settled · 2 missing market locations · \d+ of \d+ quarter-hours priced/,
-      );
-      assert.match(plain(await amprion.innerText()), /Yesterday in Amprion: [\d,.]+ MWh short/);
-      await amprion.getByText("The 10 worst quarter-hours in Amprion").click();
-      assert.equal(await amprion.locator(".worst-table tbody tr").count(), 10);
-      await shotOf(view, "27-after-delivery-1440-light");
-    });
-
     await t.step(
-      "keyboard: focus the chart, Home, arrows: price and cost in the readout",
+      "yesterday: the totals sentence with the route's numbers, completeness",
       async () => {
-        const plot = page.locator(".settlement-chart .chart-plot").first();
-        await plot.focus();
-        await page.keyboard.press("Home");
-        const readout = page.locator(".settlement-readout").first();
-        assert.match(
-          plain(await readout.innerText()),
-          /^00:00–00:15 Berlin schedule [\d.]+ MW day-ahead [\d.]+ MW actual [\d.]+ MW imbalance ([\d.]+ MWh (short|long)|balanced) price [\d.]+ EUR\/MWh cost -?[\d.]+ EUR$/,
+        const view = await openDay(page, DAY);
+        await view.locator(".settlement-day").waitFor();
+        assert.equal(s.status, "provisional");
+        assert.equal(
+          plain(await view.locator(".settlement-day").innerText()).split(" 96 quarter-hours")[0],
+          `provisional Yesterday in Amprion: ${totalsText(s.totals, "en-GB")}.`,
         );
-        for (let i = 0; i < 9; i++) await page.keyboard.press("ArrowRight");
-        // Quarter-hour 9 of the fixture has no actual: dashes, never 0.
-        assert.match(
-          plain(await readout.innerText()),
-          /Berlin schedule [\d.]+ MW day-ahead [\d.]+ MW actual — imbalance — price — cost —$/,
+        assert.equal(await view.locator("svg.settlement-svg path.settle-act").count(), 1);
+        // A location is metered only with every quarter-hour: 95 of 96 leave it "missing".
+        const c = a.completeness;
+        assert.deepEqual([c.metered, c.profile_settled, c.missing], [0, 0, 1]);
+        assert.equal(
+          plain(await view.locator(".settlement-completeness").innerText()),
+          "provisional 0 metered · 0 profile-settled · 1 missing market location · 96 of 96 " +
+            "quarter-hours priced · actual in 95 of 96 quarter-hours · provisional: 1 market " +
+            "location without actuals; the numbers can still change",
         );
-        await page.keyboard.press("End");
-        assert.match(plain(await readout.innerText()), /^23:45–00:00 Berlin/);
-        assert.equal(await plot.evaluate((el) => el === document.activeElement), true);
-        // Keyboard focus alone (the last input was a key) shows the first quarter-hour.
-        await page.keyboard.press("Tab");
-        const second = page.locator("#days .settlement-chart .chart-plot").nth(1);
-        if (!(await second.evaluate((el) => el === document.activeElement))) await second.focus();
+        assert.equal(c.priced_quarter_hours, 96);
+        const worst = view.locator(".settlement-worst");
+        await worst.locator("summary").click();
         assert.match(
-          plain(await page.locator("#days .settlement-readout").nth(1).innerText()),
-          /^00:00–00:15 Berlin schedule [\d.]+ MW/,
+          plain(await worst.locator("summary").innerText()),
+          /^The 10 worst quarter-hours in Amprion$/,
         );
+        const rows = worst.locator(".worst-table tbody tr");
+        assert.equal(await rows.count(), a.accuracy.worst.length);
+        const w0 = a.accuracy.worst[0];
+        const hm = Temporal.Instant.from(w0.start).toZonedDateTimeISO("Europe/Berlin").toPlainTime()
+          .toString().slice(0, 5);
+        assert.equal(
+          plain(await rows.first().innerText()).replace(/\t/g, " "),
+          `${hm} ${num(w0.imbalance_mwh!, 2, "en-GB")} MWh short ${
+            num(w0.price_eur_mwh!, 2, "en-GB")
+          } EUR/MWh ${num(w0.cost_eur!, 2, "en-GB")} EUR`,
+        );
+        await shotOf(view, "27-after-delivery-1440-light");
       },
     );
 
-    await t.step("a day without settlement says so in words", async () => {
-      await page.locator(`tr[data-day="${OLDER}"] button.linklike`).first().click();
-      await page.getByText("No actuals for this day yet").first().waitFor();
-      assert.equal(await page.locator(".after-delivery svg").count(), 0);
-      assert.ok(asked.includes(OLDER) && asked.includes(YESTERDAY), asked.join());
-    });
-
-    await t.step("today is not after delivery: no settlement asked for it", () => {
-      assert.ok(!asked.includes(TODAY), asked.join());
-    });
-
-    await t.step("the month: sentence, days × areas, a day opens below", async () => {
-      const month = page.locator("#settlement");
-      // The month is read when asked for, not with the page.
-      assert.equal(await month.locator(".month-table").count(), 0);
-      await month.getByRole("button", { name: /^Show \w+ \d{4}$/ }).click();
-      await month.locator(".month-table tbody tr").nth(2).waitFor();
-      assert.match(
-        plain(await month.locator(".settlement-month-sentence").innerText()),
-        /^\w+ \d{4} in all 2 areas: 15.6 MWh short, 7.5 MWh long, 2,160.00 EUR; the day-ahead schedule alone: 4,060.00 EUR\. 3 days settled, 1 of them provisional\.$/,
+    await t.step("keyboard: focus the chart, Home, End, ←: the readout", async () => {
+      const plot = page.locator("#days .settlement-chart .chart-plot").first();
+      await plot.focus();
+      await page.keyboard.press("Home");
+      const readout = page.locator("#days .settlement-readout").first();
+      const en = (v: number, d: number) => num(v, d, "en-GB");
+      // 00:00: 500 kWh = 2.0 MW against the 2 MW schedule.
+      assert.equal(
+        plain(await readout.innerText()),
+        `00:00–00:15 Berlin schedule 2.0 MW day-ahead 1.0 MW actual 2.0 MW imbalance balanced price ${
+          en(a.price_eur_mwh[0]!, 2)
+        } EUR/MWh cost 0.00 EUR`,
       );
-      assert.equal(await month.locator(".month-table thead th").count(), 4);
-      await month.locator(".month-table tbody tr").first().locator("button").click();
-      await month.locator(".after-delivery").waitFor();
+      await page.keyboard.press("End");
+      assert.equal(
+        plain(await readout.innerText()),
+        // No actual: no direction, so no price of it (docs/settlement.md) — dashes, never 0.
+        "23:45–00:00 Berlin schedule 3.0 MW day-ahead 1.0 MW actual — imbalance — price — cost —",
+      );
+      await page.keyboard.press("ArrowLeft");
+      assert.equal(
+        plain(await readout.innerText()),
+        `23:30–23:45 Berlin schedule 3.0 MW day-ahead 1.0 MW actual 4.4 MW imbalance 0.35 MWh short price ${
+          en(a.price_eur_mwh[94]!, 2)
+        } EUR/MWh cost ${en(a.cost_eur[94]!, 2)} EUR`,
+      );
+      assert.equal(await plot.evaluate((el) => el === document.activeElement), true);
+      await shotOf(
+        page.locator("#days .settlement-area").first(),
+        "27-after-delivery-1440-readout",
+      );
+    });
+
+    await t.step(
+      "the day before: schedules, nothing measured — said in words, no 0 EUR",
+      async () => {
+        const view = await openDay(page, BEFORE);
+        await view.getByText("No actuals for this day yet").waitFor();
+        assert.equal(await view.locator("svg").count(), 0);
+        assert.doesNotMatch(plain(await view.innerText()), /0\.00 EUR/);
+      },
+    );
+
+    await t.step("the month: the route's totals, the days, a day opens below", async () => {
+      const m = await read<MonthSettlement>(w, `/v1/settlement/months/2026-11`);
+      const month = page.locator("#settlement");
+      await month.getByRole("button", { name: `Show ${MONTH}` }).click();
+      const sentence = month.locator(".settlement-month-sentence");
+      await sentence.waitFor();
+      assert.equal(
+        plain(await sentence.innerText()),
+        `${MONTH} in Amprion: ${totalsText(m.totals, "en-GB")}. 1 day settled, 1 of them ` +
+          "provisional; 1 day without actuals yet.",
+      );
+      // The route lists every day with a sent schedule (today's and tomorrow's too); the rows are
+      // the days after delivery, and the day with nothing measured says so, not 0.00 EUR.
+      assert.ok(m.cells.some((c) => c.delivery_day === addDays(DAY, 2)), JSON.stringify(m.cells));
+      const rows = month.locator(".month-table tbody tr");
+      assert.deepEqual(await rows.evaluateAll((t) => t.map((r) => r.dataset.day)), [BEFORE, DAY]);
+      assert.equal(
+        plain(await rows.first().innerText()),
+        "Mon 16 Nov no actuals yet no actuals yet",
+      );
+      const cell = a.totals;
+      assert.equal(
+        plain(await rows.nth(1).innerText()).split(" provisional")[0],
+        `Tue 17 Nov ${num(cell.cost_eur, 2, "en-GB")} EUR ${num(cell.short_mwh, 1, "en-GB")} MWh ` +
+          `short · ${num(cell.long_mwh, 1, "en-GB")} MWh long`,
+      );
+      const row = rows.nth(1);
+      await row.locator("button").click();
+      await month.locator(".after-delivery .settlement-day").waitFor();
       await shotOf(month, "27-month-1440-light");
     });
 
+    await t.step(
+      "the last quarter-hour arrives while the view is open: final, new numbers",
+      async () => {
+        const view = await openDay(page, DAY);
+        await view.locator(".settlement-day").waitFor();
+        await post(w, "/v1/actuals", { ...ext, "content-type": "text/csv" }, actualsCsv(96));
+        const after = await settlement(w);
+        assert.equal(after.status, "final");
+        assert.notEqual(after.totals.cost_eur, s.totals.cost_eur);
+        const expected = `final Yesterday in Amprion: ${totalsText(after.totals, "en-GB")}.`;
+        await page.waitForFunction(
+          (want) =>
+            (document.querySelector("#days .settlement-day")?.textContent ?? "")
+              .replace(/\u00a0/g, " ").replace(/\s+/g, " ").trim().startsWith(want),
+          expected,
+          { timeout: 10_000 },
+        );
+      },
+    );
     await t.step("dark: the actual line follows the scheme", async () => {
-      const view = await openYesterday(page);
       const stroke = () =>
-        page.locator("path.settle-act").first().evaluate((el) => getComputedStyle(el).stroke);
+        page.locator("#days path.settle-act").first().evaluate((el) => getComputedStyle(el).stroke);
       const light = await stroke();
       await page.emulateMedia({ colorScheme: "dark" });
       assert.notEqual(await stroke(), light);
       assert.equal(await stroke(), "rgb(220, 226, 233)");
-      await shotOf(view, "27-after-delivery-1440-dark");
+      await shotOf(page.locator("#days .after-delivery"), "27-after-delivery-1440-dark");
     });
-    assert.deepEqual(problems.csp, []);
-    assert.deepEqual(problems.exceptions, []);
+    assert.deepEqual(b.problems.csp, []);
+    assert.deepEqual(b.problems.exceptions, []);
   } finally {
     await b.close();
   }
 }
 
-async function phone(t: Deno.TestContext, chromium: Chromium, url: string) {
-  const b = await chromium.newPage({
+async function phone(t: Deno.TestContext, chromium: Chromium, w: Walk) {
+  const b = await open(chromium, w, {
     viewport: { width: 390, height: 844 },
     hasTouch: true,
     locale: "de-DE",
   });
   const page = b.page;
-  const problems = await watchProblems(page);
-  await stubRoutes(page);
-  const s = settlementOf(YESTERDAY);
+  const s = await settlement(w);
   try {
-    await page.goto(`${url}/console`);
-    await enterKey(page);
     await t.step("390 px, de-DE: German numbers, units, a tap reads a quarter-hour", async () => {
-      await page.locator(`tr[data-day="${YESTERDAY}"] button.linklike`).first().tap();
-      const view = page.locator(`#days .after-delivery[data-day="${YESTERDAY}"]`);
-      await view.waitFor();
-      const sentence = plain(await view.locator(".settlement-day").innerText());
-      const expected = totalsSentence({
-        day: YESTERDAY,
-        where: "all 2 areas",
-        totals: s.totals,
-        locale: "de-DE",
-        nowMs: NOW,
-      });
-      assert.ok(sentence.includes(plain(expected)), `${sentence}\n!= ${expected}`);
-      assert.match(
-        sentence,
-        /in all 2 areas: \d+,\d MWh short, \d+,\d MWh long, -?[\d.]+,\d\d EUR/,
+      const view = await openDay(page, DAY, true);
+      await view.locator(".settlement-day").waitFor();
+      assert.equal(
+        plain(await view.locator(".settlement-day").innerText()).split(" 96 quarter-hours")[0],
+        `final Yesterday in Amprion: ${totalsText(s.totals, "de-DE")}.`,
       );
+      assert.match(plain(await view.locator(".settlement-day").innerText()), /\d+,\d MWh short/);
       const plot = view.locator(".chart-plot").first();
       await plot.scrollIntoViewIfNeeded();
       const box = (await plot.boundingBox())!;
       await page.touchscreen.tap(box.x + box.width * 0.6, box.y + box.height / 2);
       assert.match(
         plain(await view.locator(".settlement-readout").first().innerText()),
-        /^\d\d:\d\d–\d\d:\d\d Berlin schedule \d+,\d MW .* price (\d+,\d\d EUR\/MWh|—) cost (-?\d+,\d\d EUR|—)$/,
+        /^\d\d:\d\d–\d\d:\d\d Berlin schedule \d,\d MW day-ahead 1,0 MW actual \d,\d MW imbalance (\d,\d\d MWh short|balanced) price -?[\d.]+,\d\d EUR\/MWh cost -?[\d.]+,\d\d EUR$/,
       );
       await shotOf(view, "27-after-delivery-390-light");
     });
     await t.step("390 px: nothing wider than the phone, the month as cards", async () => {
-      await page.locator("#settlement").getByRole("button", { name: /^Show / }).tap();
-      await page.locator("#settlement .month-table tbody tr").nth(2).waitFor();
-      // The worst quarter-hours open: their table fits too.
+      await page.locator("#settlement").getByRole("button", { name: `Show ${MONTH}` }).tap();
+      await page.locator(`#settlement .month-table tbody tr[data-day="${DAY}"]`).waitFor();
       await page.locator("#days .settlement-worst summary").first().tap();
       await page.locator("#days .worst-table").first().waitFor();
-      await view(page);
       const w = await sideways(page);
       assert.equal(w.scroll, false, w.out.join("\n"));
       assert.deepEqual(w.out, []);
@@ -287,41 +329,43 @@ async function phone(t: Deno.TestContext, chromium: Chromium, url: string) {
         el.getBoundingClientRect().width
       );
       assert.ok(svgWidth <= 390 && svgWidth > 250, `chart ${svgWidth} px wide`);
-      await page.emulateMedia({ colorScheme: "dark" });
-      assert.equal((await sideways(page)).scroll, false);
-      await shotOf(
-        page.locator(`#days .after-delivery[data-day="${YESTERDAY}"]`),
-        "27-after-delivery-390-dark",
-      );
-      await shotOf(page.locator("#settlement"), "27-month-390-dark");
+      await shotOf(page.locator("#settlement"), "27-month-390-light");
     });
-    assert.deepEqual(problems.csp, []);
-    assert.deepEqual(problems.exceptions, []);
+    assert.deepEqual(b.problems.csp, []);
+    assert.deepEqual(b.problems.exceptions, []);
   } finally {
     await b.close();
   }
 }
 
-/** Lets the month's cards and the day's charts settle after a resize. */
-async function view(page: Page) {
-  await page.locator("#settlement").scrollIntoViewIfNeeded();
-  await page.waitForTimeout(100);
-}
-
 Deno.test({
   name:
-    "console e2e: after delivery — sentence, charts, readout by keyboard and tap, month, 390 and 1440 px",
+    "console e2e: after delivery on the real routes — a walked day, actuals and prices posted, 1440 and 390 px, a live update",
   ignore: skipBrowserTests("console settlement e2e"),
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
   await ensureBundle();
-  const s = await startServer({ PROCESS_API_KEYS: `ops:${KEY}`, RATE_LIMIT_PER_MINUTE: "0" });
+  const w = await startWalk(DAY);
   await using chromium = await launchChromium();
   try {
-    await t.step("1440 px, en", (t) => desktop(t, chromium, s.url));
-    await t.step("390 px, de-DE, touch", (t) => phone(t, chromium, s.url));
+    await t.step(
+      "the day walked; the next morning actuals (but the last) and prices arrive",
+      async () => {
+        await buildDay(w);
+        w.at(1, "10:00");
+        await post(w, "/v1/actuals", { ...ext, "content-type": "text/csv" }, actualsCsv(95));
+        await post(
+          w,
+          "/v1/imbalance-prices",
+          { ...proc, "content-type": "text/csv" },
+          rebapFile(DAY),
+        );
+      },
+    );
+    await t.step("1440 px, en-GB", (t) => desktop(t, chromium, w));
+    await t.step("390 px, de-DE, touch", (t) => phone(t, chromium, w));
   } finally {
-    await s.close();
+    await w.close();
   }
 });

@@ -1,7 +1,7 @@
 /**
  * Test fixture: a day's and a month's settlement after delivery in the wire shapes of
  * `lib/wire/settlement.ts`, built in code (validated with the wire schemas by the tests), for the
- * console's unit and browser tests while the settlement routes are built on another branch.
+ * console's unit tests (the browser test uses the real routes).
  *
  * The day: two control areas, Amprion with gaps (no actual in quarter-hours 8–11, no price in
  * 20–21) and TenneT complete; imbalance = (actual − schedule) × 0.25 h, the price of its direction,
@@ -167,6 +167,7 @@ export function monthSettlement(month: string, days: number): MonthSettlement {
       cost_eur: 300 + d * 10 + k * 100,
       day_ahead_cost_eur: k === 1 && d === 0 ? null : 800 + d * 10,
       status: (d === days - 1 ? "provisional" : "final") as "provisional" | "final",
+      actual_quarter_hours: 96,
     }));
   }).flat();
   const sum = (f: (c: (typeof cells)[number]) => number) => cells.reduce((s, c) => s + f(c), 0);

@@ -182,7 +182,7 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
   assert.ok(t.includes(say.replace(/\u00a0/g, " ")), say);
   assert.match(
     t,
-    /provisional 40 metered · 120 profile-settled · 2 missing market locations · 94 of 96 quarter-hours priced · provisional: 2 market locations without actuals, 2 quarter-hours without a price; the numbers can still change/,
+    /provisional 40 metered · 120 profile-settled · 2 missing market locations · 94 of 96 quarter-hours priced · actual in 92 of 96 quarter-hours · provisional: 2 market locations without actuals, 2 quarter-hours without a price; the numbers can still change/,
   );
   assert.match(
     t,
@@ -289,7 +289,7 @@ Deno.test("no settlement: a plain sentence; a refusal in words; 401 left to the 
   ));
   assert.match(
     none,
-    /No actuals for this day yet: the settlement appears when metered values or imbalance prices for it arrive\./,
+    /No actuals for this day yet: the imbalance and its cost appear when metered values for it arrive\./,
   );
   const fail = (status: number, detail: string) => () =>
     Promise.reject(new ApiError(status, detail));
@@ -383,6 +383,6 @@ Deno.test("sources: largest share first, an unknown one last and as —", () => 
   assert.deepEqual(lines, [
     "profile H25: 3,0 MWh (75,0 %) over 3 locations, mean 0,2 MW",
     "customer forecasts: 1,0 MWh (25,0 %) over 2 locations, mean 0,1 MW",
-    "profile G25: — over 1 locations, mean —",
+    "profile G25: — over 1 location, mean —",
   ]);
 });
