@@ -8,17 +8,9 @@
  * never hands the service a document a TSO would not send.
  * @module
  */
-import { XMLBuilder } from "fast-xml-parser";
 import { checkCim, describeProblems } from "../lib/fahrplan/cim_schema.ts";
+import { buildXml } from "../lib/fahrplan/xml_builder.ts";
 
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@_",
-  textNodeName: "#text",
-  format: true,
-  suppressEmptyNode: true,
-});
-const DECLARATION = { "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" } };
 const v = (value: string | number) => ({ "@_v": String(value) });
 const eic = (value: string) => ({ "@_v": value, "@_codingScheme": "A01" });
 const mrid = (value: string) => ({ "#text": value, "@_codingScheme": "A01" });
@@ -63,7 +55,7 @@ export function answerXml(a: Answered, answer: AnswerKind, stamp: string, serial
   const root = a.format === "cim"
     ? cim(a, answer, stamp, answerId)
     : ess(a, answer, stamp, answerId);
-  const xml = builder.build({ ...DECLARATION, ...root }) as string;
+  const xml = buildXml(root);
   if (a.format === "cim") {
     const check = checkCim(xml);
     if (check.problems.length) {

@@ -12,7 +12,7 @@
  * Quantities are MW with 3 decimals (`MAW`), positions 1…92/96/100 at PT15M, the interval in UTC.
  * @module
  */
-import { XMLBuilder } from "fast-xml-parser";
+import { buildXml } from "./xml_builder.ts";
 import {
   assertValidSchedule,
   MAX_ID_LENGTH,
@@ -42,17 +42,6 @@ export const SCHEDULE_CODES = {
   resolution: "PT15M",
   codingScheme: "A01",
 } as const;
-
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@_",
-  textNodeName: "#text",
-  format: true,
-  indentBy: "  ",
-  suppressEmptyNode: true,
-});
-
-const DECLARATION = { "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" } };
 
 /** A time series of one direction. */
 interface Series {
@@ -117,9 +106,7 @@ export function renderEss(doc: ScheduleDocument): string {
       },
     })),
   };
-  const xml = builder.build({ ...DECLARATION, ScheduleMessage: message }) as string;
-  // The builder has no DOCTYPE node: the constant line goes right after the declaration.
-  const text = xml.replace(/^(<\?xml[^>]*\?>\n?)/, `$1${ESS_DOCTYPE}\n`);
+  const text = buildXml({ ScheduleMessage: message }, ESS_DOCTYPE);
   return assertValidOutbound(text, "ess", scheduleFileName(doc));
 }
 
@@ -167,7 +154,7 @@ export function renderCim(doc: ScheduleDocument): string {
       },
     })),
   };
-  const xml = builder.build({ ...DECLARATION, Schedule_MarketDocument: document }) as string;
+  const xml = buildXml({ Schedule_MarketDocument: document });
   return assertValidOutbound(xml, "cim", scheduleFileName(doc));
 }
 

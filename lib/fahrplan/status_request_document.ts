@@ -12,7 +12,7 @@
  * (`./outbound_check.ts`). File name by the BDEW convention: `YYYYMMDD_SRQ_<sender>_<receiver>.xml`.
  * @module
  */
-import { XMLBuilder } from "fast-xml-parser";
+import { buildXml } from "./xml_builder.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { MAX_ID_LENGTH, utcMinutes } from "./document.ts";
 import { assertValidOutbound } from "./outbound_check.ts";
@@ -36,15 +36,6 @@ export interface StatusRequestInput {
   createdAtMs: number;
 }
 
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@_",
-  textNodeName: "#text",
-  format: true,
-  indentBy: "  ",
-  suppressEmptyNode: true,
-});
-const DECLARATION = { "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" } };
 const v = (value: string) => ({ "@_v": value });
 
 /** `YYYYMMDD_SRQ_<sender EIC>_<receiver EIC>.xml` (BDEW; the samples' names). */
@@ -69,8 +60,7 @@ export function renderStatusRequest(r: StatusRequestInput, format: "ess" | "cim"
   const created = new Date(r.createdAtMs).toISOString().replace(/\.\d{3}Z$/, "Z");
   const name = statusRequestFileName(r);
   if (format === "ess") {
-    const xml = builder.build({
-      ...DECLARATION,
+    const text = buildXml({
       StatusRequest: {
         "@_DtdVersion": "1",
         "@_DtdRelease": "0",
@@ -84,13 +74,11 @@ export function renderStatusRequest(r: StatusRequestInput, format: "ess" | "cim"
         MessageDateTime: v(created),
         RequestedTimeInterval: v(interval),
       },
-    }) as string;
-    const text = xml.replace(/^(<\?xml[^>]*\?>\n?)/, `$1${ESS_SRQ_DOCTYPE}\n`);
+    }, ESS_SRQ_DOCTYPE);
     return assertValidOutbound(text, "ess", name);
   }
   const part = (attribute: string, attributeValue: string) => ({ attribute, attributeValue });
-  const xml = builder.build({
-    ...DECLARATION,
+  const xml = buildXml({
     StatusRequest_MarketDocument: {
       "@_xmlns": CIM_STATUS_REQUEST_NS,
       mRID: identification(r),
@@ -106,6 +94,6 @@ export function renderStatusRequest(r: StatusRequestInput, format: "ess" | "cim"
         part("schedule_Time_Period.timeInterval", interval),
       ],
     },
-  }) as string;
+  });
   return assertValidOutbound(xml, "cim", name);
 }

@@ -42,8 +42,11 @@ const ScheduleQuery = z.strictObject({
 
 const EIC = /^[0-9A-Z-]{16}$/;
 
-/** The control-area path parameter, or 422. */
-function areaParam(raw: string | undefined): string {
+/**
+ * The control-area path parameter (a 16-character EIC).
+ * @throws {ValidationFailed} 422 naming `path.control_area`
+ */
+export function areaParam(raw: string | undefined): string {
   const area = raw ?? "";
   if (EIC.test(area)) return area;
   throw new ValidationFailed([{

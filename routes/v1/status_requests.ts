@@ -9,10 +9,8 @@ import { DomainError, PublishFailed } from "../../lib/domain/errors.ts";
 import { sendStatusRequest } from "../../lib/fahrplan/status_requests.ts";
 import { answer } from "../../lib/http/respond.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
-import { ValidationFailed } from "../../lib/http/errors.ts";
 import { dayParam } from "./delivery_days.ts";
-
-const EIC = /^[0-9A-Z-]{16}$/;
+import { areaParam } from "./schedules.ts";
 
 /** Registers the manual status request. */
 export function registerStatusRequests(ctx: RouteContext): void {
@@ -36,16 +34,7 @@ export function registerStatusRequests(ctx: RouteContext): void {
     },
   }, async (c) => {
     const day = dayParam(c.req.param("day"));
-    const area = c.req.param("control_area") ?? "";
-    if (!EIC.test(area)) {
-      throw new ValidationFailed([{
-        loc: ["path", "control_area"],
-        msg: "expected a control-area EIC (16 characters)",
-        type: "value_error.eic",
-        input: area,
-        ctx: {},
-      }]);
-    }
+    const area = areaParam(c.req.param("control_area"));
     const by = c.get("principal")?.caller ?? "unknown";
     const cfg = await ctx.config.effective();
     try {
