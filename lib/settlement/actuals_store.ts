@@ -16,9 +16,9 @@
  * @module
  */
 import { quarterHourCount } from "../domain/delivery_day.ts";
-import { getManyChunked, retryKv } from "../store/kv.ts";
+import { getManyChunked, getManyInRange, retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
-import { splitByDay } from "./day_split.ts";
+import { type DayRun, runsByDay } from "./day_split.ts";
 import type { MeteredSeries, SeriesOwner } from "./series.ts";
 
 /** One record as readers get it: kWh per quarter-hour of the day (`null` = not metered yet). */
@@ -80,6 +80,9 @@ export interface StoreOutcome {
 /** Records per atomic. */
 const BATCH = 50;
 
+/** Atomics under way at once. */
+const IN_FLIGHT = 4;
+
 const keyOf = (o: SeriesOwner, day: string): Deno.KvKey =>
   o.kind === "market_location"
     ? KEYS.actuals(day, o.malo_id)
@@ -96,68 +99,110 @@ export async function storeActuals(
   nowMs: number,
 ): Promise<StoreOutcome> {
   // Per (owner, day) the values to write; a later series of the same body wins.
-  const parts = new Map<string, { owner: SeriesOwner; day: string; values: Map<number, number> }>();
+  const parts = new Map<string, Part>();
   for (const s of series) {
-    for (const p of splitByDay(s.start, s.kwh)) {
-      const k = `${nameOf(s.owner)}|${p.day}`;
+    for (const r of runsByDay(s.start, s.kwh)) {
+      const k = `${nameOf(s.owner)}|${r.day}`;
       const cur = parts.get(k);
-      if (cur) { for (const [i, v] of p.values) cur.values.set(i, v); }
-      else parts.set(k, { owner: s.owner, day: p.day, values: p.values });
+      if (cur) cur.runs.push(r);
+      else parts.set(k, { owner: s.owner, day: r.day, runs: [r] });
     }
   }
   const out: StoreOutcome = { added: 0, replaced: 0, unchanged: 0, days: [], replacements: [] };
-  const days = new Set<string>();
   const list = [...parts.values()];
   const at = new Date(nowMs).toISOString();
-  for (let b = 0; b < list.length; b += BATCH) {
-    const batch = list.slice(b, b + BATCH);
-    const counted = await retryKv(`store actuals`, async () => {
-      const entries = await getManyChunked<StoredRecord>(
-        kv,
-        batch.map((p) => keyOf(p.owner, p.day)),
-      );
-      const op = kv.atomic();
-      const c = {
-        added: 0,
-        replaced: 0,
-        unchanged: 0,
-        replacements: [] as StoreOutcome["replacements"],
-      };
-      batch.forEach((p, i) => {
-        const e = entries[i];
-        const kwh = e.value
-          ? packed(e.value.kwh)
-          : new Float64Array(quarterHourCount(p.day)).fill(NaN);
-        let replaced = 0, changed = false;
-        for (const [idx, v] of p.values) {
-          const old = kwh[idx];
-          if (Number.isNaN(old)) c.added++, changed = true;
-          else if (old === v) c.unchanged++;
-          else replaced++, changed = true;
-          kwh[idx] = v;
-        }
-        c.replaced += replaced;
-        if (replaced) {
-          c.replacements.push({ location: nameOf(p.owner), day: p.day, quarter_hours: replaced });
-        }
-        op.check(e);
-        if (changed) {
-          const rec: PackedActuals = { owner: p.owner, day: p.day, kwh, updated_at: at, source };
-          op.set(e.key, rec);
-        }
-      });
-      return (await op.commit()).ok ? c : undefined;
-    });
-    out.added += counted.added;
-    out.replaced += counted.replaced;
-    out.unchanged += counted.unchanged;
-    for (const r of counted.replacements) {
+  const batches: Part[][] = [];
+  for (let b = 0; b < list.length; b += BATCH) batches.push(list.slice(b, b + BATCH));
+  // A few batches in flight (different keys: they do not conflict), counted in batch order.
+  const counted: Counted[] = new Array(batches.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const i = next++;
+      counted[i] = await retryKv(`store actuals`, () => storeBatch(kv, batches[i], at, source));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, batches.length) }, worker));
+  for (const c of counted) {
+    out.added += c.added;
+    out.replaced += c.replaced;
+    out.unchanged += c.unchanged;
+    for (const r of c.replacements) {
       if (out.replacements.length < 20) out.replacements.push(r);
     }
-    for (const p of batch) days.add(p.day);
   }
-  out.days = [...days].sort();
+  out.days = [...new Set(list.map((p) => p.day))].sort();
   return out;
+}
+
+/** The values of one (owner, day) to write: runs of kWh, in the order of the input. */
+interface Part {
+  owner: SeriesOwner;
+  day: string;
+  runs: DayRun[];
+}
+
+/** Each quarter-hour index of a part once, with its value (of the last run that has it). */
+function valuesOf(p: Part): Iterable<[number, number]> {
+  if (p.runs.length === 1) {
+    const [{ first, values }] = p.runs;
+    return values.map((v, k) => [first + k, v]);
+  }
+  const m = new Map<number, number>();
+  for (const r of p.runs) r.values.forEach((v, k) => m.set(r.first + k, v));
+  return m;
+}
+
+/** What storing one batch did. */
+type Counted = Omit<StoreOutcome, "days">;
+
+/**
+ * Reads the batch's records (one range read when they are market locations of one day, as a
+ * message sorted by location gives them; else 10-key reads), merges and commits them in one
+ * atomic checked against each record read.
+ * @returns `undefined` when a check failed (read again)
+ */
+async function storeBatch(
+  kv: Deno.Kv,
+  batch: Part[],
+  at: string,
+  source: string,
+): Promise<Counted | undefined> {
+  const day = batch[0].day;
+  const ids = batch.every((p) => p.day === day && p.owner.kind === "market_location")
+    ? batch.map((p) => nameOf(p.owner))
+    : null;
+  const entries = ids
+    ? await getManyInRange<StoredRecord>(
+      kv,
+      (KEYS.actualsOfDay(day) as { prefix: Deno.KvKey }).prefix,
+      ids,
+    )
+    : await getManyChunked<StoredRecord>(kv, batch.map((p) => keyOf(p.owner, p.day)));
+  const op = kv.atomic();
+  const c: Counted = { added: 0, replaced: 0, unchanged: 0, replacements: [] };
+  batch.forEach((p, i) => {
+    const e = entries[i];
+    const kwh = e.value ? packed(e.value.kwh) : new Float64Array(quarterHourCount(p.day)).fill(NaN);
+    let replaced = 0, changed = false;
+    for (const [idx, v] of valuesOf(p)) {
+      const old = kwh[idx];
+      if (Number.isNaN(old)) c.added++, changed = true;
+      else if (old === v) c.unchanged++;
+      else replaced++, changed = true;
+      kwh[idx] = v;
+    }
+    c.replaced += replaced;
+    if (replaced) {
+      c.replacements.push({ location: nameOf(p.owner), day: p.day, quarter_hours: replaced });
+    }
+    op.check(e);
+    if (changed) {
+      const rec: PackedActuals = { owner: p.owner, day: p.day, kwh, updated_at: at, source };
+      op.set(keyOf(p.owner, p.day), rec);
+    }
+  });
+  return (await op.commit()).ok ? c : undefined;
 }
 
 /** Every metered market location of a day (MaLo-ID → record). */
