@@ -41,28 +41,29 @@ export async function locationFacts(kv: Deno.Kv): Promise<FactsReader> {
   return {
     async read(ids) {
       const facts = kept?.facts;
-      const missing = facts ? ids.filter((id) => !facts.has(id)) : ids;
-      const read = new Map<string, LocationFacts | null>();
-      if (missing.length) {
-        const locs = await marketLocationsByIds(kv, missing);
-        missing.forEach((id, i) => {
-          const l = locs[i];
-          read.set(
-            id,
-            l && {
-              control_area: l.control_area,
-              direction: l.direction,
-              standard_load_profile: l.standard_load_profile,
-              annual_kwh: l.annual_kwh,
-            },
-          );
-        });
-        if (facts) {
-          if (facts.size + read.size > MAX_FACTS) facts.clear();
-          for (const [id, f] of read) facts.set(id, f);
-        }
+      const out = new Array<LocationFacts | null | undefined>(ids.length);
+      const missing: number[] = [];
+      for (let i = 0; i < ids.length; i++) {
+        const f = facts?.get(ids[i]); // null: kept as not registered
+        if (f === undefined) missing.push(i);
+        else out[i] = f;
       }
-      return ids.map((id) => read.has(id) ? read.get(id)! : facts!.get(id)!);
+      if (missing.length) {
+        const locs = await marketLocationsByIds(kv, missing.map((i) => ids[i]));
+        if (facts && facts.size + missing.length > MAX_FACTS) facts.clear();
+        missing.forEach((i, k) => {
+          const l = locs[k];
+          const f = l && {
+            control_area: l.control_area,
+            direction: l.direction,
+            standard_load_profile: l.standard_load_profile,
+            annual_kwh: l.annual_kwh,
+          };
+          out[i] = f;
+          facts?.set(ids[i], f);
+        });
+      }
+      return out as (LocationFacts | null)[];
     },
   };
 }

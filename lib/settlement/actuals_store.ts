@@ -225,8 +225,14 @@ export async function* actualsBatches(
   size = 1000,
 ): AsyncGenerator<[string, PackedActuals][]> {
   let batch: [string, PackedActuals][] = [];
-  for await (const e of kv.list<StoredRecord>(KEYS.actualsOfDay(day), { batchSize: size })) {
-    batch.push([e.key[2] as string, asPacked(e.value)]);
+  const entries = kv.list<StoredRecord>(KEYS.actualsOfDay(day), { batchSize: size });
+  // The next entry is asked for before a full batch is handed out, so the store reads the next
+  // batch while the caller sums this one.
+  for (let next = entries.next();;) {
+    const r = await next;
+    if (r.done) break;
+    next = entries.next();
+    batch.push([r.value.key[2] as string, asPacked(r.value.value)]);
     if (batch.length >= size) {
       yield batch;
       batch = [];
