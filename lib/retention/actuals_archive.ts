@@ -53,7 +53,7 @@ export async function actualsPart<F, S extends ActualsStage<F>>(
     const e of kv.list<PackedActuals>(selector, { limit: ACTUALS_PER_PART, batchSize: 200 })
   ) {
     last = e.key[2] as string;
-    const rec = unpacked(e.value);
+    const rec = unpacked(e.key, e.value);
     rows.push([last, rec.updated_at, rec.source, ...rec.kwh.map((v) => v ?? "")]);
   }
   const counts = { ...s.counts, actuals: (s.counts.actuals ?? 0) + rows.length };

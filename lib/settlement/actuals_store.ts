@@ -33,11 +33,19 @@ export interface StoredActuals {
   source: string;
 }
 
-/** One record as stored and as {@link actualsBatches} hands it out: packed, `NaN` = no value. */
-export interface PackedActuals extends Omit<StoredActuals, "kwh"> {
+/**
+ * One record as stored and as {@link actualsBatches} hands it out: the values packed (`NaN` = no
+ * value); owner and day are the key's.
+ */
+export interface PackedActuals {
   /** kWh per quarter-hour of the day; `NaN` where not metered yet. */
   kwh: Float64Array;
+  updated_at: string;
+  source: string;
 }
+
+/** The first part of the keys of balancing-group sums. */
+const SUMS = KEYS.balancingGroupSum("", "", "")[0];
 
 /** What may be stored under the keys: packed, or an array record written before the packing. */
 type StoredRecord = PackedActuals | StoredActuals;
@@ -49,18 +57,27 @@ function packed(kwh: StoredRecord["kwh"]): Float64Array {
 }
 
 /**
- * A record as stored under `KEYS.actuals` / `KEYS.balancingGroupSum` (packed, or an array record
- * written before the packing) with its values as an array (`null` = not metered); for readers
- * that list the keys themselves (the archive, lib/retention/actuals_archive.ts).
+ * A record as stored under `key` (`KEYS.actuals` or `KEYS.balancingGroupSum`; packed, or an array
+ * record written before the packing) with its owner and day and its values as an array (`null` =
+ * not metered); for readers that list the keys themselves (the archive,
+ * lib/retention/actuals_archive.ts).
  */
-export function unpacked(rec: PackedActuals | StoredActuals): StoredActuals {
-  if (!(rec.kwh instanceof Float64Array)) return rec as StoredActuals;
-  return { ...rec, kwh: Array.from(rec.kwh, (v) => Number.isNaN(v) ? null : v) };
+export function unpacked(key: Deno.KvKey, rec: PackedActuals | StoredActuals): StoredActuals {
+  const [kind, day, a, b] = key as string[];
+  const owner: SeriesOwner = kind === SUMS
+    ? { kind: "balancing_group_sum", balancing_group: a, balancing_area: b }
+    : { kind: "market_location", malo_id: a };
+  const kwh = rec.kwh instanceof Float64Array
+    ? Array.from(rec.kwh, (v) => Number.isNaN(v) ? null : v)
+    : rec.kwh;
+  return { owner, day, kwh, updated_at: rec.updated_at, source: rec.source };
 }
 
 /** A stored record packed (records written before the packing are packed on read). */
 function asPacked(rec: StoredRecord): PackedActuals {
-  return rec.kwh instanceof Float64Array ? rec as PackedActuals : { ...rec, kwh: packed(rec.kwh) };
+  return rec.kwh instanceof Float64Array
+    ? rec as PackedActuals
+    : { kwh: packed(rec.kwh), updated_at: rec.updated_at, source: rec.source };
 }
 
 /** What storing did. */
@@ -198,7 +215,7 @@ async function storeBatch(
     }
     op.check(e);
     if (changed) {
-      const rec: PackedActuals = { owner: p.owner, day: p.day, kwh, updated_at: at, source };
+      const rec: PackedActuals = { kwh, updated_at: at, source };
       op.set(keyOf(p.owner, p.day), rec);
     }
   });
@@ -209,7 +226,7 @@ async function storeBatch(
 export async function actualsOfDay(kv: Deno.Kv, day: string): Promise<Map<string, StoredActuals>> {
   const out = new Map<string, StoredActuals>();
   for await (const e of kv.list<StoredRecord>(KEYS.actualsOfDay(day), { batchSize: 1000 })) {
-    out.set(e.key[2] as string, unpacked(e.value));
+    out.set(e.key[2] as string, unpacked(e.key, e.value));
   }
   return out;
 }
@@ -245,7 +262,7 @@ export async function* actualsBatches(
 export async function balancingGroupSumsOfDay(kv: Deno.Kv, day: string): Promise<StoredActuals[]> {
   const out: StoredActuals[] = [];
   for await (const e of kv.list<StoredRecord>(KEYS.balancingGroupSumsOfDay(day))) {
-    out.push(unpacked(e.value));
+    out.push(unpacked(e.key, e.value));
   }
   return out;
 }

@@ -41,8 +41,11 @@ Deno.test("actuals: a record written as an array is read, merged and stored pack
     assert.deepEqual(read.kwh.slice(0, 5), [0.5, 0.75, 1.25, 2, 1.25]);
     assert.equal(read.kwh.length, n);
     assert.equal(read.source, "after");
-    const raw = (await kv.get<{ kwh: unknown }>(KEYS.actuals(DAY, ID))).value!;
+    const raw = (await kv.get<Record<string, unknown>>(KEYS.actuals(DAY, ID))).value!;
     assert.ok(raw.kwh instanceof Float64Array, "stored packed");
+    assert.deepEqual(Object.keys(raw).sort(), ["kwh", "source", "updated_at"]);
+    assert.deepEqual(read.owner, owner);
+    assert.equal(read.day, DAY);
 
     // A later series with a quarter-hour not metered stays unknown (null), never zero.
     const other = { kind: "market_location" as const, malo_id: "51238696782" };
