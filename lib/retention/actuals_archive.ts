@@ -7,7 +7,7 @@
  * @module
  */
 import { deliveryDay } from "../domain/delivery_day.ts";
-import type { StoredActuals } from "../settlement/actuals_store.ts";
+import { type PackedActuals, unpacked } from "../settlement/actuals_store.ts";
 import { KEYS } from "../store/keys.ts";
 import type { ArchiveTarget } from "./target.ts";
 import { toCsv } from "./text.ts";
@@ -50,10 +50,11 @@ export async function actualsPart<F, S extends ActualsStage<F>>(
   const rows: unknown[][] = [];
   let last: string | undefined;
   for await (
-    const e of kv.list<StoredActuals>(selector, { limit: ACTUALS_PER_PART, batchSize: 200 })
+    const e of kv.list<PackedActuals>(selector, { limit: ACTUALS_PER_PART, batchSize: 200 })
   ) {
     last = e.key[2] as string;
-    rows.push([last, e.value.updated_at, e.value.source, ...e.value.kwh.map((v) => v ?? "")]);
+    const rec = unpacked(e.key, e.value);
+    rows.push([last, rec.updated_at, rec.source, ...rec.kwh.map((v) => v ?? "")]);
   }
   const counts = { ...s.counts, actuals: (s.counts.actuals ?? 0) + rows.length };
   if (rows.length === 0) return { ...s, counts, stage: "manifest" };

@@ -27,10 +27,15 @@ import {
 } from "../fahrplan/history.ts";
 import { tsoName } from "../fahrplan/tso_names.ts";
 import { forecastsOfDay } from "../pipeline/forecasts.ts";
-import { type MarketLocation, marketLocationsByIds } from "../pipeline/market_locations.ts";
+import { type LocationFacts, locationFacts } from "../pipeline/location_facts.ts";
 import { profileClasses } from "../pipeline/master_data.ts";
 import { classesOf } from "../pipeline/profile_classes.ts";
-import { actualsBatches, balancingGroupSumsOfDay, type StoredActuals } from "./actuals_store.ts";
+import {
+  actualsBatches,
+  balancingGroupSumsOfDay,
+  type PackedActuals,
+  type StoredActuals,
+} from "./actuals_store.ts";
 import type { AreaInputs } from "./compute.ts";
 import { pricesOfDay } from "./prices_store.ts";
 
@@ -67,8 +72,9 @@ interface SourceSum {
 
 /**
  * Reads the inputs of `day` for the active control areas of `cfg`. The metered locations are read
- * in batches, each batch's master data fetched while the next batch is listed, and summed per
- * area as they arrive: memory holds a batch, not the day.
+ * in batches, each batch's master data fetched while the next batch is listed (or taken from the
+ * facts kept for the current master-data version, lib/pipeline/location_facts.ts), and summed per
+ * area as they arrive: memory holds a batch of actuals, not the day.
  */
 export async function readSettlementInputs(
   kv: Deno.Kv,
@@ -79,11 +85,12 @@ export async function readSettlementInputs(
   const n = dd.quarterHours.length;
   const quarterHours = dd.quarterHours.map((q) => q.toString());
   const region = cfg.holiday_region ?? "DE";
-  const [sums, prices, table, customer] = await Promise.all([
+  const [sums, prices, table, customer, facts] = await Promise.all([
     balancingGroupSumsOfDay(kv, day),
     pricesOfDay(kv, day),
     profileClasses(kv),
     customerForecasts(kv, day),
+    locationFacts(kv),
   ]);
   // The profile shapes need the holiday calendar, loaded at the first use (shape_modules.ts).
   const { sharedProfileShape } = (await shapeModules()).profile;
@@ -103,7 +110,7 @@ export async function readSettlementInputs(
       sources: new Map(),
     });
   }
-  const add = (id: string, rec: StoredActuals, loc: MarketLocation | null) => {
+  const add = (id: string, rec: PackedActuals, loc: LocationFacts | null) => {
     const a = loc && per.get(loc.control_area);
     if (!a || !loc) return;
     const s = sign(loc.direction);
@@ -114,7 +121,7 @@ export async function readSettlementInputs(
     let full = true;
     for (let i = 0; i < n; i++) {
       const v = rec.kwh[i];
-      if (v === null || v === undefined) {
+      if (v !== v || v === undefined) { // NaN: not metered
         a.unknown[i] = 1;
         full = false;
       } else a.kw[i] += s * v * 4;
@@ -130,7 +137,7 @@ export async function readSettlementInputs(
   let pending: Promise<void> = Promise.resolve();
   for await (const batch of actualsBatches(kv, day)) {
     meteredAny = true;
-    const locations = marketLocationsByIds(kv, batch.map(([id]) => id));
+    const locations = facts.read(batch.map(([id]) => id));
     // Summed in order, one batch after the other, while the next one is listed.
     pending = Promise.all([pending, locations]).then(([, locs]) =>
       batch.forEach(([id, rec], k) => add(id, rec, locs[k]))
@@ -222,8 +229,8 @@ function balancingGroupMw(
 /** Adds a metered location's forecast (customer, else profile) and actual to its source, kW. */
 function addSource(
   sources: Map<string, SourceSum>,
-  loc: MarketLocation,
-  rec: StoredActuals,
+  loc: LocationFacts,
+  rec: PackedActuals,
   customer: ArrayLike<number> | undefined,
   profileShape: Readonly<Float64Array> | null,
 ): void {
@@ -237,7 +244,7 @@ function addSource(
   s.locations++;
   for (let i = 0; i < n; i++) {
     const v = rec.kwh[i];
-    if (v === null || v === undefined) continue;
+    if (v !== v) continue; // NaN: not metered
     const f = customer ? customer[i] : shape![i] * (loc.annual_kwh ?? 0);
     s.f[i] += f;
     s.a[i] += v * 4;

@@ -6,6 +6,16 @@
 import { type DeliveryDay, deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { QH_MS } from "./series.ts";
 
+/** The day found last: the series of one message mostly start on the same day. */
+let lastDay: DeliveryDay | undefined;
+
+/** The delivery day holding the instant `ms`. */
+function dayOf(ms: number): DeliveryDay {
+  const d = lastDay;
+  if (d && ms >= d.start.epochMilliseconds && ms < d.end.epochMilliseconds) return d;
+  return lastDay = deliveryDay(localDayOf(ms));
+}
+
 /** Values of one day at their quarter-hour indexes (`undefined` = not given). */
 export interface DayPart {
   day: string;
@@ -13,22 +23,37 @@ export interface DayPart {
   values: Map<number, number>;
 }
 
+/** A run of one day: `values[k]` belongs at the quarter-hour index `first + k` of `day`. */
+export interface DayRun {
+  day: string;
+  first: number;
+  values: number[];
+}
+
+/**
+ * The values of a contiguous series (`values[i]` for the quarter-hour `start + i × 15 min`) per
+ * local day, as runs (no map per value: an interchange holds a million values).
+ */
+export function runsByDay(start: number, values: readonly number[]): DayRun[] {
+  const out: DayRun[] = [];
+  for (let i = 0; i < values.length;) {
+    const ms = start + i * QH_MS;
+    const d = dayOf(ms);
+    const first = (ms - d.start.epochMilliseconds) / QH_MS;
+    const n = Math.min(values.length - i, (d.end.epochMilliseconds - ms) / QH_MS);
+    out.push({ day: d.day, first, values: values.slice(i, i + n) });
+    i += n;
+  }
+  return out;
+}
+
 /**
  * The values of a contiguous series (`values[i]` for the quarter-hour `start + i × 15 min`) per
  * local day.
  */
 export function splitByDay(start: number, values: readonly number[]): DayPart[] {
-  const out: DayPart[] = [];
-  let cur: DeliveryDay | undefined;
-  let part: DayPart | undefined;
-  for (let i = 0; i < values.length; i++) {
-    const ms = start + i * QH_MS;
-    if (!cur || ms >= cur.end.epochMilliseconds) {
-      cur = deliveryDay(localDayOf(ms));
-      part = { day: cur.day, values: new Map() };
-      out.push(part);
-    }
-    part!.values.set((ms - cur.start.epochMilliseconds) / QH_MS, values[i]);
-  }
-  return out;
+  return runsByDay(start, values).map((r) => ({
+    day: r.day,
+    values: new Map(r.values.map((v, k) => [r.first + k, v])),
+  }));
 }

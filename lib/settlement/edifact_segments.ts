@@ -84,6 +84,9 @@ export function readSegments(text: string, onSegment: (s: Segment) => void): voi
 
 /** The text without CR/LF directly after a segment terminator (UNA's sixth character or `'`). */
 function stripLineBreaks(text: string): string {
+  if (text.indexOf("\n") < 0 && text.indexOf("\r") < 0 && text.charCodeAt(0) !== 0xfeff) {
+    return text.trimEnd(); // nothing to drop (a scan, not a copy of the text)
+  }
   const terminator = text.startsWith("UNA") && text.length >= 9 ? text[8] : "'";
   const t = terminator.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return text.replace(new RegExp(`${t}[\\r\\n]+`, "g"), terminator).replace(/^\uFEFF/, "")

@@ -53,7 +53,10 @@ interface Open {
   kwh: number[];
   start?: number;
   next?: number;
-  qty?: { value: number; position: number };
+  /** The quantity read last (kWh) and its segment's position; 0 = none waiting for its interval. */
+  qtyValue: number;
+  qtyPosition: number;
+  /** The interval of that quantity (`DTM+163`, `DTM+164`), UTC ms. */
   interval: { start?: number; end?: number };
   /** Kinds of problem reported for this location (each is reported once per location). */
   reported: Set<string>;
@@ -86,9 +89,9 @@ export function parseMscons(text: string): MsconsInterchange {
     );
   };
   const flushQty = () => {
-    if (!open?.qty) return;
+    if (!open?.qtyPosition) return;
     const { start, end } = open.interval;
-    const seg = { tag: "QTY", elements: [], position: open.qty.position };
+    const seg = { tag: "QTY", elements: [], position: open.qtyPosition };
     if (start === undefined || end === undefined) {
       problem(
         seg,
@@ -111,11 +114,11 @@ export function parseMscons(text: string): MsconsInterchange {
       );
     } else {
       open.start ??= start;
-      open.kwh.push(open.qty.value);
+      open.kwh.push(open.qtyValue);
       open.next = end;
     }
-    open.qty = undefined;
-    open.interval = {};
+    open.qtyPosition = 0;
+    open.interval.start = open.interval.end = undefined;
   };
   const closeLocation = (s: Segment) => {
     if (!open) return;
@@ -222,8 +225,9 @@ export function parseMscons(text: string): MsconsInterchange {
   function readQty(s: Segment) {
     if (!open || header) return;
     flushQty();
-    const [qualifier, raw, unit] = s.elements[0] ?? [];
-    if (!QUALIFIERS.has(qualifier)) {
+    const c = s.elements[0];
+    const qualifier = c?.[0], raw = c?.[1], unit = c?.[2];
+    if (qualifier === undefined || !QUALIFIERS.has(qualifier)) {
       return problem(
         s,
         `quantity qualifier ${qualifier} is not a metered value (220 or 67)`,
@@ -249,12 +253,14 @@ export function parseMscons(text: string): MsconsInterchange {
     if (!Number.isFinite(value)) {
       return problem(s, `quantity ${raw} is not a number`, "value_error.decimal_mark");
     }
-    open.qty = { value: value * factor, position: s.position };
+    open.qtyValue = value * factor;
+    open.qtyPosition = s.position;
   }
 
   function readDtm(s: Segment) {
     if (!open || header) return;
-    const [qualifier, value, format] = s.elements[0] ?? [];
+    const c = s.elements[0];
+    const qualifier = c?.[0], value = c?.[1], format = c?.[2];
     if (qualifier !== "163" && qualifier !== "164") return;
     const ms = format === "303" ? parse303(value ?? "") : undefined;
     if (ms === undefined) {
@@ -274,7 +280,16 @@ export function parseMscons(text: string): MsconsInterchange {
 function openLocation(s: Segment, message: string): Open | null {
   const [qualifier] = s.elements[0] ?? [];
   const where = `${message}, segment ${s.position} (LOC)`;
-  const base = { where, period: {}, lines: 0, kwh: [], interval: {}, reported: new Set<string>() };
+  const base = {
+    where,
+    period: {},
+    lines: 0,
+    kwh: [],
+    qtyValue: 0,
+    qtyPosition: 0,
+    interval: {},
+    reported: new Set<string>(),
+  };
   if (qualifier === "172") {
     return { ...base, owner: { kind: "market_location", malo_id: s.elements[1]?.[0] ?? "" } };
   }
@@ -291,26 +306,40 @@ function openLocation(s: Segment, message: string): Open | null {
   return null;
 }
 
-/** Parsed format-303 texts: every location of an interchange repeats the same few hundred. */
-const parsed303 = new Map<string, number | undefined>();
+/** The last format-303 text read and its instant: an interval's start is the one before's end. */
+let last303 = { text: "", ms: undefined as number | undefined };
 
-/** Format 303 `CCYYMMDDHHMM±ZZ` (offset in hours) as UTC ms; `undefined` when malformed. */
+/** Days of the months of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Format 303 `CCYYMMDDHHMM±ZZ` (offset in hours) as UTC ms; `undefined` when malformed (not 15
+ * characters, not digits, no such date, hour over 23 or minute over 59). Read digit by digit: an
+ * interchange of 10,000 locations holds two million of them.
+ */
 export function parse303(v: string): number | undefined {
-  if (parsed303.has(v)) return parsed303.get(v);
-  if (parsed303.size >= 20_000) parsed303.clear();
-  const ms = parse303Uncached(v);
-  parsed303.set(v, ms);
+  if (v === last303.text) return last303.ms;
+  const ms = v.length === 15 ? parse303Digits(v) : undefined;
+  last303 = { text: v, ms };
   return ms;
 }
 
-function parse303Uncached(v: string): number | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})([+-])(\d{2})$/.exec(v);
-  if (!m) return undefined;
-  const [, y, mo, d, h, mi, sign, off] = m;
-  const local = Date.UTC(+y, +mo - 1, +d, +h, +mi);
-  const check = new Date(local);
-  if (check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || +h > 24) return undefined;
-  return local - (sign === "+" ? 1 : -1) * +off * 3_600_000;
+/** The two digits of `v` at `i` as a number (not checked: {@link parse303Digits} checks first). */
+const two = (v: string, i: number) => (v.charCodeAt(i) - 48) * 10 + v.charCodeAt(i + 1) - 48;
+
+function parse303Digits(v: string): number | undefined {
+  for (let i = 0; i < 15; i++) {
+    const c = v.charCodeAt(i);
+    if (i !== 12 && (c < 48 || c > 57)) return undefined;
+  }
+  const y = two(v, 0) * 100 + two(v, 2), mo = two(v, 4), d = two(v, 6), h = two(v, 8);
+  const mi = two(v, 10), off = two(v, 13), sign = v.charCodeAt(12);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (
+    (sign !== 43 && sign !== 45) || mo < 1 || mo > 12 || d < 1 ||
+    d > MONTH_DAYS[mo - 1] + (mo === 2 && leap ? 1 : 0) || h > 23 || mi > 59
+  ) return undefined; // 43 "+", 45 "-"
+  return Date.UTC(y, mo - 1, d, h, mi) - (sign === 43 ? 1 : -1) * off * 3_600_000;
 }
 
 /** A segment as EDIFACT text (for sentences), without release characters. */

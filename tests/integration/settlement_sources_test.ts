@@ -88,6 +88,25 @@ Deno.test("settlement sources: metered, profile-settled, unknown; the balancing-
     assert.ok(Math.abs(g.mad_mw! - mad / n / 1000) < 1e-6);
     assert.equal(a.actual_source, "market_locations");
 
+    // A change of master data shows in the next settlement (the facts kept of the metered
+    // locations follow the master-data version): the park turns into a consumer.
+    const turn = async (direction: string) => {
+      const r = await call(`${s.url}/v1/market-locations/${maloId(3)}`, {
+        method: "PUT",
+        headers: ext,
+        body: JSON.stringify({ control_area: AREAS.amprion, direction }),
+      });
+      assert.ok(r.status === 200 || r.status === 201, JSON.stringify(r.body));
+    };
+    await turn("consumption");
+    const c = await settle();
+    for (const i of [0, 40]) {
+      const want = (h0[i] + (1 + (i % 4)) * 4 + 250 * 4) / 1000;
+      assert.ok(Math.abs(c.actual_mw[i]! - want) < 1e-6, `${i}: ${c.actual_mw[i]} ≠ ${want}`);
+    }
+    await turn("generation");
+    assert.deepEqual((await settle()).actual_mw, a.actual_mw);
+
     // A balancing-group sum of one balancing area, mapped to Amprion: it becomes the actual.
     const cfg = await call(`${s.url}/v1/console/config`, {
       method: "PUT",
