@@ -1,11 +1,7 @@
 /**
- * The `cim_validation` part (issue 29; docs/fahrplan.md "Schema validation"): what checking a CIM
- * schedule against ENTSO-E's XSD costs (`lib/fahrplan/cim_schema.ts`, libxml2-wasm), per document
- * of 92, 96 and 100 positions, against rendering the same document (fast-xml-parser's builder, the
- * baseline) — median of `BENCH_CIM_ROUNDS` (200) after a warm-up, rounds interleaved; plus the
- * schema's one-off compile. Goal: under 5 ms per document. The validation's share of an intraday
- * pass at 1,000,000 locations: `BENCH_INTRADAY_FORMAT=cim deno task bench -- intraday` (four
- * documents a pass).
+ * The `cim_validation` part (issue 29; docs/fahrplan.md "Schema validation"): checking one CIM
+ * schedule of 92, 96 and 100 positions against ENTSO-E's XSD, against rendering it, median of
+ * `BENCH_CIM_ROUNDS` (200); plus the schema's one-off compile. Goal < 5 ms a document.
  * @module
  */
 import { buildSchedule } from "../lib/fahrplan/document.ts";

@@ -1,9 +1,6 @@
 /**
- * Shared helpers of the benchmarks (docs/benchmarks.md, "The rig"): result rows and the summary
- * table, statistics, temp dirs and subprocesses removed or killed on exit or Ctrl-C, server
- * subprocesses (`bench/servers/*.ts` print `LISTENING <url>`) and CPU pinning (servers on core 0,
- * the load generator on core 1, `taskset -c`). Every part prints its rows and, last, one
- * `BENCH_ROWS <json>` line for `bench/run.ts`.
+ * Shared helpers of the benchmarks (docs/benchmarks.md, "The rig"): rows and the table,
+ * statistics, clean-up on exit, server processes and CPU pinning.
  * @module
  */
 

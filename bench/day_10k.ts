@@ -1,12 +1,7 @@
 /**
- * The `day_10k` part (docs/benchmarks.md, "day_10k"): one delivery day of `BENCH_DAY_LOCATIONS`
- * (10,000) locations through the rig (unpinned, the platform channel) and the market-platform
- * simulator over HTTPS (`dev/market_platform_simulator.ts`, its CA trusted through
- * `MARKET_PLATFORM_CA_FILE`): register, ingest forecasts for `BENCH_DAY_CUSTOMER_SHARE` (0.5),
- * forecast, aggregate, publish (outbox), submit; then the simulator holds exactly one submission
- * whose receipt the day's `submitted` step carries. Goal < 30 s. Baseline: the sum of each step's
- * bare cost — the same bodies to the bare store server, `kv.list` + atomic writes of the generated
- * forecasts, `kv.list` of the day's forecasts, a write + rename of the CSV, one HTTPS POST.
+ * The `day_10k` part (docs/benchmarks.md, "The parts"): one day of `BENCH_DAY_LOCATIONS`
+ * (10,000) locations through the rig and the HTTPS market-platform simulator, registration to the
+ * stored receipt, against the sum of each step's bare cost. Goal < 30 s.
  * @module
  */
 import { startSimulator } from "../dev/market_platform_simulator.ts";

@@ -1,8 +1,6 @@
 /**
- * The `event_append` part (docs/benchmarks.md): `BENCH_LOOPS` (50) concurrent loops each
- * `await EventLog.append(…)` (durable, group commit) until `BENCH_EVENTS` (20,000) are stored, on a
- * temp-file KV. Baseline, same run, fresh file: the same loops doing one `kv.atomic()` per event.
- * Goal ≥ 10,000 events/s.
+ * The `event_append` part (docs/benchmarks.md): `BENCH_LOOPS` (50) awaiting loops append
+ * `BENCH_EVENTS` (20,000) events through `EventLog`, against one `kv.atomic()` per event.
  * @module
  */
 import { systemClock } from "../lib/clock.ts";

@@ -1,13 +1,11 @@
 /**
- * The load side of the benchmarks (docs/benchmarks.md, "The rig"): bounded requests and batch
- * senders, a run budget, open-loop probes, the console's live stream as a browser reads it, a
- * sampler of another process's RSS, raw HTTP/1.1 answers, and the HTTP method of the wrk-driven
- * parts ({@link measureHttp}: wrk pinned, warmed up, interleaved rounds, best round kept).
+ * The load side of the benchmarks (docs/benchmarks.md, "The rig"): bounded requests and senders,
+ * budgets, probes, the live stream, an RSS sampler, raw answers, wrk and {@link measureHttp}.
  * @module
  */
 import { cpuPinning, sleep } from "./common.ts";
 
-/** A wall-clock budget of `seconds`: ms left, and a step's limit (`ms`, never past it less `reserveMs`). */
+/** A budget of `seconds`: ms left; a step's limit (`ms`, at most what is left less `reserveMs`). */
 export function budget(seconds: number) {
   const end = performance.now() + seconds * 1000;
   const left = () => Math.max(0, end - performance.now());

@@ -1,10 +1,7 @@
 /**
- * The `http_auth` part (README "Benchmarks"): requests/s of `GET /v1/console/status` with an API
- * key and with a bearer token (RS256 from `tests/support/fake_jwks.ts`, verified-token cache)
- * against a bare `Deno.serve` answering the SAME bytes (body and headers in the app's order,
- * checked on a raw socket; only `date` differs). Goals: API key ≥ 0.6×, bearer ≥ 0.65×. Method:
- * {@link measureHttp}. Diagnostics (not with `BENCH_QUICK=1`): a tiny-body bare server, the same
- * with 13 headers, `GET /health` and `POST /v1/console/stream-token` with each credential.
+ * The `http_auth` part (docs/benchmarks.md, README "Benchmarks"): `GET /v1/console/status`
+ * req/s with an API key and a bearer token against a bare server answering the same bytes (checked
+ * on a raw socket), by {@link measureHttp}; diagnostics without `BENCH_QUICK=1`.
  * @module
  */
 import { startFakeJwks } from "../tests/support/fake_jwks.ts";

@@ -1,12 +1,8 @@
 /**
- * The `ingest_http` part (docs/benchmarks.md, "ingest_http"): `POST /v1/forecasts` batches of
- * `BENCH_INGEST_BATCH` (500), `BENCH_INGEST_LOCATIONS` (100,000) forecasts in all, from
- * `BENCH_INGEST_CONCURRENCY` (4) clients on the load core, to the rig's app (locations written
- * into its KV file first, so only ingestion is timed; two warm-up batches, then the wait for the
- * one-off MaLo-ID index). Baselines, same bodies: the bare server storing every forecast in one
- * atomic per batch (`store`, the ratio; goal ≥ 0.5×) and parsing only (`parse`, diagnostic).
- * `BENCH_ROUNDS` (3) rounds interleave the three, each on its own day, best kept; after each app
- * round the same bodies again (the idempotent re-post).
+ * The `ingest_http` part (docs/benchmarks.md, "The parts"): `BENCH_INGEST_LOCATIONS` (100,000)
+ * forecasts in `POST /v1/forecasts` batches of `BENCH_INGEST_BATCH` (500) from
+ * `BENCH_INGEST_CONCURRENCY` (4) clients, against the bare `store` and `parse` servers, best of
+ * `BENCH_ROUNDS` (3) interleaved rounds; then the same bodies again. Goal ≥ 0.5× bare store.
  * @module
  */
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";

@@ -1,16 +1,8 @@
 /**
- * The `intraday` part (docs/benchmarks.md, "intraday"): intraday schedule versions at
- * `BENCH_INTRADAY_SIZES` (100,000 and 1,000,000) locations, `BENCH_INTRADAY_CUSTOMERS` (10,000)
- * customer forecasts spread over the portfolio, files channel, ESS to the outbox. Per size, on one
- * KV file with the portfolio written straight into it: (a) in this process (the app from
- * `createApp`, its pipeline worker, a fake clock): the day-ahead version of `BENCH_INTRADAY_DAY`,
- * `BENCH_INTRADAY_ROUNDS` (5) day-ahead passes (the baseline), then as many intraday passes on
- * the running day from 09:07 Berlin, each after the customer forecasts changed; a pass is
- * aggregate → freeze → render → write timed per phase ({@link splitPass}, the functions of the
- * `aggregate` and `submit` steps), rounds alternating with the real steps (the cross-check);
- * median; goal < 1 s at 1,000,000. (b) the app in its own process (the rig, its clock at 09:20):
- * a forecast batch of 500, then at once the orchestrator's tick, to the fourth new file in the
- * outbox, median of `BENCH_INTRADAY_TICK_ROUNDS` (5) after a warm-up.
+ * The `intraday` part (docs/benchmarks.md, "The parts"; README "Intraday"): at each of
+ * `BENCH_INTRADAY_SIZES` (100,000 and 1,000,000) locations, `BENCH_INTRADAY_ROUNDS` (5) intraday
+ * passes in process on a fake clock, phase by phase, against day-ahead passes (goal < 1 s at
+ * 1,000,000), and `BENCH_INTRADAY_TICK_ROUNDS` (5) batches → four files with the tick (the rig).
  * @module
  */
 import { FakeClock } from "../lib/clock.ts";

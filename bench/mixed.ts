@@ -1,12 +1,7 @@
 /**
- * The `mixed` part (docs/mixed-load.md): the app (the rig, pinned to the server core) with
- * `BENCH_MIXED_N` (10,000) locations registered over HTTP, customer forecasts for half of them on
- * the first two open days and one orchestrator pass; then `bench/mixed_clients.ts` on the load
- * core: 32 closed-loop clients mixing reads and writes while a pass is asked for every 5 s, for
- * `BENCH_MIXED_SECONDS` (180) after a warm-up. Goals: p99 of all client requests < 250 ms and
- * the slowest < 1 s. Baseline, same run: the status p99 of the same clients on the idle app.
- * `BENCH_CPU_PROF=<dir>` profiles the app; `BENCH_TRACE=<file>` has it log its slow requests,
- * event-loop delays and write-ahead log (`bench/servers/app.ts`).
+ * The `mixed` part (docs/mixed-load.md): `BENCH_MIXED_N` (10,000) locations in the rig's
+ * app, then `bench/mixed_clients.ts` on the load core, against the status p99 of the idle app;
+ * `BENCH_CPU_PROF=<dir>` profiles the app, `BENCH_TRACE=<file>` traces it (docs/benchmarks.md).
  * @module
  */
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";

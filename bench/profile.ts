@@ -1,12 +1,7 @@
 /**
- * Summaries of V8 `.cpuprofile` files (`deno run --cpu-prof`), printed by the parts that take
- * `BENCH_CPU_PROF=<dir>`: self time per function and per file/package, heaviest first; and what
- * held the thread (docs/mixed-load.md): the stretches of consecutive busy samples — while one
- * runs no request on that thread is answered — and for those of at least `minMs` the project (else
- * package) function that owns each sample. Sampling intervals over 20 ms while busy are counted
- * apart: the thread had no core then.
- *
- * Standalone: `deno run -A bench/profile.ts <file.cpuprofile> [stretches]`
+ * Summaries of `.cpuprofile` files (`BENCH_CPU_PROF=<dir>`): self time by function and package,
+ * and the busy stretches that held the thread (docs/mixed-load.md). Standalone:
+ * `deno run -A bench/profile.ts <file.cpuprofile> [stretches]`.
  * @module
  */
 

@@ -1,9 +1,6 @@
 /**
- * The app rig (docs/benchmarks.md, "The rig"): the real app in its own process
- * (`bench/servers/app.ts`, temp-file KV, rate limit off, by default the files channel with ESS
- * documents to a local outbox, pinned to the server core), parametrised by each part's extra
- * settings; registration; one delivery day end to end through the step routes, checked; the open
- * position; the bare `kv.list` floor. Every part that runs the app over HTTP starts it here.
+ * The app rig (docs/benchmarks.md, "The rig"): the real app in its own process, registration,
+ * one delivery day end to end through the step routes, the open position, the bare `kv.list` floor.
  * @module
  */
 import { PARTIES } from "../tests/support/fahrplan.ts";

@@ -1,11 +1,7 @@
 /**
- * The `stream_fanout` part (docs/benchmarks.md, "stream_fanout"): `BENCH_CLIENTS` (100, then
- * 1,000) open SSE streams of the console while the rig's app (`BENCH_CONTROL=1`) appends events
- * through its own `EventLog` at `BENCH_RATE` (100) per second for `BENCH_STREAM_SECONDS` (10);
- * each client records receive − send per event (the first half second not counted). Baseline,
- * same run: the bare SSE fan-out (`bench/servers/bare.ts`, `sse`) with messages of the same shape.
- * The readers speak HTTP/1.1 on raw sockets into a 256 KiB buffer (a reader behind catches up in
- * one read; `fetch` streams saturate this process at 1,000). Goal: p99 ≤ 1.5× bare, all delivered.
+ * The `stream_fanout` part (docs/benchmarks.md, "The parts"): append → receive latency on
+ * `BENCH_CLIENTS` (100, 1,000) console streams at `BENCH_RATE` (100) events/s for
+ * `BENCH_STREAM_SECONDS` (10), against the bare SSE fan-out; readers on raw sockets.
  * @module
  */
 import { num, report, type Row, row, sleep, spawnServer, stats, tempDir } from "./common.ts";
