@@ -44,13 +44,8 @@ await call(STATUS, bearer); // fetches the JWKS once
 
 const bare = () => new Response(JSON.stringify({ ok: true }));
 
-Deno.bench({
-  name: "bare handler",
-  group: "request",
-  baseline: true,
-  async fn() {
-    await bare().arrayBuffer();
-  },
+Deno.bench("bare handler", { group: "request", baseline: true }, async () => {
+  await bare().arrayBuffer();
 });
 Deno.bench("app GET status, API key", { group: "request" }, () => call(STATUS, key));
 Deno.bench("app GET status, bearer", { group: "request" }, () => call(STATUS, bearer));

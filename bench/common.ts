@@ -147,15 +147,11 @@ let pinning: Promise<Pinning> | undefined;
  * unpinned with a warning without `taskset`, with one core, or with `BENCH_PIN=0`.
  */
 export function cpuPinning(): Promise<Pinning> {
-  const runs = async (core: string) => {
-    const args = ["-c", core, "true"];
-    try {
-      return (await new Deno.Command("taskset", { args, stdout: "null", stderr: "null" }).output())
-        .success;
-    } catch {
-      return false; // not installed: spawning throws
-    }
-  };
+  const io = { stdout: "null", stderr: "null" } as const;
+  const runs = (core: string) =>
+    // a missing taskset: spawning throws, turned into a rejection
+    Promise.try(() => new Deno.Command("taskset", { args: ["-c", core, "true"], ...io }).output())
+      .then((o) => o.success, () => false);
   return pinning ??= (async () => {
     const why = Deno.env.get("BENCH_PIN") === "0"
       ? "BENCH_PIN=0"

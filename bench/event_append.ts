@@ -12,7 +12,8 @@ const EVENTS = num("BENCH_EVENTS", 20_000);
 const LOOPS = num("BENCH_LOOPS", 50);
 const TIME_LIMIT_MS = 60_000;
 
-const event = (i: number): NewEvent => ({
+/** The `i`-th benchmark event (an API call as the app logs it). */
+export const event = (i: number): NewEvent => ({
   kind: "api_call",
   message: `bench-caller called POST /v1/forecasts (200) #${i}`,
   caller: "bench-caller",

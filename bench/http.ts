@@ -222,13 +222,9 @@ export interface WrkResult {
 }
 
 /** True when `wrk` is on PATH. */
-export async function hasWrk(): Promise<boolean> {
-  try {
-    await new Deno.Command("wrk", { args: ["-v"], stdout: "null", stderr: "null" }).output();
-    return true;
-  } catch {
-    return false; // not installed: spawning throws
-  }
+export function hasWrk(): Promise<boolean> {
+  const cmd = new Deno.Command("wrk", { args: ["-v"], stdout: "null", stderr: "null" });
+  return Promise.try(() => cmd.output()).then(() => true, () => false); // spawning may throw
 }
 
 /** Runs `wrk -t1 --latency` against a loopback URL on the load core. */
@@ -310,13 +306,15 @@ export async function measureHttp(
       if (r.non2xx || r.socketErrors) {
         throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors`);
       }
+      const [rps, p50, p99] = [
+        r.rps.toFixed(0).padStart(7),
+        r.p50Ms.toFixed(2),
+        r.p99Ms.toFixed(2),
+      ];
+      const starved = cpu < BUSY ? "  (starved)" : "";
       console.log(
-        `round ${round} ${name.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${
-          r.p50Ms.toFixed(2)
-        } ms  ` +
-          `p99 ${r.p99Ms.toFixed(2)} ms  server cpu ${(cpu * 100).toFixed(0)}%${
-            cpu < BUSY ? "  (starved)" : ""
-          }`,
+        `round ${round} ${name.padEnd(10)} ${rps} req/s  p50 ${p50} ms  p99 ${p99} ms  ` +
+          `server cpu ${(cpu * 100).toFixed(0)}%${starved}`,
       );
       const o = out[name] ??= { best: r, rounds: [], bestCpu: cpu };
       o.rounds.push(r.rps);

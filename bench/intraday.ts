@@ -189,6 +189,7 @@ async function tickRounds(dir: string, res: SizeResult): Promise<void> {
 }
 
 const PHASES = ["aggregate", "freeze", "render", "write"] as const;
+const phaseNames = PHASES.join(" → ");
 const total = (p: PassTimes) => p.aggregate + p.freeze + p.render + p.write;
 const s3 = (x: number) => `${x.toFixed(3)} s`;
 
@@ -196,63 +197,42 @@ const s3 = (x: number) => `${x.toFixed(3)} s`;
 function buildRows(results: SizeResult[]): Row[] {
   return results.flatMap((r) => {
     const n = r.n.toLocaleString("en-US");
-    const [ia, da, ir, t] = [
-      r.intraday?.split ?? [],
-      r.dayAhead?.split ?? [],
-      r.intraday?.real ?? [],
-      r.tick ?? [],
-    ];
+    const [ia, da] = [r.intraday?.split ?? [], r.dayAhead?.split ?? []];
+    const [ir, t] = [r.intraday?.real ?? [], r.tick ?? []];
     const med = (ps: PassTimes[], f: (p: PassTimes) => number) => median(ps.map(f));
     const one = med(ia, total);
     const phases = PHASES.map((k) => `${k} ${s3(med(ia, (p) => p[k]))}`).join(", ");
     const frozen = ia.map((p) => p.frozenBefore?.slice(11, 16)).join(", ");
+    const format = EXTRA_ENV.SCHEDULE_FORMAT.toUpperCase();
+    const [agg, sub] = [med(ir, (p) => p.aggregate), med(ir, (p) => p.submit!)];
+    const files = t.map((x) => x.files);
+    const pass = `intraday pass at ${n} (${CUSTOMERS} customer forecasts, 09:08): ${phaseNames}`;
+    const batch =
+      `forecast batch of 500 accepted → 4 new files in the outbox at ${n}, tick at once`;
+    const check = `  cross-check at ${n}: through the real aggregate + submit steps`;
+    const worst = `  worst case at ${n}: tick interval ${TICK_WAIT_S} s + slowest processing`;
     const rows = [
-      row(
-        PART,
-        `intraday pass at ${n} (${CUSTOMERS} customer forecasts, 09:08): aggregate → freeze → render → write 4 ${EXTRA_ENV.SCHEDULE_FORMAT.toUpperCase()}`,
-        one,
-        "s",
-        {
-          base: ["day-ahead pass, same size", med(da, total)],
-          goal: r.n === 1_000_000 ? ["< 1 s", one < 1] : undefined,
-          note: `phases (median): ${phases}; frozen before ${frozen} UTC; version 1 (cold) ${
-            r.firstVersionS?.toFixed(2)
-          } s`,
-        },
-      ),
+      row(PART, `${pass} 4 ${format}`, one, "s", {
+        base: ["day-ahead pass, same size", med(da, total)],
+        goal: r.n === 1_000_000 ? ["< 1 s", one < 1] : undefined,
+        note: `phases (median): ${phases}; frozen before ${frozen} UTC; version 1 (cold) ${
+          r.firstVersionS?.toFixed(2)
+        } s`,
+      }),
       ...PHASES.map((k) =>
         row(PART, `  phase ${k} at ${n} (intraday, median)`, med(ia, (p) => p[k]), "s", {
           base: ["same phase, day-ahead", med(da, (p) => p[k])],
         })
       ),
-      row(
-        PART,
-        `  cross-check at ${n}: through the real aggregate + submit steps`,
-        med(ir, (p) => p.aggregate + p.submit!),
-        "s",
-        {
-          base: ["split pass", one],
-          note: `aggregate ${s3(med(ir, (p) => p.aggregate))}, submit step ${
-            s3(med(ir, (p) => p.submit!))
-          }`,
-        },
-      ),
-      row(
-        PART,
-        `forecast batch of 500 accepted → 4 new files in the outbox at ${n}, tick at once`,
-        median(t.map((x) => x.files)),
-        "s",
-        {
-          base: ["in-process intraday pass", one],
-          note: `rounds ${t.map((x) => x.files.toFixed(2)).join(", ")} s (${t[0]?.ran})`,
-        },
-      ),
-      row(
-        PART,
-        `  worst case at ${n}: tick interval ${TICK_WAIT_S} s + slowest processing`,
-        TICK_WAIT_S + Math.max(...t.map((x) => x.files)),
-        "s",
-      ),
+      row(PART, check, agg + sub, "s", {
+        base: ["split pass", one],
+        note: `aggregate ${s3(agg)}, submit step ${s3(sub)}`,
+      }),
+      row(PART, batch, median(files), "s", {
+        base: ["in-process intraday pass", one],
+        note: `rounds ${files.map((x) => x.toFixed(2)).join(", ")} s (${t[0]?.ran})`,
+      }),
+      row(PART, worst, TICK_WAIT_S + Math.max(...files), "s"),
     ];
     return r.failure ? [...rows, failedRow(PART, `at ${n}: ${r.failure}`)] : rows;
   });

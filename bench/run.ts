@@ -111,15 +111,8 @@ async function runPart(part: Part): Promise<Outcome> {
   const script = `bench/${part.name}.ts`;
   const args = bench ? ["bench", ...DENO_FLAGS, "--json", script] : ["run", ...DENO_FLAGS, script];
   const t0 = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT_DIR,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  })
-    .spawn();
+  const io = { stdin: "null", stdout: "piped", stderr: "piped" } as const;
+  const child = new Deno.Command(Deno.execPath(), { args, cwd: ROOT_DIR, env, ...io }).spawn();
   const kill = (sig: Deno.Signal) => {
     try {
       child.kill(sig);

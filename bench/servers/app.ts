@@ -10,6 +10,7 @@ import { type Clock, realSleep } from "../../lib/clock.ts";
 import { loadSettings } from "../../lib/settings.ts";
 import { marketLocationIndexSettled, withMasterDataLock } from "../../lib/pipeline/master_data.ts";
 import { kvRetryCounts, openKv } from "../../lib/store/kv.ts";
+import { stats, wallMs } from "../common.ts";
 
 const env = Deno.env.toObject();
 const settings = loadSettings(env);
@@ -17,7 +18,6 @@ const kv = await openKv(settings.kvPath);
 let offset = env.BENCH_CLOCK_AT ? Number(env.BENCH_CLOCK_AT) - Date.now() : 0;
 const clock: Clock = { now: () => Date.now() + offset, sleep: realSleep };
 const bridge = await createApp({ settings, kv, ...(env.BENCH_CLOCK_AT ? { clock } : {}) });
-const wallMs = () => performance.timeOrigin + performance.now();
 
 async function appendAtRate(rate: number, seconds: number): Promise<Response> {
   const total = Math.min(Math.round(rate * seconds), 100_000);
@@ -41,11 +41,8 @@ async function appendAtRate(rate: number, seconds: number): Promise<Response> {
   }
   const failed = (await Promise.allSettled(pending)).filter((r) => r.status === "rejected").length;
   unsubscribe();
-  committed.sort((a, b) => a - b);
-  const at = (p: number) =>
-    committed[Math.min(committed.length - 1, Math.ceil(p * committed.length) - 1)];
-  const commit_ms = { p50: at(0.5), p99: at(0.99), max: committed[committed.length - 1] };
-  return Response.json({ appended: total - failed, failed, commit_ms });
+  const { p50, p99, max } = stats(committed);
+  return Response.json({ appended: total - failed, failed, commit_ms: { p50, p99, max } });
 }
 
 async function tick(): Promise<Response> {
@@ -102,13 +99,8 @@ const handler: Deno.ServeHandler = async (req, info) => {
   if (ms > 300) {
     const route = `${req.method} ${url.pathname.replace(/\d{6,}/g, ":id")}`;
     const lost = kvRetryCounts().conflict - lost0;
-    trace.slow.push({
-      at: new Date(wallMs() - ms).toISOString(),
-      route,
-      ms,
-      status: res.status,
-      lost,
-    });
+    const at = new Date(wallMs() - ms).toISOString();
+    trace.slow.push({ at, route, ms, status: res.status, lost });
   }
   return res;
 };

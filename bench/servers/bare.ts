@@ -37,15 +37,8 @@ async function fanOut(rate: number, seconds: number): Promise<Response> {
     const wait = t0 + (i * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const data = { sent: performance.timeOrigin + performance.now(), seq: i };
-    const ts = new Date().toISOString();
-    const record = {
-      kind: "config_changed",
-      message: "benchmark fan-out event",
-      data,
-      level: "info",
-      id: i + 1,
-      ts,
-    };
+    const [id, ts, kind] = [i + 1, new Date().toISOString(), "config_changed"];
+    const record = { kind, message: "benchmark fan-out event", data, level: "info", id, ts };
     const bytes = encoder.encode(
       `id: ${i + 1}\nevent: ${record.kind}\ndata: ${JSON.stringify(record)}\n\n`,
     );
