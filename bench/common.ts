@@ -209,7 +209,10 @@ export async function spawnServer(
   const drop = onCleanup(() => child.kill("SIGKILL"));
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let [buf, url] = ["", undefined as string | undefined];
-  const timeout = sleep(60_000).then(() => ({ done: true, value: "" }));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<{ done: true; value: "" }>((r) =>
+    timer = setTimeout(() => r({ done: true, value: "" }), 60_000)
+  );
   while (!url) {
     const r = await Promise.race([lines.read(), timeout]);
     if (r.done) {
@@ -218,6 +221,7 @@ export async function spawnServer(
     }
     url = /^LISTENING (\S+)$/m.exec(buf += r.value)?.[1];
   }
+  clearTimeout(timer); // a pending timer would keep this process alive for a minute
   (async () => {
     for (let r; !(r = await lines.read().catch(() => ({ done: true as const }))).done;) {
       Deno.stderr.writeSync(new TextEncoder().encode(r.value!.replace(/^/gm, `  [${script}] `)));
@@ -227,8 +231,9 @@ export async function spawnServer(
     try {
       child.kill("SIGTERM");
     } catch { /* already gone */ }
-    if (!(await Promise.race([child.status.then(() => true), sleep(5000)]))) child.kill("SIGKILL");
+    const grace = setTimeout(() => child.kill("SIGKILL"), 5000);
     await child.status;
+    clearTimeout(grace);
     drop();
   };
   return { url, pid: child.pid, stop };

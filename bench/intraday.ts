@@ -75,11 +75,8 @@ async function pass(app: BridgeApp, day: string, real: boolean): Promise<PassTim
   const agg = await submittableAggregate(ctx.kv, day, cfg, "handed over");
   const { format, docs, unchanged } = await prepareDocuments(ctx.kv, agg, cfg, now);
   const freeze = lap();
-  const files = docs.map((p) => ({
-    p,
-    file: scheduleFileName(p.doc),
-    xml: renderSchedule(p.doc, format),
-  }));
+  const files = docs.map((p) => ({ p, file: scheduleFileName(p.doc) }))
+    .map((f) => ({ ...f, xml: renderSchedule(f.p.doc, format) }));
   const render = lap();
   const documents = [];
   for (const { p, file, xml } of files) {
@@ -153,13 +150,8 @@ async function inProcess(dir: string, res: SizeResult): Promise<void> {
 /** (b): a forecast batch over HTTP, then the tick, until four new documents are in the outbox. */
 async function tickRounds(dir: string, res: SizeResult): Promise<void> {
   const at = String(berlin(DAY, "09:20"));
-  const env = {
-    ...EXTRA_ENV,
-    BENCH_CONTROL: "1",
-    BENCH_CLOCK_AT: at,
-    ORCHESTRATOR_AUTOSTART: "true",
-  };
-  const app = await startApp(dir, { env });
+  const control = { BENCH_CONTROL: "1", BENCH_CLOCK_AT: at, ORCHESTRATOR_AUTOSTART: "true" };
+  const app = await startApp(dir, { env: { ...EXTRA_ENV, ...control } });
   const xml = () => [...Deno.readDirSync(`${dir}/outbox`)].filter((e) => e.name.endsWith(".xml"));
   const ids = customerIds(res.n, CUSTOMERS).slice(0, 500);
   try {

@@ -46,7 +46,7 @@ async function measure(
     if (r.status !== 200) throw new Error(`settle: ${r.status} ${await r.text()}`);
     console.log(`${n}: index settled after ${Math.round((await r.json()).waited_ms)} ms`);
   }
-  let before: Awaited<ReturnType<NonNullable<typeof count>>> | undefined;
+  let before: KvConnectStats | undefined;
   let after: typeof before;
   const { times } = await runDay(app, days[1], {
     ...o,
