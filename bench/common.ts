@@ -1,9 +1,6 @@
 /**
- * Shared helpers of the benchmarks (docs/benchmarks.md, "The rig"): result rows and the summary
- * table, statistics, temp dirs and subprocesses removed or killed on exit or Ctrl-C, server
- * subprocesses (`bench/servers/*.ts` print `LISTENING <url>`) and CPU pinning (servers on core 0,
- * the load generator on core 1, `taskset -c`). Every part prints its rows and, last, one
- * `BENCH_ROWS <json>` line for `bench/run.ts`.
+ * Shared helpers of the benchmarks (docs/benchmarks.md, "The rig"): rows and the table,
+ * statistics, clean-up on exit, server processes and CPU pinning.
  * @module
  */
 
@@ -150,15 +147,11 @@ let pinning: Promise<Pinning> | undefined;
  * unpinned with a warning without `taskset`, with one core, or with `BENCH_PIN=0`.
  */
 export function cpuPinning(): Promise<Pinning> {
-  const runs = async (core: string) => {
-    const args = ["-c", core, "true"];
-    try {
-      return (await new Deno.Command("taskset", { args, stdout: "null", stderr: "null" }).output())
-        .success;
-    } catch {
-      return false; // not installed: spawning throws
-    }
-  };
+  const io = { stdout: "null", stderr: "null" } as const;
+  const runs = (core: string) =>
+    // a missing taskset: spawning throws, turned into a rejection
+    Promise.try(() => new Deno.Command("taskset", { args: ["-c", core, "true"], ...io }).output())
+      .then((o) => o.success, () => false);
   return pinning ??= (async () => {
     const why = Deno.env.get("BENCH_PIN") === "0"
       ? "BENCH_PIN=0"
@@ -216,7 +209,10 @@ export async function spawnServer(
   const drop = onCleanup(() => child.kill("SIGKILL"));
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let [buf, url] = ["", undefined as string | undefined];
-  const timeout = sleep(60_000).then(() => ({ done: true, value: "" }));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<{ done: true; value: "" }>((r) =>
+    timer = setTimeout(() => r({ done: true, value: "" }), 60_000)
+  );
   while (!url) {
     const r = await Promise.race([lines.read(), timeout]);
     if (r.done) {
@@ -225,6 +221,7 @@ export async function spawnServer(
     }
     url = /^LISTENING (\S+)$/m.exec(buf += r.value)?.[1];
   }
+  clearTimeout(timer); // a pending timer would keep this process alive for a minute
   (async () => {
     for (let r; !(r = await lines.read().catch(() => ({ done: true as const }))).done;) {
       Deno.stderr.writeSync(new TextEncoder().encode(r.value!.replace(/^/gm, `  [${script}] `)));
@@ -234,8 +231,9 @@ export async function spawnServer(
     try {
       child.kill("SIGTERM");
     } catch { /* already gone */ }
-    if (!(await Promise.race([child.status.then(() => true), sleep(5000)]))) child.kill("SIGKILL");
+    const grace = setTimeout(() => child.kill("SIGKILL"), 5000);
     await child.status;
+    clearTimeout(grace);
     drop();
   };
   return { url, pid: child.pid, stop };

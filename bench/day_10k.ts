@@ -1,12 +1,7 @@
 /**
- * The `day_10k` part (docs/benchmarks.md, "day_10k"): one delivery day of `BENCH_DAY_LOCATIONS`
- * (10,000) locations through the rig (unpinned, the platform channel) and the market-platform
- * simulator over HTTPS (`dev/market_platform_simulator.ts`, its CA trusted through
- * `MARKET_PLATFORM_CA_FILE`): register, ingest forecasts for `BENCH_DAY_CUSTOMER_SHARE` (0.5),
- * forecast, aggregate, publish (outbox), submit; then the simulator holds exactly one submission
- * whose receipt the day's `submitted` step carries. Goal < 30 s. Baseline: the sum of each step's
- * bare cost — the same bodies to the bare store server, `kv.list` + atomic writes of the generated
- * forecasts, `kv.list` of the day's forecasts, a write + rename of the CSV, one HTTPS POST.
+ * The `day_10k` part (docs/benchmarks.md, "The parts"): one day of `BENCH_DAY_LOCATIONS`
+ * (10,000) locations through the rig and the HTTPS market-platform simulator, registration to the
+ * stored receipt, against the sum of each step's bare cost. Goal < 30 s.
  * @module
  */
 import { startSimulator } from "../dev/market_platform_simulator.ts";
@@ -30,27 +25,17 @@ const timed = async (fn: () => Promise<unknown>) => {
   return (performance.now() - t0) / 1000;
 };
 
+/** What {@link bare} needs of the market-platform simulator. */
+type Sim = { url: string; apiKey: string; caCert: string };
 /** The bare cost of each step, on the app's KV file after the app stopped. */
-async function bare(
-  dir: string,
-  day: string,
-  csv: string,
-  payload: unknown,
-  sim: { url: string; apiKey: string; caCert: string },
-) {
+async function bare(dir: string, day: string, csv: string, payload: unknown, sim: Sim) {
   const b = {} as Times;
-  const store = await spawnServer("bench/servers/bare.ts", {
-    BARE_MODE: "store",
-    KV_PATH: `${dir}/bare.kv`,
-  });
+  const env = { BARE_MODE: "store", KV_PATH: `${dir}/bare.kv` };
+  const store = await spawnServer("bench/servers/bare.ts", env);
   try {
-    b.register = await sendAll(`${store.url}/`, locationBatches(N), {
-      concurrency: CONCURRENCY,
-      method: "PUT",
-    });
-    b.ingest = await sendAll(`${store.url}/`, forecastBatches(CUSTOMERS, day), {
-      concurrency: CONCURRENCY,
-    });
+    const o = { concurrency: CONCURRENCY };
+    b.register = await sendAll(`${store.url}/`, locationBatches(N), { ...o, method: "PUT" });
+    b.ingest = await sendAll(`${store.url}/`, forecastBatches(CUSTOMERS, day), o);
   } finally {
     await store.stop();
   }
@@ -82,16 +67,14 @@ async function bare(
   b.submit = await timed(async () => {
     const client = Deno.createHttpClient({ caCerts: [sim.caCert] });
     try {
-      await call(`${sim.url}/schedules`, {
-        method: "POST",
-        headers: {
-          authorization: sim.apiKey,
-          "idempotency-key": `bench-${crypto.randomUUID()}`,
-          "content-type": "application/json",
-        },
-        body: JSON.stringify(payload),
-        client,
-      });
+      const idempotency = { "idempotency-key": `bench-${crypto.randomUUID()}` };
+      const headers = {
+        authorization: sim.apiKey,
+        ...idempotency,
+        "content-type": "application/json",
+      };
+      const body = JSON.stringify(payload);
+      await call(`${sim.url}/schedules`, { method: "POST", headers, body, client });
     } finally {
       client.close();
     }
@@ -152,10 +135,7 @@ export async function main(): Promise<Row[]> {
     const what: Record<string, [string, string]> = {
       register: ["PUT /v1/market-locations, batches of 500", "bare parse+store server"],
       ingest: [`POST /v1/forecasts, ${CUSTOMERS} forecasts`, "bare parse+store server"],
-      forecast: [
-        `POST …/forecast (${N - CUSTOMERS} profile forecasts)`,
-        "bare kv.list + atomic writes",
-      ],
+      forecast: [`POST …/forecast (${N - CUSTOMERS} profiles)`, "bare kv.list + atomic writes"],
       aggregate: ["POST …/aggregate", "bare kv.list"],
       publish: ["POST …/publish (local outbox)", "bare write + rename"],
       submit: ["POST …/submit (simulator over HTTPS)", "bare HTTPS POST"],

@@ -1,13 +1,11 @@
 /**
- * The load side of the benchmarks (docs/benchmarks.md, "The rig"): bounded requests and batch
- * senders, a run budget, open-loop probes, the console's live stream as a browser reads it, a
- * sampler of another process's RSS, raw HTTP/1.1 answers, and the HTTP method of the wrk-driven
- * parts ({@link measureHttp}: wrk pinned, warmed up, interleaved rounds, best round kept).
+ * The load side of the benchmarks (docs/benchmarks.md, "The rig"): bounded requests and senders,
+ * budgets, probes, the live stream, an RSS sampler, raw answers, wrk and {@link measureHttp}.
  * @module
  */
 import { cpuPinning, sleep } from "./common.ts";
 
-/** A wall-clock budget of `seconds`: ms left, and a step's limit (`ms`, never past it less `reserveMs`). */
+/** A budget of `seconds`: ms left; a step's limit (`ms`, at most what is left less `reserveMs`). */
 export function budget(seconds: number) {
   const end = performance.now() + seconds * 1000;
   const left = () => Math.max(0, end - performance.now());
@@ -224,13 +222,9 @@ export interface WrkResult {
 }
 
 /** True when `wrk` is on PATH. */
-export async function hasWrk(): Promise<boolean> {
-  try {
-    await new Deno.Command("wrk", { args: ["-v"], stdout: "null", stderr: "null" }).output();
-    return true;
-  } catch {
-    return false; // not installed: spawning throws
-  }
+export function hasWrk(): Promise<boolean> {
+  const cmd = new Deno.Command("wrk", { args: ["-v"], stdout: "null", stderr: "null" });
+  return Promise.try(() => cmd.output()).then(() => true, () => false); // spawning may throw
 }
 
 /** Runs `wrk -t1 --latency` against a loopback URL on the load core. */
@@ -312,13 +306,15 @@ export async function measureHttp(
       if (r.non2xx || r.socketErrors) {
         throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors`);
       }
+      const [rps, p50, p99] = [
+        r.rps.toFixed(0).padStart(7),
+        r.p50Ms.toFixed(2),
+        r.p99Ms.toFixed(2),
+      ];
+      const starved = cpu < BUSY ? "  (starved)" : "";
       console.log(
-        `round ${round} ${name.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${
-          r.p50Ms.toFixed(2)
-        } ms  ` +
-          `p99 ${r.p99Ms.toFixed(2)} ms  server cpu ${(cpu * 100).toFixed(0)}%${
-            cpu < BUSY ? "  (starved)" : ""
-          }`,
+        `round ${round} ${name.padEnd(10)} ${rps} req/s  p50 ${p50} ms  p99 ${p99} ms  ` +
+          `server cpu ${(cpu * 100).toFixed(0)}%${starved}`,
       );
       const o = out[name] ??= { best: r, rounds: [], bestCpu: cpu };
       o.rounds.push(r.rps);

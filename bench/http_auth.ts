@@ -1,10 +1,7 @@
 /**
- * The `http_auth` part (README "Benchmarks"): requests/s of `GET /v1/console/status` with an API
- * key and with a bearer token (RS256 from `tests/support/fake_jwks.ts`, verified-token cache)
- * against a bare `Deno.serve` answering the SAME bytes (body and headers in the app's order,
- * checked on a raw socket; only `date` differs). Goals: API key ≥ 0.6×, bearer ≥ 0.65×. Method:
- * {@link measureHttp}. Diagnostics (not with `BENCH_QUICK=1`): a tiny-body bare server, the same
- * with 13 headers, `GET /health` and `POST /v1/console/stream-token` with each credential.
+ * The `http_auth` part (docs/benchmarks.md, README "Benchmarks"): `GET /v1/console/status`
+ * req/s with an API key and a bearer token against a bare server answering the same bytes (checked
+ * on a raw socket), by {@link measureHttp}; diagnostics without `BENCH_QUICK=1`.
  * @module
  */
 import { startFakeJwks } from "../tests/support/fake_jwks.ts";
@@ -20,8 +17,7 @@ const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 
 /** Status line, headers but `date`, and body of an answer. */
 const wire = (a: RawAnswer) =>
-  [a.status, ...a.headers.filter(([k]) => k.toLowerCase() !== "date").map(([k, v]) => `${k}: ${v}`)]
-    .join("\n") +
+  [a.status, ...a.headers.filter(([k]) => !/^date$/i.test(k)).map((h) => h.join(": "))].join("\n") +
   `\n\n${a.body}`;
 const assertSame = (what: string, a: RawAnswer, b: RawAnswer) => {
   if (wire(a) !== wire(b)) throw new Error(`${what}: answers differ\n${wire(a)}\n---\n${wire(b)}`);
@@ -34,9 +30,8 @@ export async function main(): Promise<Row[]> {
   }
   const method = httpMethodFromEnv();
   const pin = await cpuPinning();
-  console.log(
-    `${pin.describe}; warm-up ${method.warmupSeconds} s, ${method.rounds} rounds of ${method.seconds} s`,
-  );
+  const { warmupSeconds, rounds, seconds } = method;
+  console.log(`${pin.describe}; warm-up ${warmupSeconds} s, ${rounds} rounds of ${seconds} s`);
   const jwks = await startFakeJwks();
   const dir = await tempDir("bench-auth-");
   const servers: ServerProcess[] = [];
@@ -57,11 +52,8 @@ export async function main(): Promise<Row[]> {
     assertSame("status route, API key vs bearer", byKey, await rawHttp(status, bearer));
     // Deno.serve adds content-length, date and (to `connection: close`) connection itself.
     const sent = byKey.headers.filter(([k]) => !/^(date|content-length|connection)$/i.test(k));
-    const same = await bare({
-      BARE_MODE: "body",
-      BARE_BODY: byKey.body,
-      BARE_HEADERS: JSON.stringify(sent),
-    });
+    const headers = JSON.stringify(sent);
+    const same = await bare({ BARE_MODE: "body", BARE_BODY: byKey.body, BARE_HEADERS: headers });
     assertSame("bare same-bytes server vs status route", byKey, await rawHttp(same.url));
     const post = `${dir.path}/post.lua`;
     await Deno.writeTextFile(post, 'wrk.method = "POST"\n');
@@ -86,42 +78,35 @@ export async function main(): Promise<Row[]> {
     }
     const m = await measureHttp(targets, method);
     const base = m["bare+body"];
-    const spread = (name: string) =>
-      `p50 ${m[name].best.p50Ms.toFixed(2)} ms, p99 ${
-        m[name].best.p99Ms.toFixed(2)
-      } ms, server cpu ${(m[name].bestCpu * 100).toFixed(0)}%; rounds ${
-        m[name].rounds.map((r) => r.toFixed(0)).join(" / ")
-      } req/s`;
-    const how = `wrk -t1 -c${method.connections} -d${method.seconds}s, ${
-      pin.server.length ? "pinned" : "UNPINNED"
-    }, best of ${method.rounds}`;
+    const spread = (name: string) => {
+      const { best: { p50Ms, p99Ms }, bestCpu, rounds } = m[name];
+      return `p50 ${p50Ms.toFixed(2)} ms, p99 ${p99Ms.toFixed(2)} ms, server cpu ` +
+        `${(bestCpu * 100).toFixed(0)}%; rounds ${
+          rounds.map((r) => r.toFixed(0)).join(" / ")
+        } req/s`;
+    };
+    const pinned = pin.server.length ? "pinned" : "UNPINNED";
+    const how = `wrk -t1 -c${method.connections} -d${seconds}s, ${pinned}, best of ${rounds}`;
     const one = (name: string, metric: string, o: { goal?: number; note?: string } = {}) => {
       const ratio = m[name].best.rps / base.best.rps;
-      const noisy = m[name].bestCpu < BUSY || base.bestCpu < BUSY
-        ? " (NOISY: a best round ran starved)"
-        : "";
+      const starved = m[name].bestCpu < BUSY || base.bestCpu < BUSY;
+      const noisy = starved ? " (NOISY: a best round ran starved)" : "";
       return row(PART, metric, m[name].best.rps, "req/s", {
         base: [`bare Deno.serve, same ${byKey.body.length}-byte body + headers`, base.best.rps],
         goal: o.goal ? [`≥ ${o.goal}× bare same bytes${noisy}`, ratio >= o.goal] : ["diagnostic"],
         note: o.note ?? `${spread(name)}${o.goal ? `; baseline ${spread("bare+body")}` : ""}`,
       });
     };
-    const below = m.bare.best.rps < base.best.rps
-      ? "; BELOW the same-bytes baseline: noisy run"
-      : "";
+    const get = "GET /v1/console/status";
+    const below = m.bare.best.rps < base.best.rps ? "; BELOW the same-bytes baseline: noisy" : "";
     return [
-      one("API key", `GET /v1/console/status, API key (${how})`, { goal: 0.6 }),
-      one("bearer", `GET /v1/console/status, bearer (verified-token cache) (${how})`, {
-        goal: 0.65,
-      }),
+      one("API key", `${get}, API key (${how})`, { goal: 0.6 }),
+      one("bearer", `${get}, bearer (verified-token cache) (${how})`, { goal: 0.65 }),
       one("bare", 'diagnostic: bare handler answering {"ok":true}, no extra headers', {
         note: spread("bare") + below,
       }),
       ...(QUICK ? [] : [
-        one(
-          "bare+hdrs",
-          `diagnostic: bare handler, {"ok":true} + 13 headers (the app's before issue 2)`,
-        ),
+        one("bare+hdrs", `diagnostic: bare handler, {"ok":true} + 13 headers (before issue 2)`),
         one("health", "diagnostic: GET /health (app stack, no auth, no KV)"),
         one("token+key", "diagnostic: POST /v1/console/stream-token, API key (auth + HMAC, no KV)"),
         one("token+jwt", "diagnostic: POST /v1/console/stream-token, bearer (auth + HMAC, no KV)"),
@@ -132,8 +117,7 @@ export async function main(): Promise<Row[]> {
     await app.stop();
     await jwks.close();
     await dir.remove();
-    const prof = Deno.env.get("BENCH_CPU_PROF");
-    if (prof) await printProfiles(prof);
+    await printProfiles();
   }
 }
 

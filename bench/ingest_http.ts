@@ -1,12 +1,8 @@
 /**
- * The `ingest_http` part (docs/benchmarks.md, "ingest_http"): `POST /v1/forecasts` batches of
- * `BENCH_INGEST_BATCH` (500), `BENCH_INGEST_LOCATIONS` (100,000) forecasts in all, from
- * `BENCH_INGEST_CONCURRENCY` (4) clients on the load core, to the rig's app (locations written
- * into its KV file first, so only ingestion is timed; two warm-up batches, then the wait for the
- * one-off MaLo-ID index). Baselines, same bodies: the bare server storing every forecast in one
- * atomic per batch (`store`, the ratio; goal ≥ 0.5×) and parsing only (`parse`, diagnostic).
- * `BENCH_ROUNDS` (3) rounds interleave the three, each on its own day, best kept; after each app
- * round the same bodies again (the idempotent re-post).
+ * The `ingest_http` part (docs/benchmarks.md, "The parts"): `BENCH_INGEST_LOCATIONS` (100,000)
+ * forecasts in `POST /v1/forecasts` batches of `BENCH_INGEST_BATCH` (500) from
+ * `BENCH_INGEST_CONCURRENCY` (4) clients, against the bare `store` and `parse` servers, best of
+ * `BENCH_ROUNDS` (3) interleaved rounds; then the same bodies again. Goal ≥ 0.5× bare store.
  * @module
  */
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";
@@ -37,12 +33,8 @@ export async function main(): Promise<Row[]> {
       const all = forecastBatches(N + WARM, day, BATCH);
       return { warm: all.slice(-(WARM / BATCH)), bodies: all.slice(0, -(WARM / BATCH)) };
     };
-    const post = async (
-      name: string,
-      url: string,
-      bodies: string[],
-      headers: Record<string, string>,
-    ) => {
+    type Headers = Record<string, string>;
+    const send = async (name: string, url: string, bodies: string[], headers: Headers) => {
       const s = await sendAll(url, bodies, { headers, concurrency: CONCURRENCY });
       console.log(`${name}: ${N} forecasts in ${s.toFixed(2)} s = ${(N / s).toFixed(0)}/s`);
       return s;
@@ -57,11 +49,11 @@ export async function main(): Promise<Row[]> {
           const app = await startApp(dir.path, { env: { BENCH_CONTROL: "1" } });
           try {
             const url = `${app.url}/v1/forecasts`;
-            await post(`app warm-up (${day})`, url, warm, key(app.ext));
+            await send(`app warm-up (${day})`, url, warm, key(app.ext));
             const { text } = await call(`${app.url}/__bench/settle`, { method: "POST" });
             settledMs = Math.max(settledMs, JSON.parse(text).waited_ms);
-            keep("app", await post(`app (${day})`, url, bodies, key(app.ext)));
-            keep("repost", await post(`app re-post (${day})`, url, bodies, key(app.ext)));
+            keep("app", await send(`app (${day})`, url, bodies, key(app.ext)));
+            keep("repost", await send(`app re-post (${day})`, url, bodies, key(app.ext)));
           } finally {
             await app.stop();
           }
@@ -70,8 +62,8 @@ export async function main(): Promise<Row[]> {
         const env = { BARE_MODE: mode, KV_PATH: `${dir.path}/bare.kv` };
         const server = await spawnServer("bench/servers/bare.ts", env, [], { pinned: true });
         try {
-          await post(`bare ${mode} warm-up`, `${server.url}/`, warm, {});
-          keep(mode, await post(`bare ${mode} (${day})`, `${server.url}/`, bodies, {}));
+          await send(`bare ${mode} warm-up`, `${server.url}/`, warm, {});
+          keep(mode, await send(`bare ${mode} (${day})`, `${server.url}/`, bodies, {}));
         } finally {
           await server.stop();
         }
@@ -91,44 +83,23 @@ export async function main(): Promise<Row[]> {
     } finally {
       check.close();
     }
-    const prof = Deno.env.get("BENCH_CPU_PROF");
-    if (prof) await printProfiles(prof);
+    await printProfiles();
     const base = ["bare parse+store", N / best.store] as [string, number];
     const perBatch = (s: number) => `${((s / (N / BATCH)) * 1000).toFixed(1)} ms/batch`;
+    const post = `POST /v1/forecasts, ${N} forecasts in batches of ${BATCH}`;
+    const rate = (metric: string, s: number, o: Parameters<typeof row>[4] = {}) =>
+      row(PART, metric, N / s, "forecasts/s", { base, ...o });
     return [
-      row(
-        PART,
-        `POST /v1/forecasts, ${N} forecasts in batches of ${BATCH}, ${CONCURRENCY} clients, API key (best of ${ROUNDS})`,
-        N / best.app,
-        "forecasts/s",
-        {
-          base,
-          goal: [">= 0.5x", best.store / best.app >= 0.5],
-          note:
-            `app ${best.app.toFixed(2)} s (${perBatch(best.app)}); bare parse+store ${
-              best.store.toFixed(2)
-            } s (${perBatch(best.store)}); ` +
-            `bare parse ${
-              best.parse.toFixed(2)
-            } s; the MaLo-ID index after the warm-up took at most ${
-              settledMs.toFixed(0)
-            } ms more; ${pinned}`,
-        },
-      ),
-      row(
-        PART,
-        "the same bodies posted again (every forecast unchanged)",
-        N / best.repost,
-        "forecasts/s",
-        { base },
-      ),
-      row(
-        PART,
-        "diagnostic: bare server JSON-parsing the same bodies, no storage",
-        N / best.parse,
-        "forecasts/s",
-        { base },
-      ),
+      rate(`${post}, ${CONCURRENCY} clients, API key (best of ${ROUNDS})`, best.app, {
+        goal: [">= 0.5x", best.store / best.app >= 0.5],
+        note:
+          `app ${best.app.toFixed(2)} s (${perBatch(best.app)}); bare parse+store ${
+            best.store.toFixed(2)
+          } s (${perBatch(best.store)}); bare parse ${best.parse.toFixed(2)} s; the MaLo-ID ` +
+          `index after the warm-up took at most ${settledMs.toFixed(0)} ms more; ${pinned}`,
+      }),
+      rate("the same bodies posted again (every forecast unchanged)", best.repost),
+      rate("diagnostic: bare server JSON-parsing the same bodies, no storage", best.parse),
     ];
   } finally {
     await dir.remove();

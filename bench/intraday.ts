@@ -1,16 +1,8 @@
 /**
- * The `intraday` part (docs/benchmarks.md, "intraday"): intraday schedule versions at
- * `BENCH_INTRADAY_SIZES` (100,000 and 1,000,000) locations, `BENCH_INTRADAY_CUSTOMERS` (10,000)
- * customer forecasts spread over the portfolio, files channel, ESS to the outbox. Per size, on one
- * KV file with the portfolio written straight into it: (a) in this process (the app from
- * `createApp`, its pipeline worker, a fake clock): the day-ahead version of `BENCH_INTRADAY_DAY`,
- * `BENCH_INTRADAY_ROUNDS` (5) day-ahead passes (the baseline), then as many intraday passes on
- * the running day from 09:07 Berlin, each after the customer forecasts changed; a pass is
- * aggregate → freeze → render → write timed per phase ({@link splitPass}, the functions of the
- * `aggregate` and `submit` steps), rounds alternating with the real steps (the cross-check);
- * median; goal < 1 s at 1,000,000. (b) the app in its own process (the rig, its clock at 09:20):
- * a forecast batch of 500, then at once the orchestrator's tick, to the fourth new file in the
- * outbox, median of `BENCH_INTRADAY_TICK_ROUNDS` (5) after a warm-up.
+ * The `intraday` part (docs/benchmarks.md, "The parts"; README "Intraday"): at each of
+ * `BENCH_INTRADAY_SIZES` (100,000 and 1,000,000) locations, `BENCH_INTRADAY_ROUNDS` (5) intraday
+ * passes in process on a fake clock, phase by phase, against day-ahead passes (goal < 1 s at
+ * 1,000,000), and `BENCH_INTRADAY_TICK_ROUNDS` (5) batches → four files with the tick (the rig).
  * @module
  */
 import { FakeClock } from "../lib/clock.ts";
@@ -83,11 +75,8 @@ async function pass(app: BridgeApp, day: string, real: boolean): Promise<PassTim
   const agg = await submittableAggregate(ctx.kv, day, cfg, "handed over");
   const { format, docs, unchanged } = await prepareDocuments(ctx.kv, agg, cfg, now);
   const freeze = lap();
-  const files = docs.map((p) => ({
-    p,
-    file: scheduleFileName(p.doc),
-    xml: renderSchedule(p.doc, format),
-  }));
+  const files = docs.map((p) => ({ p, file: scheduleFileName(p.doc) }))
+    .map((f) => ({ ...f, xml: renderSchedule(f.p.doc, format) }));
   const render = lap();
   const documents = [];
   for (const { p, file, xml } of files) {
@@ -161,13 +150,8 @@ async function inProcess(dir: string, res: SizeResult): Promise<void> {
 /** (b): a forecast batch over HTTP, then the tick, until four new documents are in the outbox. */
 async function tickRounds(dir: string, res: SizeResult): Promise<void> {
   const at = String(berlin(DAY, "09:20"));
-  const env = {
-    ...EXTRA_ENV,
-    BENCH_CONTROL: "1",
-    BENCH_CLOCK_AT: at,
-    ORCHESTRATOR_AUTOSTART: "true",
-  };
-  const app = await startApp(dir, { env });
+  const control = { BENCH_CONTROL: "1", BENCH_CLOCK_AT: at, ORCHESTRATOR_AUTOSTART: "true" };
+  const app = await startApp(dir, { env: { ...EXTRA_ENV, ...control } });
   const xml = () => [...Deno.readDirSync(`${dir}/outbox`)].filter((e) => e.name.endsWith(".xml"));
   const ids = customerIds(res.n, CUSTOMERS).slice(0, 500);
   try {
@@ -197,6 +181,7 @@ async function tickRounds(dir: string, res: SizeResult): Promise<void> {
 }
 
 const PHASES = ["aggregate", "freeze", "render", "write"] as const;
+const phaseNames = PHASES.join(" → ");
 const total = (p: PassTimes) => p.aggregate + p.freeze + p.render + p.write;
 const s3 = (x: number) => `${x.toFixed(3)} s`;
 
@@ -204,63 +189,42 @@ const s3 = (x: number) => `${x.toFixed(3)} s`;
 function buildRows(results: SizeResult[]): Row[] {
   return results.flatMap((r) => {
     const n = r.n.toLocaleString("en-US");
-    const [ia, da, ir, t] = [
-      r.intraday?.split ?? [],
-      r.dayAhead?.split ?? [],
-      r.intraday?.real ?? [],
-      r.tick ?? [],
-    ];
+    const [ia, da] = [r.intraday?.split ?? [], r.dayAhead?.split ?? []];
+    const [ir, t] = [r.intraday?.real ?? [], r.tick ?? []];
     const med = (ps: PassTimes[], f: (p: PassTimes) => number) => median(ps.map(f));
     const one = med(ia, total);
     const phases = PHASES.map((k) => `${k} ${s3(med(ia, (p) => p[k]))}`).join(", ");
     const frozen = ia.map((p) => p.frozenBefore?.slice(11, 16)).join(", ");
+    const format = EXTRA_ENV.SCHEDULE_FORMAT.toUpperCase();
+    const [agg, sub] = [med(ir, (p) => p.aggregate), med(ir, (p) => p.submit!)];
+    const files = t.map((x) => x.files);
+    const pass = `intraday pass at ${n} (${CUSTOMERS} customer forecasts, 09:08): ${phaseNames}`;
+    const batch =
+      `forecast batch of 500 accepted → 4 new files in the outbox at ${n}, tick at once`;
+    const check = `  cross-check at ${n}: through the real aggregate + submit steps`;
+    const worst = `  worst case at ${n}: tick interval ${TICK_WAIT_S} s + slowest processing`;
     const rows = [
-      row(
-        PART,
-        `intraday pass at ${n} (${CUSTOMERS} customer forecasts, 09:08): aggregate → freeze → render → write 4 ${EXTRA_ENV.SCHEDULE_FORMAT.toUpperCase()}`,
-        one,
-        "s",
-        {
-          base: ["day-ahead pass, same size", med(da, total)],
-          goal: r.n === 1_000_000 ? ["< 1 s", one < 1] : undefined,
-          note: `phases (median): ${phases}; frozen before ${frozen} UTC; version 1 (cold) ${
-            r.firstVersionS?.toFixed(2)
-          } s`,
-        },
-      ),
+      row(PART, `${pass} 4 ${format}`, one, "s", {
+        base: ["day-ahead pass, same size", med(da, total)],
+        goal: r.n === 1_000_000 ? ["< 1 s", one < 1] : undefined,
+        note: `phases (median): ${phases}; frozen before ${frozen} UTC; version 1 (cold) ${
+          r.firstVersionS?.toFixed(2)
+        } s`,
+      }),
       ...PHASES.map((k) =>
         row(PART, `  phase ${k} at ${n} (intraday, median)`, med(ia, (p) => p[k]), "s", {
           base: ["same phase, day-ahead", med(da, (p) => p[k])],
         })
       ),
-      row(
-        PART,
-        `  cross-check at ${n}: through the real aggregate + submit steps`,
-        med(ir, (p) => p.aggregate + p.submit!),
-        "s",
-        {
-          base: ["split pass", one],
-          note: `aggregate ${s3(med(ir, (p) => p.aggregate))}, submit step ${
-            s3(med(ir, (p) => p.submit!))
-          }`,
-        },
-      ),
-      row(
-        PART,
-        `forecast batch of 500 accepted → 4 new files in the outbox at ${n}, tick at once`,
-        median(t.map((x) => x.files)),
-        "s",
-        {
-          base: ["in-process intraday pass", one],
-          note: `rounds ${t.map((x) => x.files.toFixed(2)).join(", ")} s (${t[0]?.ran})`,
-        },
-      ),
-      row(
-        PART,
-        `  worst case at ${n}: tick interval ${TICK_WAIT_S} s + slowest processing`,
-        TICK_WAIT_S + Math.max(...t.map((x) => x.files)),
-        "s",
-      ),
+      row(PART, check, agg + sub, "s", {
+        base: ["split pass", one],
+        note: `aggregate ${s3(agg)}, submit step ${s3(sub)}`,
+      }),
+      row(PART, batch, median(files), "s", {
+        base: ["in-process intraday pass", one],
+        note: `rounds ${files.map((x) => x.toFixed(2)).join(", ")} s (${t[0]?.ran})`,
+      }),
+      row(PART, worst, TICK_WAIT_S + Math.max(...files), "s"),
     ];
     return r.failure ? [...rows, failedRow(PART, `at ${n}: ${r.failure}`)] : rows;
   });

@@ -1,32 +1,15 @@
 /**
- * Issue 28, item 4 — the one-day pass (forecast + aggregate of one delivery day, through the step
- * routes of the real app in its own process) at `BENCH_KVC_SIZES` market locations (100,000 and
- * 1,000,000), on the local KV file (the baseline) and over KV Connect against the peer of
- * `dev/kv_connect_server.ts` on loopback (denokv's SQLite engine, what `denokv` serves; docs/kv.md,
- * "Replicas over KV Connect"), and where the time goes: the round trips of a pass (the peer's
- * `snapshot_read` and `atomic_write` requests, counted by the peer) and the bytes they carry.
- *
- * Per size: a temp dir; the app on its local file (`bench/rig.ts` `startApp`), the N
- * locations registered through the batch API (4 clients, batches of 500), a warm-up day and a
- * measured day (`runDay`, customer forecasts for `BENCH_KVC_CUSTOMER_SHARE` (1 %) of the
- * locations, through the aggregate step, the answers checked). The app stops; the peer serves
- * that very file, a second app runs on `KV_PATH=<peer url>`, and again a warm-up day and a
- * measured day (other days, the same store), the app's index of registered MaLo-IDs built in
- * between (`POST /__bench/settle`: a fresh process lists every location once). Goal: the 1,000,000 pass over KV Connect < 10 s.
- *
- * Figures are noisy on a shared machine: the app is pinned to one core where `taskset` works,
- * the peer and this process share the other.
- *
- * Env: `BENCH_KVC_SIZES` (`100000,1000000`), `BENCH_KVC_CUSTOMER_SHARE` (0.01),
- * `BENCH_KVC_STEP_LIMIT_S` (300). Run alone: `deno run -A bench/kv_connect.ts` (quick:
- * `BENCH_KVC_SIZES=20000`), or `deno task bench -- kv_connect`.
+ * The `kv_connect` part (issue 28 item 4; docs/benchmarks.md, docs/kv.md "Replicas over KV
+ * Connect"): the one-day pass (forecast + aggregate through the rig's app) at `BENCH_KVC_SIZES`
+ * (100,000 and 1,000,000) locations on the local KV file, then on the same store served by the KV
+ * Connect peer of `dev/kv_connect_server.ts` on loopback, with the peer's round trips per pass.
+ * `BENCH_KVC_CUSTOMER_SHARE` (0.01), `BENCH_KVC_STEP_LIMIT_S` (300). Goal: 1M < 10 s.
  * @module
  */
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";
-import { report, type Row, spawnServer, tempDir } from "./common.ts";
+import { report, type Row, row, tempDir } from "./common.ts";
 import { benchLocation, locationBatches } from "./portfolio.ts";
-import { type App, BATCH, REGION, register, runDay, startApp } from "./rig.ts";
-import { RssSampler } from "./http.ts";
+import { type App, BATCH, register, runDay, startApp } from "./rig.ts";
 import { KV_CONNECT_TOKEN, startKvConnect } from "../tests/support/kv_connect.ts";
 import type { KvConnectStats } from "../dev/kv_connect_server.ts";
 
@@ -35,39 +18,6 @@ const SHARE = Number(Deno.env.get("BENCH_KVC_CUSTOMER_SHARE") ?? 0.01);
 const STEP_LIMIT_MS = Number(Deno.env.get("BENCH_KVC_STEP_LIMIT_S") ?? 300) * 1000;
 /** The pass's goal over KV Connect at 1,000,000 locations, seconds (issue 28). */
 const GOAL_S = 10;
-
-/** The app of `bench/servers/app.ts` on a KV Connect `url` (the env of `startApp`'s pass). */
-async function startRemoteApp(url: string): Promise<App> {
-  const proc = `bench-proc-${crypto.randomUUID()}`;
-  const ext = `bench-ext-${crypto.randomUUID()}`;
-  const server = await spawnServer(
-    "bench/servers/app.ts",
-    {
-      KV_PATH: url,
-      DENO_KV_ACCESS_TOKEN: KV_CONNECT_TOKEN,
-      BENCH_CONTROL: "1",
-      PROCESS_API_KEYS: `ops:${proc}`,
-      EXTERNAL_API_KEYS: `customer:${ext}`,
-      RATE_LIMIT_PER_MINUTE: "0",
-      HOLIDAY_REGION: REGION,
-    },
-    [],
-    { pinned: true },
-  );
-  const rss = new RssSampler(server.pid);
-  return {
-    server,
-    url: server.url,
-    kvPath: url,
-    proc,
-    ext,
-    rss,
-    async stop() {
-      await server.stop();
-      await rss.stop();
-    },
-  };
-}
 
 /** A measured pass: seconds and, over KV Connect, the peer's requests during it. */
 interface Pass {
@@ -96,7 +46,7 @@ async function measure(
     if (r.status !== 200) throw new Error(`settle: ${r.status} ${await r.text()}`);
     console.log(`${n}: index settled after ${Math.round((await r.json()).waited_ms)} ms`);
   }
-  let before: Awaited<ReturnType<NonNullable<typeof count>>> | undefined;
+  let before: KvConnectStats | undefined;
   let after: typeof before;
   const { times } = await runDay(app, days[1], {
     ...o,
@@ -144,7 +94,8 @@ async function size(n: number, days: string[]): Promise<Row[]> {
     let kvc: Pass;
     let largest: KvConnectStats["largest_atomic"];
     try {
-      const remote = await startRemoteApp(peer.url);
+      const env = { KV_PATH: peer.url, DENO_KV_ACCESS_TOKEN: KV_CONNECT_TOKEN, BENCH_CONTROL: "1" };
+      const remote = await startApp(dir.path, { env });
       try {
         kvc = await measure(remote, n, [days[2], days[3]], () => peer.stats());
         // One full registration batch over KV Connect too: locations n … n + 499, all new.
@@ -165,49 +116,44 @@ async function size(n: number, days: string[]): Promise<Row[]> {
         kvc.s.toFixed(2)
       } s, ${kvc.reads} reads + ${kvc.writes} writes; ${kvc.byPrefix}`,
     );
-    const label = n.toLocaleString("en");
-    const rows: Row[] = [
-      {
-        part: "28 kv connect",
-        metric: `one-day pass (forecast + aggregate), ${label} locations, local file`,
-        value: file.s,
-        unit: "s",
-      },
-      {
-        part: "28 kv connect",
-        metric: `one-day pass (forecast + aggregate), ${label} locations, KV Connect (loopback)`,
-        value: kvc.s,
-        unit: "s",
-        baseline: "same pass on the local file",
-        baselineValue: file.s,
-        ratio: kvc.s / file.s,
-        ...(n >= 1_000_000 ? { goal: `< ${GOAL_S} s`, met: kvc.s < GOAL_S } : {}),
-      },
-      {
-        part: "28 kv connect",
-        metric: `round trips of that pass over KV Connect (snapshot reads + atomic writes)`,
-        value: (kvc.reads ?? 0) + (kvc.writes ?? 0),
-        unit: "requests",
-        note: `${kvc.reads} snapshot reads + ${kvc.writes} atomic writes, ${
-          ((kvc.bytes ?? 0) / 1024).toFixed(0)
-        } KiB in both directions; reads by first key part: ${kvc.byPrefix}; ${
-          (kvc.s * 1000 / Math.max(1, (kvc.reads ?? 0) + (kvc.writes ?? 0))).toFixed(2)
-        } ms of pass per round trip`,
-      },
-      {
-        part: "28 kv connect",
-        metric:
-          `largest atomic write over KV Connect (ingest of 500 forecasts, registration of 500)`,
-        value: largest.mutations,
-        unit: "mutations",
-        goal: "≤ 1,000 mutations, ≤ 10 checks, ≤ 800 KiB",
-        met: largest.mutations <= 1000 && largest.checks <= 10 && largest.bytes <= 800 * 1024,
-        note: `${largest.mutations} mutations, ${largest.checks} checks, ${
-          (largest.bytes / 1024).toFixed(0)
-        } KiB (each the largest of any write, denokv proto/limits.rs)`,
-      },
+    const [label, part] = [n.toLocaleString("en"), "28 kv connect"];
+    const pass = `one-day pass (forecast + aggregate), ${label} locations`;
+    const trips = (kvc.reads ?? 0) + (kvc.writes ?? 0);
+    return [
+      row(part, `${pass}, local file`, file.s, "s"),
+      row(part, `${pass}, KV Connect (loopback)`, kvc.s, "s", {
+        base: ["same pass on the local file", file.s],
+        goal: n >= 1_000_000 ? [`< ${GOAL_S} s`, kvc.s < GOAL_S] : undefined,
+      }),
+      row(
+        part,
+        "round trips of that pass over KV Connect (snapshot reads + atomic writes)",
+        trips,
+        "requests",
+        {
+          note: `${kvc.reads} snapshot reads + ${kvc.writes} atomic writes, ${
+            ((kvc.bytes ?? 0) / 1024).toFixed(0)
+          } KiB in both directions; reads by first key part: ${kvc.byPrefix}; ${
+            (kvc.s * 1000 / Math.max(1, trips)).toFixed(2)
+          } ms of pass per round trip`,
+        },
+      ),
+      row(
+        part,
+        "largest atomic write over KV Connect (ingest of 500 forecasts, registration of 500)",
+        largest.mutations,
+        "mutations",
+        {
+          goal: [
+            "≤ 1,000 mutations, ≤ 10 checks, ≤ 800 KiB",
+            largest.mutations <= 1000 && largest.checks <= 10 && largest.bytes <= 800 * 1024,
+          ],
+          note: `${largest.mutations} mutations, ${largest.checks} checks, ${
+            (largest.bytes / 1024).toFixed(0)
+          } KiB (each the largest of any write, denokv proto/limits.rs)`,
+        },
+      ),
     ];
-    return rows;
   } finally {
     await dir.remove();
   }

@@ -1,12 +1,7 @@
 /**
- * The `mixed` part (docs/mixed-load.md): the app (the rig, pinned to the server core) with
- * `BENCH_MIXED_N` (10,000) locations registered over HTTP, customer forecasts for half of them on
- * the first two open days and one orchestrator pass; then `bench/mixed_clients.ts` on the load
- * core: 32 closed-loop clients mixing reads and writes while a pass is asked for every 5 s, for
- * `BENCH_MIXED_SECONDS` (180) after a warm-up. Goals: p99 of all client requests < 250 ms and
- * the slowest < 1 s. Baseline, same run: the status p99 of the same clients on the idle app.
- * `BENCH_CPU_PROF=<dir>` profiles the app; `BENCH_TRACE=<file>` has it log its slow requests,
- * event-loop delays and write-ahead log (`bench/servers/app.ts`).
+ * The `mixed` part (docs/mixed-load.md): `BENCH_MIXED_N` (10,000) locations in the rig's
+ * app, then `bench/mixed_clients.ts` on the load core, against the status p99 of the idle app;
+ * `BENCH_CPU_PROF=<dir>` profiles the app, `BENCH_TRACE=<file>` traces it (docs/benchmarks.md).
  * @module
  */
 import { addDays, nextOpenDay } from "../lib/domain/delivery_day.ts";
@@ -30,20 +25,9 @@ interface MixedResult {
 
 /** Runs the load process on the load core with `env` added; its result line. */
 async function load(env: Record<string, string>): Promise<MixedResult> {
-  const cmd = [
-    ...(await cpuPinning()).load,
-    Deno.execPath(),
-    "run",
-    ...DENO_FLAGS,
-    "bench/mixed_clients.ts",
-  ];
-  const out = await new Deno.Command(cmd[0], {
-    args: cmd.slice(1),
-    cwd: ROOT_DIR,
-    env,
-    stdout: "piped",
-    stderr: "inherit",
-  })
+  const cmd = [...(await cpuPinning()).load, Deno.execPath(), "run", ...DENO_FLAGS];
+  const opts = { args: [...cmd.slice(1), "bench/mixed_clients.ts"], cwd: ROOT_DIR, env };
+  const out = await new Deno.Command(cmd[0], { ...opts, stdout: "piped", stderr: "inherit" })
     .output();
   const text = new TextDecoder().decode(out.stdout);
   const m = /^MIXED_RESULT (.*)$/m.exec(text);
@@ -85,11 +69,7 @@ export async function main(): Promise<Row[]> {
         headers: key(app.ext),
       });
     }
-    await call(`${app.url}/v1/orchestrate`, {
-      method: "POST",
-      headers: key(app.proc),
-      what: "first pass",
-    });
+    await call(`${app.url}/v1/orchestrate`, { method: "POST", headers: key(app.proc) });
     console.log(
       `portfolio of ${N} and the first pass in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
@@ -114,11 +94,9 @@ export async function main(): Promise<Row[]> {
         } ms  max ${f(s.max)} ms`,
       );
     }
-    for (const s of r.slowest.slice(0, 10)) {
+    for (const { at, ms, status, kind, path } of r.slowest.slice(0, 10)) {
       console.log(
-        `slow: ${new Date(s.at).toISOString()} ${
-          s.ms.toFixed(0)
-        } ms ${s.status} ${s.kind} ${s.path}`,
+        `slow: ${new Date(at).toISOString()} ${ms.toFixed(0)} ms ${status} ${kind} ${path}`,
       );
     }
     if (Object.keys(r.refused).length) console.log(`non-2xx: ${JSON.stringify(r.refused)}`);
@@ -127,25 +105,18 @@ export async function main(): Promise<Row[]> {
     const base = ["status p99, idle app, same clients", idle.kinds.status.p99] as [string, number];
     const all = r.kinds.all;
     const slowest = r.slowest[0];
+    const clients = "32 clients + passes";
+    const at = slowest && new Date(slowest.at).toISOString();
     const rows = [
-      row(
-        PART,
-        `all requests p99 (${all.n} in ${r.seconds} s, 32 clients + passes)`,
-        all.p99,
-        "ms",
-        {
-          base,
-          goal: ["< 250 ms", all.p99 < 250],
-        },
-      ),
+      row(PART, `all requests p99 (${all.n} in ${r.seconds} s, ${clients})`, all.p99, "ms", {
+        base,
+        goal: ["< 250 ms", all.p99 < 250],
+      }),
       row(PART, "all requests p50", all.p50, "ms", { base }),
       row(PART, "all requests max", all.max, "ms", {
         base,
         goal: ["< 1000 ms", all.max < 1000],
-        note: slowest &&
-          `${slowest.kind} ${slowest.path} → ${slowest.status} at ${
-            new Date(slowest.at).toISOString()
-          }`,
+        note: slowest && `${slowest.kind} ${slowest.path} → ${slowest.status} at ${at}`,
       }),
     ];
     for (const [kind, s] of Object.entries(r.kinds)) {
@@ -157,8 +128,7 @@ export async function main(): Promise<Row[]> {
   } finally {
     await app.stop();
     await dir.remove();
-    const prof = Deno.env.get("BENCH_CPU_PROF");
-    if (prof) await printProfiles(prof, true);
+    await printProfiles(true);
   }
 }
 

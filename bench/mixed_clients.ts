@@ -1,12 +1,8 @@
 /**
- * The load side of the `mixed` part (docs/mixed-load.md, "The part"), its own process on the
- * load core: `BENCH_MIXED_CLIENTS` (32) closed-loop clients, each picking its next request by the
- * weights of {@link KINDS} and pausing 0..`BENCH_MIXED_THINK_MS` (100) ms, and a pass asked for
- * `BENCH_MIXED_PASS_EVERY_S` (5) s after the previous one answered; `BENCH_MIXED_WARMUP_S` (5)
- * discarded, `BENCH_MIXED_SECONDS` (180) measured. Input: `MIXED_URL`, `MIXED_PROC_KEY`,
- * `MIXED_EXT_KEY`, `MIXED_N`, `MIXED_DAYS`; `BENCH_MIXED_ONLY=<kind>` one kind, no passes. Output:
- * one `MIXED_RESULT <json>` line: stats per kind and `all` (passes apart, as `orchestrate`), the
- * non-2xx by kind and status, the 20 slowest requests (start, kind, path, status, ms).
+ * The load side of the `mixed` part (docs/mixed-load.md, "The part"), its own process: closed-loop
+ * clients by the weights of {@link KINDS} and a pass every `BENCH_MIXED_PASS_EVERY_S` (5) s; input
+ * `MIXED_URL`, `MIXED_PROC_KEY`, `MIXED_EXT_KEY`, `MIXED_N`, `MIXED_DAYS`; output one
+ * `MIXED_RESULT <json>` line (stats per kind, non-2xx, the 20 slowest requests).
  * @module
  */
 import { num, sleep, stats, wallMs } from "./common.ts";

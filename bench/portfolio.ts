@@ -1,7 +1,6 @@
 /**
- * The benchmark portfolio (docs/benchmarks.md, "The rig"): `n` market locations with ten BDEW
- * standard load profiles over the four German control areas (deterministic), as KV records or
- * request bodies, and customer forecasts for them.
+ * The benchmark portfolio (docs/benchmarks.md, "The rig"): market locations with ten BDEW profiles
+ * over the four German control areas, as KV records or request bodies, and customer forecasts.
  * @module
  */
 import { maloCheckDigit } from "../lib/domain/malo.ts";

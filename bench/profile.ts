@@ -1,12 +1,7 @@
 /**
- * Summaries of V8 `.cpuprofile` files (`deno run --cpu-prof`), printed by the parts that take
- * `BENCH_CPU_PROF=<dir>`: self time per function and per file/package, heaviest first; and what
- * held the thread (docs/mixed-load.md): the stretches of consecutive busy samples — while one
- * runs no request on that thread is answered — and for those of at least `minMs` the project (else
- * package) function that owns each sample. Sampling intervals over 20 ms while busy are counted
- * apart: the thread had no core then.
- *
- * Standalone: `deno run -A bench/profile.ts <file.cpuprofile> [stretches]`
+ * Summaries of `.cpuprofile` files (`BENCH_CPU_PROF=<dir>`): self time by function and package,
+ * and the busy stretches that held the thread (docs/mixed-load.md). Standalone:
+ * `deno run -A bench/profile.ts <file.cpuprofile> [stretches]`.
  * @module
  */
 
@@ -109,46 +104,42 @@ export function summarizeStretches(path: string, p: CpuProfile, minMs = 20, top 
     add(cur.owners, owner(samples[i]), ran);
   }
   if (cur) stretches.push(cur);
-  const busy = stretches.reduce((a, s) => a + s.ms, 0);
+  const sumMs = (xs: { ms: number }[]) => xs.reduce((a, s) => a + s.ms, 0);
+  const s1 = (ms: number, digits = 1) => `${(ms / 1000).toFixed(digits)} s`;
   const long = stretches.filter((s) => s.ms >= minMs);
-  const longMs = long.reduce((a, s) => a + s.ms, 0);
+  const longMs = sumMs(long);
   const all = new Map<string, number>();
   for (const s of long) for (const [k, v] of s.owners) add(all, k, v);
   const bins = [5, 10, 20, 50, 100, 250, Infinity];
   const sorted = [...stretches].sort((a, b) => b.ms - a.ms);
+  const longest = sorted.slice(0, 8).map((s) => s.ms.toFixed(0)).join(", ");
+  const heaviest = (m: Map<string, number>) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${v.toFixed(0)} ms`);
   return [
-    `stretches ${path}: ${(total / 1000).toFixed(1)} s profiled, busy ${
-      (busy / 1000).toFixed(1)
-    } s, ${long.length} ` +
-    `stretches ≥ ${minMs} ms hold ${(longMs / 1000).toFixed(2)} s; longest ${
-      sorted.slice(0, 8).map((s) => s.ms.toFixed(0)).join(", ")
-    } ms`,
-    `without a core: ${gaps.length} sampling intervals over ${GAP_MS} ms while busy, ${
-      (gaps.reduce((a, b) => a + b, 0) / 1000).toFixed(2)
-    } s in all (other threads or processes had the core; not counted in the stretches)`,
+    `stretches ${path}: ${s1(total)} profiled, busy ${s1(sumMs(stretches))}, ${long.length} ` +
+    `stretches ≥ ${minMs} ms hold ${s1(longMs, 2)}; longest ${longest} ms`,
+    `without a core: ${gaps.length} sampling intervals over ${GAP_MS} ms while busy, ` +
+    `${s1(gaps.reduce((a, b) => a + b, 0), 2)} in all (other threads or processes had the core; ` +
+    "not counted in the stretches)",
     "busy stretches by length:",
     ...bins.map((b, i) => {
       const lo = i ? bins[i - 1] : 0;
       const inBin = stretches.filter((s) => s.ms >= lo && s.ms < b);
-      return `  ${lo}–${b} ms: ${inBin.length} stretches, ${
-        inBin.reduce((a, s) => a + s.ms, 0).toFixed(0)
-      } ms`;
+      return `  ${lo}–${b} ms: ${inBin.length} stretches, ${sumMs(inBin).toFixed(0)} ms`;
     }),
     "the longest (start in s from the profile's start: its heaviest owners):",
     ...sorted.slice(0, 5).map((s) =>
-      `  ${s.ms.toFixed(0)} ms at ${s.at.toFixed(1)} s: ${
-        [...s.owners].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) =>
-          `${k} ${v.toFixed(0)} ms`
-        ).join(", ")
-      }`
+      `  ${s.ms.toFixed(0)} ms at ${s.at.toFixed(1)} s: ${heaviest(s.owners).join(", ")}`
     ),
     `owners of the stretches ≥ ${minMs} ms (share of their time):`,
     ...topOf(all, longMs, top),
   ];
 }
 
-/** Prints the summary (and with `stretches` the stretches) of every `.cpuprofile` in `dir`. */
-export async function printProfiles(dir: string, stretches = false): Promise<void> {
+/** With `BENCH_CPU_PROF=<dir>`: prints the summary (and the stretches) of each profile there. */
+export async function printProfiles(stretches = false): Promise<void> {
+  const dir = Deno.env.get("BENCH_CPU_PROF");
+  if (!dir) return;
   for (const e of Deno.readDirSync(dir)) {
     if (!e.name.endsWith(".cpuprofile")) continue;
     const path = `${dir}/${e.name}`;

@@ -1,10 +1,7 @@
 /**
- * The `replicas` part (docs/benchmarks.md): two service processes (`main.ts`, as deployed) on one
- * temp KV file each take `BENCH_REPLICAS_SINGLES` (5,000) single `PUT`s, `BENCH_REPLICAS_BATCHES`
- * (10) batches of 500 sent twice and `BENCH_REPLICAS_FORECASTS` (20) forecast uploads of 250,
- * `BENCH_REPLICAS_CONCURRENCY` (8) in flight per process (`tests/support/replica_load.ts`). Counts
- * the answers (2xx / 503 / other 5xx / other) and whether both list every location final. Goal:
- * 0 × 5xx (a 503 carries `Retry-After` and is sent again). The duration is printed only.
+ * The `replicas` part (docs/benchmarks.md): two service processes on one KV file under the load of
+ * `tests/support/replica_load.ts` (`BENCH_REPLICAS_SINGLES`, `_BATCHES`, `_FORECASTS`,
+ * `_CONCURRENCY`): answers by class and whether both list every location final. Goal 0 × 5xx.
  * @module
  */
 import { num, report, type Row, row } from "./common.ts";

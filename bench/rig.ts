@@ -1,9 +1,6 @@
 /**
- * The app rig (docs/benchmarks.md, "The rig"): the real app in its own process
- * (`bench/servers/app.ts`, temp-file KV, rate limit off, by default the files channel with ESS
- * documents to a local outbox, pinned to the server core), parametrised by each part's extra
- * settings; registration; one delivery day end to end through the step routes, checked; the open
- * position; the bare `kv.list` floor. Every part that runs the app over HTTP starts it here.
+ * The app rig (docs/benchmarks.md, "The rig"): the real app in its own process, registration,
+ * one delivery day end to end through the step routes, the open position, the bare `kv.list` floor.
  * @module
  */
 import { PARTIES } from "../tests/support/fahrplan.ts";
@@ -83,21 +80,15 @@ export async function step(
   limitMs?: number,
 ): Promise<{ s: number; body: Json }> {
   const url = `${app.url}/v1/delivery-days/${day}/${name}`;
-  const r = await call(url, {
-    method: "POST",
-    headers: key(app.proc),
-    limitMs,
-    what: `${name} ${day}`,
-  });
+  const what = `${name} ${day}`;
+  const r = await call(url, { method: "POST", headers: key(app.proc), limitMs, what });
   return { s: r.ms / 1000, body: JSON.parse(r.text) };
 }
 
 /** The open position the app answers for `day` (MW per quarter-hour and area). */
 export async function openPosition(app: App, day: string): Promise<Record<string, number[]>> {
-  const r = await call(`${app.url}/v1/delivery-days/${day}/open-position`, {
-    headers: key(app.ext),
-  });
-  return JSON.parse(r.text).areas;
+  const url = `${app.url}/v1/delivery-days/${day}/open-position`;
+  return JSON.parse((await call(url, { headers: key(app.ext) })).text).areas;
 }
 
 /** Seconds of each step of one day, in order. */
@@ -128,9 +119,8 @@ export async function runDay(app: App, day: string, o: {
     limitMs: limitMs(),
   });
   await o.around?.before();
-  const f = await step(app, day, "forecast", limitMs()).catch(async (
-    e,
-  ) => (await o.around?.after(), Promise.reject(e)));
+  const after = async (e: unknown) => (await o.around?.after(), Promise.reject(e));
+  const f = await step(app, day, "forecast", limitMs()).catch(after);
   const a = await step(app, day, "aggregate", limitMs()).finally(() => o.around?.after());
   if (f.body.generated !== o.n - o.customers || f.body.customer !== o.customers) {
     throw new Error(

@@ -9,120 +9,49 @@
  */
 import { DENO_FLAGS, onCleanup, ROOT_DIR, type Row, row, sleep, table } from "./common.ts";
 
+/** A part: its name, what it measures (for `--list`), `BENCH_*` defaults in quick mode. */
 interface Part {
   name: string;
-  /** What the part measures (for `--list`). */
   what: string;
-  /** `deno run` script, or for `deno bench` files the `bench` kind. */
-  script: string;
-  kind?: "run" | "bench";
-  /** Env defaults in quick mode. */
-  quick?: Record<string, string>;
+  quick: string;
 }
 
-const PARTS: Part[] = [
-  {
-    name: "http_auth",
-    what: "issue 2: GET /v1/console/status req/s, API key and bearer, vs bare same-bytes (wrk)",
-    script: "bench/http_auth.ts",
-    quick: { BENCH_WRK_SECONDS: "2", BENCH_ROUNDS: "1", BENCH_WARMUP_SECONDS: "1" },
-  },
-  {
-    name: "auth_micro",
-    what: "issue 2 diagnostics: in-process deno bench of the auth pieces (no goal)",
-    script: "bench/auth_bench.ts",
-    kind: "bench",
-  },
-  {
-    name: "event_append",
-    what: "issue 3a: durable EventLog.append events/s vs one atomic per event",
-    script: "bench/event_append.ts",
-    quick: { BENCH_EVENTS: "5000" },
-  },
-  {
-    name: "event_history",
-    what: "issue 3b: history page of 100 out of 1,000,000 events vs bare kv.list",
-    script: "bench/event_history.ts",
-    quick: { BENCH_HISTORY_EVENTS: "50000", BENCH_SAMPLES: "300" },
-  },
-  {
-    name: "stream_fanout",
-    what: "issue 3c: SSE append→receive p99, 100 and 1,000 streams, vs bare SSE fan-out",
-    script: "bench/stream_fanout.ts",
-    quick: { BENCH_CLIENTS: "100", BENCH_STREAM_SECONDS: "3" },
-  },
-
-  {
-    name: "ingest_http",
-    what: "issue 5: POST /v1/forecasts batches of 500 over HTTP, forecasts/s, vs bare servers",
-    script: "bench/ingest_http.ts",
-    quick: { BENCH_INGEST_LOCATIONS: "5000" },
-  },
-  {
-    name: "day_10k",
-    what: "issue 6: 10,000-location day, registration → ingestion → … → stored receipt (HTTPS)",
-    script: "bench/day_10k.ts",
-    quick: { BENCH_DAY_LOCATIONS: "1000" },
-  },
-  {
-    name: "replicas",
-    what:
-      "issue 22: two processes on one KV file, 2 × 5,000 single writes + batches + forecasts: 2xx/503/5xx",
-    script: "bench/replicas.ts",
-    quick: { BENCH_REPLICAS_SINGLES: "500", BENCH_REPLICAS_BATCHES: "2" },
-  },
-  {
-    name: "mixed",
-    what: "issue 22: 32 mixed clients + orchestrator passes on 10,000 locations, p99 per kind",
-    script: "bench/mixed.ts",
-    quick: { BENCH_MIXED_N: "2000", BENCH_MIXED_SECONDS: "10", BENCH_MIXED_WARMUP_S: "2" },
-  },
-  {
-    name: "intraday",
-    what:
-      "issue 21: intraday pass (aggregate, freeze, render, write 4 ESS) at 100,000 and 1,000,000; batch → files with the tick",
-    script: "bench/intraday.ts",
-    quick: {
-      BENCH_INTRADAY_SIZES: "20000",
-      BENCH_INTRADAY_ROUNDS: "2",
-      BENCH_INTRADAY_TICK_ROUNDS: "2",
-    },
-  },
-  {
-    name: "settlement",
-    what:
-      "issue 27: MSCONS import of 10,000 locations × 1 day; settlement of a day at 1,000,000 locations (100,000 metered)",
-    script: "bench/settlement.ts",
-    quick: {
-      BENCH_SETTLE_N: "50000",
-      BENCH_SETTLE_METERED: "5000",
-      BENCH_SETTLE_MSCONS_N: "1000",
-    },
-  },
-  {
-    name: "million",
-    what: "1,000,000 locations: forecast+aggregate, registration, overview, probes, 10 days",
-    script: "bench/million.ts",
-    quick: {
-      BENCH_MILLION_N: "20000",
-      BENCH_MILLION_SMALL_N: "5000",
-      BENCH_MILLION_CUSTOMERS: "2000",
-    },
-  },
-  {
-    name: "cim_validation",
-    what:
-      "issue 29: one CIM schedule (92/96/100 positions) checked against ENTSO-E's XSD, vs rendering it",
-    script: "bench/cim_validation.ts",
-    quick: { BENCH_CIM_ROUNDS: "50" },
-  },
-  {
-    name: "kv_connect",
-    what: "issue 28: one-day pass at 100,000 and 1,000,000 locations, local file vs KV Connect",
-    script: "bench/kv_connect.ts",
-    quick: { BENCH_KVC_SIZES: "20000" },
-  },
-];
+/**
+ * The parts in order (docs/benchmarks.md, "The parts"), each running `bench/<name>.ts`
+ * (`auth_micro` under `deno bench`): a line `name  what`, then its quick-mode settings indented.
+ */
+const PARTS: Part[] = `
+http_auth      issue 2: GET /v1/console/status req/s, API key and bearer, vs bare same bytes
+  BENCH_WRK_SECONDS=2 BENCH_ROUNDS=1 BENCH_WARMUP_SECONDS=1
+auth_micro     issue 2 diagnostics: in-process deno bench of the auth pieces (no goal)
+event_append   issue 3a: durable EventLog.append events/s vs one atomic per event
+  BENCH_EVENTS=5000
+event_history  issue 3b: history page of 100 out of 1,000,000 events vs bare kv.list
+  BENCH_HISTORY_EVENTS=50000 BENCH_SAMPLES=300
+stream_fanout  issue 3c: SSE append→receive p99, 100 and 1,000 streams, vs bare SSE fan-out
+  BENCH_CLIENTS=100 BENCH_STREAM_SECONDS=3
+ingest_http    issue 5: POST /v1/forecasts batches of 500 over HTTP, forecasts/s, vs bare servers
+  BENCH_INGEST_LOCATIONS=5000
+day_10k        issue 6: 10,000-location day, registration → … → stored receipt (HTTPS)
+  BENCH_DAY_LOCATIONS=1000
+replicas       issue 22: two processes on one KV file, single writes, batches, forecasts: 5xx
+  BENCH_REPLICAS_SINGLES=500 BENCH_REPLICAS_BATCHES=2
+mixed          issue 22: 32 mixed clients + orchestrator passes on 10,000 locations, p99 per kind
+  BENCH_MIXED_N=2000 BENCH_MIXED_SECONDS=10 BENCH_MIXED_WARMUP_S=2
+intraday       issue 21: intraday pass at 100,000 and 1,000,000; batch → files with the tick
+  BENCH_INTRADAY_SIZES=20000 BENCH_INTRADAY_ROUNDS=2 BENCH_INTRADAY_TICK_ROUNDS=2
+settlement     issue 27: MSCONS import of 10,000 locations; a day's settlement at 1,000,000
+  BENCH_SETTLE_N=50000 BENCH_SETTLE_METERED=5000 BENCH_SETTLE_MSCONS_N=1000
+million        1,000,000 locations: forecast+aggregate, registration, overview, probes, 10 days
+  BENCH_MILLION_N=20000 BENCH_MILLION_SMALL_N=5000 BENCH_MILLION_CUSTOMERS=2000
+cim_validation issue 29: one CIM schedule checked against ENTSO-E's XSD, vs rendering it
+  BENCH_CIM_ROUNDS=50
+kv_connect     issue 28: one-day pass at 100,000 and 1,000,000, local file vs KV Connect
+  BENCH_KVC_SIZES=20000
+`.split(/\n(?! )/).filter(Boolean).map((p) => {
+  const [, name, what, quick = ""] = /^(\S+) +(.+?)(?:\n +(.+))?$/.exec(p)!;
+  return { name, what, quick };
+});
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 const PART_TIMEOUT_MS = Number(Deno.env.get("BENCH_PART_TIMEOUT_S") ?? 900) * 1000;
@@ -176,25 +105,14 @@ async function pump(
 
 /** Runs one part in its own process, bounded by the time limit. */
 async function runPart(part: Part): Promise<Outcome> {
-  const env = QUICK
-    ? Object.fromEntries(
-      Object.entries(part.quick ?? {}).filter(([k]) => Deno.env.get(k) === undefined),
-    )
-    : {};
-  const bench = part.kind === "bench";
-  const args = bench
-    ? ["bench", ...DENO_FLAGS, "--json", part.script]
-    : ["run", ...DENO_FLAGS, part.script];
+  const quick = QUICK && part.quick ? part.quick.split(" ").map((kv) => kv.split("=")) : [];
+  const env = Object.fromEntries(quick.filter(([k]) => Deno.env.get(k) === undefined));
+  const bench = part.name === "auth_micro";
+  const script = `bench/${part.name}.ts`;
+  const args = bench ? ["bench", ...DENO_FLAGS, "--json", script] : ["run", ...DENO_FLAGS, script];
   const t0 = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT_DIR,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  })
-    .spawn();
+  const io = { stdin: "null", stdout: "piped", stderr: "piped" } as const;
+  const child = new Deno.Command(Deno.execPath(), { args, cwd: ROOT_DIR, env, ...io }).spawn();
   const kill = (sig: Deno.Signal) => {
     try {
       child.kill(sig);

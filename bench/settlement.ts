@@ -1,20 +1,9 @@
 /**
- * Issue 27 — after delivery (docs/settlement.md), in-process on a temp-file KV:
- *
- * 1. MSCONS import: one interchange of `BENCH_SETTLE_MSCONS_N` (10,000) market locations × one
- *    day (96 quarter-hours, written by `dev/metering_simulator.ts`), through `importActuals`
- *    (parse with the `edifact` library, check every location is registered, store per location
- *    and day). Goal < 1 s. Baseline, same run: the bare KV writes of the same 10,000 records
- *    (one `set` each, 50 per atomic: the storage floor). The parse alone is a diagnostic row.
- * 2. Settlement: `settleDay` of one day at `BENCH_SETTLE_N` (1,000,000) market locations, of which
- *    `BENCH_SETTLE_METERED` (100,000) metered, four control areas with a schedule version each and
- *    the day's prices; best of 3 after a first run (whose time, reading the metered locations'
- *    master data, is in the note). Goal < 1 s. Baseline: a bare `kv.list` of
- *    the day's 100,000 actuals records (what the computation must read). Peak RSS of this process
- *    during the runs (sampled every 10 ms) beside the RSS before.
- *
- * Run alone: `deno run -A bench/settlement.ts` (quick: `BENCH_SETTLE_N=50000
- * BENCH_SETTLE_METERED=5000 BENCH_SETTLE_MSCONS_N=1000`)
+ * The `settlement` part (issue 27; docs/benchmarks.md, docs/settlement.md), in process on a
+ * temp-file KV: the MSCONS import of `BENCH_SETTLE_MSCONS_N` (10,000) locations × one day against
+ * the bare KV writes of the same records, and `settleDay` at `BENCH_SETTLE_N` (1,000,000),
+ * `BENCH_SETTLE_METERED` (100,000) metered, best of 3, against a bare `kv.list` of the actuals.
+ * Goals < 1 s each; peak RSS of this process in the notes.
  * @module
  */
 import { meteringInterchange } from "../dev/metering_simulator.ts";
@@ -29,15 +18,14 @@ import { storePrices } from "../lib/settlement/prices_store.ts";
 import { settleDay } from "../lib/settlement/settle_day.ts";
 import type { ServiceContext } from "../lib/context.ts";
 import { KEYS } from "../lib/store/keys.ts";
-import { report, type Row, tempDir } from "./common.ts";
-import { benchMalo, writeLocations } from "./portfolio.ts";
+import { num, report, type Row, row, tempDir } from "./common.ts";
+import { AREAS, benchMalo, writeLocations } from "./portfolio.ts";
 
 const PART = "27 after delivery";
-const MSCONS_N = Number(Deno.env.get("BENCH_SETTLE_MSCONS_N") ?? 10_000);
-const N = Number(Deno.env.get("BENCH_SETTLE_N") ?? 1_000_000);
-const METERED = Number(Deno.env.get("BENCH_SETTLE_METERED") ?? 100_000);
+const MSCONS_N = num("BENCH_SETTLE_MSCONS_N", 10_000);
+const N = num("BENCH_SETTLE_N", 1_000_000);
+const METERED = num("BENCH_SETTLE_METERED", 100_000);
 const DAY = "2027-03-10";
-const AREAS = ["10YDE-RWENET---I", "10YDE-EON------1", "10YDE-ENBW-----N", "10YDE-VE-------2"];
 const MiB = 1024 * 1024;
 
 const deps = (kv: Deno.Kv) =>
@@ -87,22 +75,17 @@ const qh = deliveryDay(DAY).quarterHours.length;
         await op.commit();
       }
     });
-    rows.push({
-      part: PART,
-      metric: `MSCONS import, ${MSCONS_N.toLocaleString("en-US")} locations × ${qh} qh (${
-        (text.length / MiB).toFixed(1)
-      } MiB)`,
-      value: imp.s,
-      unit: "s",
-      baseline: "bare KV writes of the same records",
-      baselineValue: bare.s,
-      ratio: imp.s / bare.s,
-      goal: "< 1 s",
-      met: imp.s < 1,
+    const mib = (text.length / MiB).toFixed(1);
+    const metric = `MSCONS import, ${
+      MSCONS_N.toLocaleString("en-US")
+    } locations × ${qh} qh (${mib} MiB)`;
+    rows.push(row(PART, metric, imp.s, "s", {
+      base: ["bare KV writes of the same records", bare.s],
+      goal: ["< 1 s", imp.s < 1],
       note: `parse alone ${parse.s.toFixed(3)} s; RSS ${before.toFixed(0)} → peak ${
         imp.peak.toFixed(0)
       } MiB`,
-    });
+    }));
   } finally {
     kv.close();
     await dir.remove();
@@ -116,8 +99,8 @@ const qh = deliveryDay(DAY).quarterHours.length;
   try {
     const t0 = performance.now();
     await writeLocations(kv, N);
-    // The master-data version entry, as the app's writes of locations bump it (lib/pipeline/
-    // master_data.ts): the class table and the kept location facts follow it.
+    // The master-data version entry, as the app's writes of locations bump it: the class table
+    // and the kept location facts follow it (lib/pipeline/master_data.ts, location_facts.ts).
     await kv.set(KEYS.masterDataVersion, new Deno.KvU64(1n));
     await profileClasses(kv); // the class table is built once, as the first pass would
     const start = deliveryDay(DAY).start.epochMilliseconds;
@@ -153,8 +136,7 @@ const qh = deliveryDay(DAY).quarterHours.length;
     }
     console.log(`setup ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const cfg = withDefaults({}) as unknown as EffectiveConfig;
-    // The first pass after a change of master data reads the metered locations' master data;
-    // the next ones take it from the facts kept for that version (lib/pipeline/location_facts.ts).
+    // The first pass reads the metered locations' master data; later ones take the kept facts.
     const cold = await measured(() => settleDay(kv, cfg, DAY, Date.now()));
     const before = Deno.memoryUsage().rss / MiB;
     const runs = [];
@@ -167,24 +149,20 @@ const qh = deliveryDay(DAY).quarterHours.length;
       for await (const _ of kv.list({ prefix: ["actuals", DAY] }, { batchSize: 1000 })) { /* */ }
     });
     const s = await settleDay(kv, cfg, DAY, Date.now());
-    rows.push({
-      part: PART,
-      metric: `settlement of a day, ${N.toLocaleString("en-US")} locations (${
-        METERED.toLocaleString("en-US")
-      } metered), best of 3`,
-      value: best,
-      unit: "s",
-      baseline: "bare kv.list of the day's actuals",
-      baselineValue: bare.s,
-      ratio: best / bare.s,
-      goal: "< 1 s",
-      met: best < 1,
-      note: `first pass (master data read) ${cold.s.toFixed(3)} s; RSS ${
-        before.toFixed(0)
-      } → peak ${peak.toFixed(0)} MiB; status ${s.status}, metered ${
-        s.areas.reduce((a, x) => a + x.completeness.metered, 0)
-      }, profile-settled ${s.areas.reduce((a, x) => a + x.completeness.profile_settled, 0)}`,
-    });
+    const sum = (f: (c: typeof s.areas[number]["completeness"]) => number) =>
+      s.areas.reduce((a, x) => a + f(x.completeness), 0);
+    const [n, m] = [N.toLocaleString("en-US"), METERED.toLocaleString("en-US")];
+    rows.push(
+      row(PART, `settlement of a day, ${n} locations (${m} metered), best of 3`, best, "s", {
+        base: ["bare kv.list of the day's actuals", bare.s],
+        goal: ["< 1 s", best < 1],
+        note: `first pass (master data read) ${cold.s.toFixed(3)} s; RSS ${
+          before.toFixed(0)
+        } → peak ${peak.toFixed(0)} MiB; status ${s.status}, metered ${
+          sum((c) => c.metered)
+        }, profile-settled ${sum((c) => c.profile_settled)}`,
+      }),
+    );
   } finally {
     kv.close();
     await dir.remove();

@@ -1,11 +1,7 @@
 /**
- * The `stream_fanout` part (docs/benchmarks.md, "stream_fanout"): `BENCH_CLIENTS` (100, then
- * 1,000) open SSE streams of the console while the rig's app (`BENCH_CONTROL=1`) appends events
- * through its own `EventLog` at `BENCH_RATE` (100) per second for `BENCH_STREAM_SECONDS` (10);
- * each client records receive − send per event (the first half second not counted). Baseline,
- * same run: the bare SSE fan-out (`bench/servers/bare.ts`, `sse`) with messages of the same shape.
- * The readers speak HTTP/1.1 on raw sockets into a 256 KiB buffer (a reader behind catches up in
- * one read; `fetch` streams saturate this process at 1,000). Goal: p99 ≤ 1.5× bare, all delivered.
+ * The `stream_fanout` part (docs/benchmarks.md, "The parts"): append → receive latency on
+ * `BENCH_CLIENTS` (100, 1,000) console streams at `BENCH_RATE` (100) events/s for
+ * `BENCH_STREAM_SECONDS` (10), against the bare SSE fan-out; readers on raw sockets.
  * @module
  */
 import { num, report, type Row, row, sleep, spawnServer, stats, tempDir } from "./common.ts";
@@ -63,26 +59,18 @@ async function runOnce(streamUrl: string, appendUrl: string, clients: number) {
     loops.push(...opened.map((o) => o.loop));
   }
   await sleep(500); // let every subscription register
-  const { appended, failed, commit_ms } = JSON.parse(
-    (await call(appendUrl, { method: "POST" })).text,
-  );
+  const answer = JSON.parse((await call(appendUrl, { method: "POST" })).text);
+  const { appended, failed, commit_ms: commit } = answer as Record<string, number> & {
+    commit_ms?: Record<string, number>;
+  };
   if (failed) throw new Error(`${failed} appends failed`);
   const expected = appended * clients;
   for (const until = Date.now() + 5_000; delivered < expected && Date.now() < until;) {
     await sleep(50);
   }
-  for (const c of conns) {
-    try {
-      c.close();
-    } catch { /* closed */ }
-  }
+  for (const c of conns) c.close();
   await Promise.allSettled(loops);
-  return {
-    latencies,
-    delivered,
-    expected,
-    commit: commit_ms as Record<string, number> | undefined,
-  };
+  return { latencies, delivered, expected, commit };
 }
 
 /** Runs the part; its rows. */
@@ -116,8 +104,7 @@ export async function main(): Promise<Row[]> {
     await app.stop();
     await bare.stop();
     await dir.remove();
-    const prof = Deno.env.get("BENCH_CPU_PROF");
-    if (prof) await printProfiles(prof);
+    await printProfiles();
   }
 }
 

@@ -1,22 +1,8 @@
 /**
- * Benchmark server: the real app (`createApp`) on the KV file `KV_PATH` (the parent owns its
- * folder), served on 127.0.0.1 port 0; prints `LISTENING <url>`. Settings from the environment as
- * in `main.ts`; no cron. `BENCH_CLOCK_AT` (epoch ms): the app's clock starts there and runs on in
- * real time (the running day at 09:20 Berlin whatever the date).
- *
- * `BENCH_CONTROL=1` adds control routes (docs/benchmarks.md, "The rig"):
- * - `POST /__bench/append?rate=&seconds=`: appends `config_changed` events through the app's
- *   {@link EventLog} at `rate` per second, each with its send instant (`data.sent`, wall ms) and
- *   `data.seq`; answers the append → commit latency (p50, p99, max, ms);
- * - `POST /__bench/settle`: waits for the one-off index of registered MaLo-IDs; `{waited_ms}`;
- * - `POST /__bench/tick`: moves the clock to the next minute and runs one `orchestrator.tick`;
- *   `{ms, at, outcome}`.
- *
- * `BENCH_TRACE=<file>`: on exit writes every request over 300 ms (start, route, ms, status, KV
- * rounds this thread lost meanwhile), every event-loop delay over 50 ms, and every probe (each
- * 100 ms) that waited over 100 ms for the master-data lock or for one KV write, there as JSON.
- *
- * SIGTERM: stops serving, drains, closes the app and KV, exits normally (`--cpu-prof` is written).
+ * Benchmark server (docs/benchmarks.md, "The rig"): the real app on `KV_PATH`, settings as in
+ * `main.ts`, no cron, on 127.0.0.1 port 0 (prints `LISTENING <url>`); `BENCH_CLOCK_AT`, the
+ * `BENCH_CONTROL=1` routes and `BENCH_TRACE` as docs/benchmarks.md describes them. SIGTERM drains,
+ * closes and exits normally (so `--cpu-prof` is written).
  * @module
  */
 import { createApp } from "../../app.ts";
@@ -24,6 +10,7 @@ import { type Clock, realSleep } from "../../lib/clock.ts";
 import { loadSettings } from "../../lib/settings.ts";
 import { marketLocationIndexSettled, withMasterDataLock } from "../../lib/pipeline/master_data.ts";
 import { kvRetryCounts, openKv } from "../../lib/store/kv.ts";
+import { stats, wallMs } from "../common.ts";
 
 const env = Deno.env.toObject();
 const settings = loadSettings(env);
@@ -31,7 +18,6 @@ const kv = await openKv(settings.kvPath);
 let offset = env.BENCH_CLOCK_AT ? Number(env.BENCH_CLOCK_AT) - Date.now() : 0;
 const clock: Clock = { now: () => Date.now() + offset, sleep: realSleep };
 const bridge = await createApp({ settings, kv, ...(env.BENCH_CLOCK_AT ? { clock } : {}) });
-const wallMs = () => performance.timeOrigin + performance.now();
 
 async function appendAtRate(rate: number, seconds: number): Promise<Response> {
   const total = Math.min(Math.round(rate * seconds), 100_000);
@@ -55,11 +41,8 @@ async function appendAtRate(rate: number, seconds: number): Promise<Response> {
   }
   const failed = (await Promise.allSettled(pending)).filter((r) => r.status === "rejected").length;
   unsubscribe();
-  committed.sort((a, b) => a - b);
-  const at = (p: number) =>
-    committed[Math.min(committed.length - 1, Math.ceil(p * committed.length) - 1)];
-  const commit_ms = { p50: at(0.5), p99: at(0.99), max: committed[committed.length - 1] };
-  return Response.json({ appended: total - failed, failed, commit_ms });
+  const { p50, p99, max } = stats(committed);
+  return Response.json({ appended: total - failed, failed, commit_ms: { p50, p99, max } });
 }
 
 async function tick(): Promise<Response> {
@@ -116,13 +99,8 @@ const handler: Deno.ServeHandler = async (req, info) => {
   if (ms > 300) {
     const route = `${req.method} ${url.pathname.replace(/\d{6,}/g, ":id")}`;
     const lost = kvRetryCounts().conflict - lost0;
-    trace.slow.push({
-      at: new Date(wallMs() - ms).toISOString(),
-      route,
-      ms,
-      status: res.status,
-      lost,
-    });
+    const at = new Date(wallMs() - ms).toISOString();
+    trace.slow.push({ at, route, ms, status: res.status, lost });
   }
   return res;
 };

@@ -1,12 +1,7 @@
 /**
  * Baseline servers (docs/benchmarks.md, "The rig"): plain `Deno.serve` on 127.0.0.1 port 0
- * (prints `LISTENING <url>`), one handler per `BARE_MODE`, no routing: `json` (default)
- * `{"ok":true}`; `headers` the same with the 13 headers the app sent on every JSON answer before
- * issue 2; `body` answers `BARE_BODY` with the `[name, value]` pairs of `BARE_HEADERS` in order;
- * `parse` reads the JSON body; `store` the least a batch ingestion must do: parse, then every
- * `forecasts` (or `market_locations`) item and a counter in one `kv.atomic()` to `KV_PATH`, no
- * validation, reads, lock or event; `sse` an event stream to every `GET`, and
- * `POST /__bench/append?rate=&seconds=` sends messages shaped like the app's to all streams.
+ * (prints `LISTENING <url>`), one handler per `BARE_MODE` (see {@link handlers}): `json`,
+ * `headers`, `body`, `parse`, `store` (the least a batch upload must do) and `sse`.
  * @module
  */
 
@@ -42,15 +37,8 @@ async function fanOut(rate: number, seconds: number): Promise<Response> {
     const wait = t0 + (i * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const data = { sent: performance.timeOrigin + performance.now(), seq: i };
-    const ts = new Date().toISOString();
-    const record = {
-      kind: "config_changed",
-      message: "benchmark fan-out event",
-      data,
-      level: "info",
-      id: i + 1,
-      ts,
-    };
+    const [id, ts, kind] = [i + 1, new Date().toISOString(), "config_changed"];
+    const record = { kind, message: "benchmark fan-out event", data, level: "info", id, ts };
     const bytes = encoder.encode(
       `id: ${i + 1}\nevent: ${record.kind}\ndata: ${JSON.stringify(record)}\n\n`,
     );

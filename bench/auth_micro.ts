@@ -1,12 +1,7 @@
 /**
- * Micro-benchmarks of the authenticated request path, in process (no sockets): the app's
- * `fetch` for `GET /v1/console/status` and for the KV-free `POST /v1/console/stream-token`,
- * with an API key and with a (cached) bearer token, against a bare handler baseline; and the
- * pieces: the two KV reads the status handler makes, 32 of them concurrently, `KeyRing.match`,
- * `OidcVerifier.verify` (cache hit). Temp-file KV (removed at exit); JWKS from
- * `tests/support/fake_jwks.ts` on loopback.
- *
- * Run: `deno bench -A bench/auth_bench.ts` (`--json` for the machine-readable form run.ts reads)
+ * The `auth_micro` part (docs/benchmarks.md): `deno bench` of the authenticated request path in
+ * process (the app's `fetch` with an API key and a bearer token against a bare handler) and of its
+ * pieces. Run alone: `deno bench -A bench/auth_micro.ts`.
  * @module
  */
 import { createApp } from "../app.ts";
@@ -49,13 +44,8 @@ await call(STATUS, bearer); // fetches the JWKS once
 
 const bare = () => new Response(JSON.stringify({ ok: true }));
 
-Deno.bench({
-  name: "bare handler",
-  group: "request",
-  baseline: true,
-  async fn() {
-    await bare().arrayBuffer();
-  },
+Deno.bench("bare handler", { group: "request", baseline: true }, async () => {
+  await bare().arrayBuffer();
 });
 Deno.bench("app GET status, API key", { group: "request" }, () => call(STATUS, key));
 Deno.bench("app GET status, bearer", { group: "request" }, () => call(STATUS, bearer));
