@@ -22,6 +22,16 @@ export const TURN_LEASE_MS = 2_000;
 /** Lost rounds after which a writer takes the turn. */
 const TURN_AFTER = 3;
 
+/**
+ * How long one write waits in line for other writers' turns in all, in ms, before waiting
+ * counts against its rounds again: waiting in line is not losing (with many writers over KV
+ * Connect, where a holder's round takes several round trips, the line is longer than the 50
+ * rounds' backoff), but a turn that is never given back must still end in a 503.
+ */
+export const TURN_WAIT_MS = 5_000;
+/** Polls of a waiting writer at most (bounds the wait also when `sleep` is not real time). */
+const TURN_POLLS = 1_000;
+
 /** The stored turn: who holds it and until when (ms since the epoch, wall clock). */
 interface TurnValue {
   holder: string;
@@ -68,9 +78,11 @@ export async function retryWithTurn<T>(
   policy: TurnPolicy = {},
 ): Promise<T> {
   const attempts = policy.attempts ?? 50;
+  const sleep = policy.sleep ?? realSleep;
   let holder: string | undefined; // named when the turn is first asked for
   let held: string | null = null; // versionstamp of our turn
   let lost = 0;
+  let waitUntil = 0; // the end of this write's time in line, set when it first waits
   const turn: TurnGuard = {
     guard: (op) =>
       held === null
@@ -80,8 +92,9 @@ export async function retryWithTurn<T>(
   try {
     return await retry<T | undefined, T>(async (): Promise<T | undefined> => {
       if (lost >= TURN_AFTER && held === null) {
-        held = await takeTurn(kv, turnKey, holder ??= crypto.randomUUID());
-        if (held === null) return undefined; // another writer's turn: wait for it
+        waitUntil ||= Date.now() + TURN_WAIT_MS;
+        held = await waitForTurn(kv, turnKey, holder ??= crypto.randomUUID(), waitUntil, sleep);
+        if (held === null) return undefined; // still another writer's turn: a lost round
       }
       const out = await (policy.lock ? policy.lock(() => round(turn)) : round(turn));
       if (out !== undefined) return out;
@@ -97,7 +110,7 @@ export async function retryWithTurn<T>(
       jitter: 0.5,
       isDone: (out): out is T => out !== undefined,
       retryOn: isLockedError,
-      sleep: policy.sleep ?? realSleep,
+      sleep,
     });
   } catch (err) {
     if (err instanceof RetryGaveUp) {
@@ -111,6 +124,27 @@ export async function retryWithTurn<T>(
         .catch(() => {}); // it runs out by itself
     }
   }
+}
+
+/**
+ * Waits in line for the turn `key`: takes it as soon as nobody else holds it, polling every
+ * 2–20 ms (jittered, so that waiting writers do not poll in step) until `until` (ms since the
+ * epoch, wall clock) or {@link TURN_POLLS} polls. Returns the turn's versionstamp, or `null`
+ * when another writer still holds it then (at once when `until` has passed).
+ */
+async function waitForTurn(
+  kv: Deno.Kv,
+  key: Deno.KvKey,
+  holder: string,
+  until: number,
+  sleep: Sleep,
+): Promise<string | null> {
+  for (let poll = 0; poll < TURN_POLLS; poll++) {
+    const held = await takeTurn(kv, key, holder);
+    if (held !== null || Date.now() >= until) return held;
+    await sleep(2 + Math.random() * 18);
+  }
+  return null;
 }
 
 /**
