@@ -362,3 +362,39 @@ Deno.test("input cell: the caller is not repeated where it is the source (no 'cu
   assert.equal(inputText({ ...li, by: "customer" }), "20 market locations · customer forecast");
   assert.equal(inputText({ ...li, by: "acme" }), "20 market locations · customer forecast by acme");
 });
+
+Deno.test("ScheduleList: a status request is told in the row; 'Request status' only where an answer can still come", () => {
+  const base = {
+    receiver: "10XDE-EON-NETZ-C",
+    version: 1,
+    file: "f.xml",
+    reason_code: null,
+    reason_text: null,
+    at: "2026-11-24T06:00:00Z",
+  };
+  const schedules: DayOverview["schedules"] = [
+    {
+      ...base,
+      control_area: "10YDE-EON------1",
+      tso_status: "sent",
+      status_request: {
+        at: "2026-11-24T06:30:00Z",
+        file: "20261125_SRQ_x.xml",
+        state: "ack",
+        answered: false,
+      },
+    },
+    { ...base, control_area: "10YDE-RWENET---I", tso_status: "confirmed" },
+  ];
+  const asked: string[] = [];
+  const html = renderToString(
+    <ScheduleList
+      day={{ ...day, schedules }}
+      onDownload={noop}
+      onStatusRequest={(a) => asked.push(a)}
+    />,
+  );
+  assert.match(html, /status requested 07:30, no answer yet/);
+  assert.match(html, /aria-label="Request status from the TSO of 10YDE-EON------1"/);
+  assert.doesNotMatch(html, /Request status from the TSO of 10YDE-RWENET---I/);
+});
