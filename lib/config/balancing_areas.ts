@@ -9,21 +9,9 @@
  * @module
  */
 import { z } from "zod";
-import { eicProblem } from "../domain/eic.ts";
+import { eicPair } from "./field_values.ts";
 
-const entry = z.string().regex(/^[^=]+=[^=]+$/, "expected balancing-area EIC=control-area EIC")
-  .superRefine((v, ctx) => {
-    for (const part of v.split("=")) {
-      const problem = eicProblem(part);
-      if (problem) {
-        ctx.addIssue({
-          code: "custom",
-          message: `not a valid EIC ${part}: ${problem}`,
-          params: { type: "value_error.eic" },
-        });
-      }
-    }
-  });
+const entry = eicPair("balancing-area EIC=control-area EIC");
 
 /** The field's definition (a `FieldDef` of `./fields.ts`). */
 export const BALANCING_AREAS_FIELD = {

@@ -22,6 +22,24 @@ export const eic = z.string().superRefine((v, ctx) => {
   }
 });
 
+/**
+ * An `EIC=EIC` entry (e.g. `control-area EIC=TSO EIC`); `expected` words the shape in the
+ * refusal, and each EIC's problem is named with the EIC.
+ */
+export const eicPair = (expected: string) =>
+  z.string().regex(/^[^=]+=[^=]+$/, `expected ${expected}`).superRefine((v, ctx) => {
+    for (const part of v.split("=")) {
+      const problem = eicProblem(part);
+      if (problem) {
+        ctx.addIssue({
+          code: "custom",
+          message: `not a valid EIC ${part}: ${problem}`,
+          params: { type: "value_error.eic" },
+        });
+      }
+    }
+  });
+
 /** A host name or an IP address (IPv6 in brackets). */
 export const hostname = z.string().min(1).max(253).regex(
   /^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/,

@@ -8,11 +8,10 @@
  * @module
  */
 import { z } from "zod";
-import { eicProblem } from "../domain/eic.ts";
 import { ANSWER_FIELDS } from "./answer_fields.ts";
 import { INTRADAY_FIELDS } from "./intraday_fields.ts";
 import { SETTLEMENT_FIELDS } from "./settlement_fields.ts";
-import { decimal, eic, hhmm, hostname, list, num } from "./field_values.ts";
+import { decimal, eic, eicPair, hhmm, hostname, list, num } from "./field_values.ts";
 
 /** One configurable field. */
 export interface FieldDef {
@@ -177,22 +176,7 @@ export const CONFIG_FIELDS = {
   },
   tso_party_eics: {
     env: "TSO_PARTY_EICS",
-    schema: z.array(
-      z.string().regex(/^[^=]+=[^=]+$/, "expected control-area EIC=TSO EIC").superRefine(
-        (v, ctx) => {
-          for (const part of v.split("=")) {
-            const problem = eicProblem(part);
-            if (problem) {
-              ctx.addIssue({
-                code: "custom",
-                message: `not a valid EIC ${part}: ${problem}`,
-                params: { type: "value_error.eic" },
-              });
-            }
-          }
-        },
-      ),
-    ).max(20),
+    schema: z.array(eicPair("control-area EIC=TSO EIC")).max(20),
     default: [],
     fromEnv: list,
     description:

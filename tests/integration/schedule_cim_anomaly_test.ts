@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { messageIdentification } from "../../lib/fahrplan/document.ts";
 import type { EventRecord } from "../../lib/wire/events.ts";
 import { call, storedEvents } from "../support/app.ts";
-import { BEFORE_GC, DAY, portfolio, proc, rig, step } from "../support/day_ahead_rig.ts";
+import { cimFilesRig, DAY, proc, step } from "../support/day_ahead_rig.ts";
 import { fixture, PARTIES } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
 import { fileNames, schedulesOf as schedulesOfDay } from "../support/tso_answers.ts";
@@ -39,21 +39,9 @@ const schedulesOf = (url: string) => schedulesOfDay(url, DAY);
 const names = fileNames;
 
 Deno.test("a CIM anomaly report is imported into the day's schedules; cut-off and foreign ones are rejected", async () => {
-  const r = await rig(BEFORE_GC, {
-    SENDER_EIC: PARTIES.sender,
-    BALANCING_GROUP: PARTIES.balancingGroup,
-    COUNTERPARTY_EIC: PARTIES.counterparty,
-    SCHEDULE_CHANNEL: "files",
-    SCHEDULE_FORMAT: "cim",
-  });
-  const inbox = `${r.dir}/inbox`;
-  await call(`${r.s.url}/v1/console/config`, {
-    method: "PUT",
-    headers: proc,
-    body: JSON.stringify({ schedule_inbox_dir: inbox }),
-  });
+  const r = await cimFilesRig();
+  const inbox = r.inbox;
   try {
-    await portfolio(r.s);
     assert.equal((await step(r.s, DAY, "aggregate")).status, 200);
     assert.equal((await step(r.s, DAY, "submit")).status, 200);
     assert.equal((await schedulesOf(r.s.url))[AREAS.hertz].tso_status, "sent");

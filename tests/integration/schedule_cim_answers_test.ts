@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { messageIdentification } from "../../lib/fahrplan/document.ts";
 import { KEYS } from "../../lib/store/keys.ts";
 import { call, storedEvents } from "../support/app.ts";
-import { BEFORE_GC, DAY, portfolio, proc, rig, step } from "../support/day_ahead_rig.ts";
+import { cimFilesRig, DAY, proc, step } from "../support/day_ahead_rig.ts";
 import { assertCimValid, fixture, PARTIES } from "../support/fahrplan.ts";
 import { AREAS } from "../support/portfolio.ts";
 import { fileNames, schedulesOf } from "../support/tso_answers.ts";
@@ -47,26 +47,14 @@ function ourCnf(): string {
 }
 
 Deno.test("real CIM answers validate and are imported; a renamed element is rejected with the reason, nothing changed", async () => {
-  const r = await rig(BEFORE_GC, {
-    SENDER_EIC: PARTIES.sender,
-    BALANCING_GROUP: PARTIES.balancingGroup,
-    COUNTERPARTY_EIC: PARTIES.counterparty,
-    SCHEDULE_CHANNEL: "files",
-    SCHEDULE_FORMAT: "cim",
-  });
-  const inbox = `${r.dir}/inbox`;
-  await call(`${r.s.url}/v1/console/config`, {
-    method: "PUT",
-    headers: proc,
-    body: JSON.stringify({ schedule_inbox_dir: inbox }),
-  });
+  const r = await cimFilesRig();
+  const inbox = r.inbox;
   const importNow = async () =>
     (await call(`${r.s.url}/v1/schedule-responses/import`, { method: "POST", headers: proc }))
       .body as { files: { file: string; outcome: string; reason?: string }[] };
   const status = async () =>
     (await r.s.kv.get(KEYS.tsoStatus(DAY, AREAS.amprion))).value as Record<string, unknown>;
   try {
-    await portfolio(r.s);
     assert.equal((await step(r.s, DAY, "aggregate")).status, 200);
     assert.equal((await step(r.s, DAY, "submit")).status, 200);
     // What went out is valid CIM, as the TSO will check it.

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { startSimulator } from "../../dev/market_platform_simulator.ts";
 import { FakeClock } from "../../lib/clock.ts";
 import { call, startServer, type TestServer } from "./app.ts";
+import { PARTIES } from "./fahrplan.ts";
 import { EXT, ext, PROC, proc } from "./pipeline.ts";
 import { AREAS, maloId } from "./portfolio.ts";
 
@@ -141,4 +142,27 @@ export async function portfolio(s: TestServer) {
   await putLocation(s, 2, { control_area: AREAS.tennet, direction: "consumption" });
   await postForecast(s, 1, DAY, Array(96).fill(100));
   await postForecast(s, 2, DAY, Array(96).fill(200));
+}
+
+/**
+ * A {@link rig} before gate closure on the `files` channel with CIM documents from the test
+ * parties, its answer inbox (`<dir>/inbox`, set through the console's config) and the test
+ * portfolio registered: the start of every test that imports CIM answers.
+ */
+export async function cimFilesRig(): Promise<Rig & { inbox: string }> {
+  const r = await rig(BEFORE_GC, {
+    SENDER_EIC: PARTIES.sender,
+    BALANCING_GROUP: PARTIES.balancingGroup,
+    COUNTERPARTY_EIC: PARTIES.counterparty,
+    SCHEDULE_CHANNEL: "files",
+    SCHEDULE_FORMAT: "cim",
+  });
+  const inbox = `${r.dir}/inbox`;
+  await call(`${r.s.url}/v1/console/config`, {
+    method: "PUT",
+    headers: proc,
+    body: JSON.stringify({ schedule_inbox_dir: inbox }),
+  });
+  await portfolio(r.s);
+  return { ...r, inbox };
 }
