@@ -156,7 +156,7 @@ export async function sendStatusRequest(
     by,
   };
   await svc.kv.set(KEYS.statusRequest(day, area), record);
-  const tso = tsoName(area) ?? status.receiver;
+  const tso = tsoName(status.receiver) ?? status.receiver; // whom it went to (a configured TSO too)
   const why = state === "ack"
     ? `no acknowledgement ${cfg.tso_ack_overdue_minutes} minutes after sending`
     : state === "cnf"
