@@ -17,17 +17,15 @@
  * present when it falls on the day.
  * @module
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { PLOT_X, useChartPlot } from "./chart_plot.ts";
 import { areaTotals } from "../lib/pipeline/totals.ts";
 import { formatMw, formatMwh } from "../lib/console/format.ts";
 import type { OpenPosition } from "../lib/console/types.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { ChartReadout } from "./ChartReadout.tsx";
 
-/** Width drawn before the box is measured (and on the server). */
-const DEFAULT_WIDTH = 960;
 /** Margins in px: the top one holds the axis title above the highest value label. */
-const M = { top: 28, right: 12, bottom: 26, left: 56 };
+const M = { top: 28, bottom: 26, ...PLOT_X };
 
 /** Round tick values covering [lo, hi] (about `count` of them). */
 export function ticks(lo: number, hi: number, count = 5): number[] {
@@ -50,27 +48,7 @@ export function labelEveryHours(plotWidth: number): 3 | 6 {
   return plotWidth / 8 >= 44 ? 3 : 6;
 }
 
-/** Index of the quarter-hour under `px` (px from the drawing's left edge), clamped. */
-export function quarterHourAt(px: number, width: number, n: number): number {
-  const iw = width - M.left - M.right;
-  const i = Math.floor(((px - M.left) / iw) * n);
-  return Math.min(n - 1, Math.max(0, i));
-}
-
-/** The next index after a key press on the chart, or `null` for a key the chart ignores. */
-export function stepFor(key: string, at: number | null, n: number): number | null {
-  const cur = at ?? -1;
-  const moves: Record<string, number> = {
-    ArrowRight: cur < 0 ? 0 : cur + 1,
-    ArrowLeft: cur < 0 ? n - 1 : cur - 1,
-    PageDown: cur + 4,
-    PageUp: cur < 0 ? 0 : cur - 4,
-    Home: 0,
-    End: n - 1,
-  };
-  const next = moves[key];
-  return next === undefined ? null : Math.min(n - 1, Math.max(0, next));
-}
+export { quarterHourAt, stepFor } from "./chart_plot.ts";
 
 /** Props of {@link PositionChart}. */
 export interface PositionChartProps {
@@ -113,24 +91,7 @@ export function nowIndex(starts: readonly string[], nowMs?: number): number | nu
 export function PositionChart(
   { position, width, tso = {}, frozenBefore, nowMs }: PositionChartProps,
 ) {
-  const plot = useRef<HTMLDivElement>(null);
-  const [measured, setMeasured] = useState(DEFAULT_WIDTH);
-  const [at, setAt] = useState<number | null>(null);
-  useEffect(() => {
-    const el = plot.current;
-    if (width || !el || typeof ResizeObserver === "undefined") return;
-    const measure = () => {
-      const w = Math.round(el.clientWidth);
-      if (w > 0) setMeasured(w);
-    };
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [width]);
-  useEffect(() => setAt(null), [position.delivery_day]);
-
-  const W = width ?? measured;
+  const { plot, W, at, handlers } = useChartPlot(width, [position.delivery_day]);
   const H = W < 600 ? 220 : 240;
   const qh = position.quarter_hours;
   const areas = Object.keys(position.areas).sort();
@@ -164,12 +125,6 @@ export function PositionChart(
   const frozen = frozenQuarterHours(starts, frozenBefore);
   const nowAt = nowIndex(starts, nowMs);
 
-  const pick = (e: { clientX: number; currentTarget: EventTarget | null }) => {
-    const svg = (e.currentTarget as HTMLElement | null)?.querySelector("svg");
-    if (!svg || !qh.length) return;
-    const r = svg.getBoundingClientRect();
-    setAt(quarterHourAt((e.clientX - r.left) * (W / (r.width || W)), W, n));
-  };
   const readout = at === null || !qh[at] ? null : {
     from: qh[at].local,
     to: qh[at + 1]?.local ?? qh[0]?.local ?? "",
@@ -189,16 +144,7 @@ export function PositionChart(
         role="group"
         aria-label={`Open position ${position.delivery_day}: tap, or use the arrow keys, to read a quarter-hour`}
         aria-describedby={readoutId}
-        onClick={pick}
-        onPointerMove={(e) => {
-          if (e.pointerType === "mouse") pick(e);
-        }}
-        onKeyDown={(e) => {
-          const next = stepFor(e.key, at, qh.length);
-          if (next === null || !qh.length) return;
-          e.preventDefault();
-          setAt(next);
-        }}
+        {...handlers(qh.length)}
       >
         <svg
           viewBox={`0 0 ${W} ${H}`}

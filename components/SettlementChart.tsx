@@ -15,7 +15,7 @@
  * no `style` attribute: the console's CSP holds.
  * @module
  */
-import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useId } from "preact/hooks";
 import type { AreaSettlement } from "../lib/wire/settlement.ts";
 import { formatBerlinHm } from "../lib/console/format.ts";
 import {
@@ -26,13 +26,12 @@ import {
   imbalanceText,
   mw,
 } from "../lib/console/settlement_texts.ts";
-import { labelEveryHours, stepFor, ticks } from "./PositionChart.tsx";
+import { labelEveryHours, ticks } from "./PositionChart.tsx";
+import { PLOT_X, useChartPlot } from "./chart_plot.ts";
 import { type SettlementPoint, SettlementReadout } from "./SettlementReadout.tsx";
 
-/** Width drawn before the box is measured (and on the server). */
-const DEFAULT_WIDTH = 960;
 /** Margins in px: the top one holds the axis title, the bottom one the time labels and gap ticks. */
-const M = { top: 28, right: 12, bottom: 30, left: 56 };
+const M = { top: 28, bottom: 30, ...PLOT_X };
 
 /**
  * An SVG path of steps, one per quarter-hour, that breaks where a value is `null` (or not
@@ -87,24 +86,7 @@ export interface SettlementChartProps {
 /** The chart of one area with its readout and legend. */
 export function SettlementChart(p: SettlementChartProps) {
   const { area, quarterHours: qh, locale } = p;
-  const plot = useRef<HTMLDivElement>(null);
-  const [measured, setMeasured] = useState(DEFAULT_WIDTH);
-  const [at, setAt] = useState<number | null>(null);
-  useEffect(() => {
-    const el = plot.current;
-    if (p.width || !el || typeof ResizeObserver === "undefined") return;
-    const measure = () => {
-      const w = Math.round(el.clientWidth);
-      if (w > 0) setMeasured(w);
-    };
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [p.width]);
-  useEffect(() => setAt(null), [p.day, area.control_area]);
-
-  const W = p.width ?? measured;
+  const { plot, W, at, setAt, handlers } = useChartPlot(p.width, [p.day, area.control_area]);
   const H = W < 600 ? 220 : 260;
   const n = Math.max(qh.length, 1);
   const series = [area.schedule_mw, area.day_ahead_mw, area.actual_mw];
@@ -117,7 +99,8 @@ export function SettlementChart(p: SettlementChartProps) {
   // The padding stays when the ticks end inside it: no line on the plot's edge.
   const lo = Math.min(lo0 - pad, ys[0]);
   const hi = Math.max(hi0 + pad, ys[ys.length - 1]);
-  const iw = W - M.left - M.right;
+  // Never negative, also while the box is narrower than the margins (a `<rect>` refuses it).
+  const iw = Math.max(W - M.left - M.right, 1);
   const ih = H - M.top - M.bottom;
   const x = (i: number) => M.left + (i * iw) / n;
   const y = (v: number) => M.top + ((hi - v) / (hi - lo || 1)) * ih;
@@ -139,13 +122,6 @@ export function SettlementChart(p: SettlementChartProps) {
   });
   const unknown = qh.flatMap((_, i) => (area.imbalance_mwh[i] ?? null) === null ? [i] : []);
 
-  const pick = (e: { clientX: number; currentTarget: EventTarget | null }) => {
-    const svg = (e.currentTarget as HTMLElement | null)?.querySelector("svg");
-    if (!svg || !qh.length) return;
-    const r = svg.getBoundingClientRect();
-    const px = (e.clientX - r.left) * (W / (r.width || W));
-    setAt(Math.min(n - 1, Math.max(0, Math.floor(((px - M.left) / iw) * n))));
-  };
   const readout = at === null || !qh[at] ? null : pointAt(area, qh, at);
   return (
     <figure class="chart settlement-chart" data-area={area.control_area}>
@@ -156,20 +132,11 @@ export function SettlementChart(p: SettlementChartProps) {
         role="group"
         aria-label={`After delivery ${p.day} in ${name}: tap, or use the arrow keys, to read a quarter-hour's price and cost`}
         aria-describedby={`${id}-readout`}
-        onClick={pick}
-        onPointerMove={(e) => {
-          if (e.pointerType === "mouse") pick(e);
-        }}
+        {...handlers(qh.length)}
         onFocus={(e) => {
           // Keyboard focus shows the first quarter-hour at once; a click picks its own.
           const el = e.currentTarget as HTMLElement;
           if (at === null && qh.length && el.matches?.(":focus-visible")) setAt(0);
-        }}
-        onKeyDown={(e) => {
-          const next = stepFor(e.key, at, qh.length);
-          if (next === null || !qh.length) return;
-          e.preventDefault();
-          setAt(next);
         }}
       >
         <svg
