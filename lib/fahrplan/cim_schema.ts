@@ -156,8 +156,8 @@ function validatorOf(file: string): XsdValidator {
   }
 }
 
-/** libxml2's error details, as {@link SchemaProblem}s without namespaces. */
-function problemsOf(err: unknown): SchemaProblem[] {
+/** libxml2's error details (of a parse, an XSD or a DTD check), as {@link SchemaProblem}s without namespaces. */
+export function problemsOf(err: unknown): SchemaProblem[] {
   const details = (err as { details?: { message: string; line: number }[] }).details;
   if (!details?.length) {
     return [{ line: 0, element: null, message: words((err as Error).message ?? String(err)) }];

@@ -11,6 +11,7 @@
  * @module
  */
 import { DtdValidator, ParseOption, XmlDocument, XmlDtd } from "libxml2-wasm";
+import { problemsOf } from "./cim_schema.ts";
 import { essDtdDir } from "./ess_dtd_dir.ts";
 
 /** The DTD file of each ESS root element this service writes. */
@@ -39,24 +40,25 @@ function validatorOf(dir: string, file: string): DtdValidator {
 export function checkEss(xml: string): { dtd: string | null; problems: string[] } {
   const dir = essDtdDir();
   if (dir === null) return { dtd: null, problems: [] };
-  const root = /<([A-Za-z_][\w.-]*)[\s>/]/.exec(xml.replace(/<[?!][^>]*>/g, ""))?.[1] ?? "";
-  const file = ESS_DTD_FILES[root];
-  if (!file) return { dtd: null, problems: [`the root element <${root}> has no ESS DTD here`] };
+  const lines = (err: unknown) =>
+    problemsOf(err).map((p) => p.line ? `line ${p.line}: ${p.message}` : p.message);
   let doc: XmlDocument;
   try {
     doc = XmlDocument.fromString(xml, { option: ParseOption.XML_PARSE_NONET });
   } catch (err) {
-    return { dtd: file, problems: [`the XML is not well-formed: ${(err as Error).message}`] };
+    return { dtd: null, problems: [`the XML is not well-formed: ${lines(err)[0]}`] };
   }
   try {
-    validatorOf(dir, file).validate(doc);
-    return { dtd: file, problems: [] };
-  } catch (err) {
-    const details = (err as { details?: { message: string; line: number }[] }).details ?? [];
-    const problems = details.length
-      ? details.map((d) => `line ${d.line}: ${d.message.replace(/\s+/g, " ").trim()}`)
-      : [(err as Error).message];
-    return { dtd: file, problems: [...new Set(problems)] };
+    const file = ESS_DTD_FILES[doc.root.name];
+    if (!file) {
+      return { dtd: null, problems: [`the root element <${doc.root.name}> has no ESS DTD here`] };
+    }
+    try {
+      validatorOf(dir, file).validate(doc);
+      return { dtd: file, problems: [] };
+    } catch (err) {
+      return { dtd: file, problems: lines(err) };
+    }
   } finally {
     doc.dispose();
   }
