@@ -159,15 +159,19 @@ interface Part {
   runs: DayRun[];
 }
 
-/** Each quarter-hour index of a part once, with its value (of the last run that has it). */
-function valuesOf(p: Part): Iterable<[number, number]> {
+/**
+ * Calls `fn` with each quarter-hour index of a part once and its value (of the last run that has
+ * it), in index order for one run.
+ */
+function forEachValue(p: Part, fn: (idx: number, v: number) => void): void {
   if (p.runs.length === 1) {
     const [{ first, values }] = p.runs;
-    return values.map((v, k) => [first + k, v]);
+    for (let k = 0; k < values.length; k++) fn(first + k, values[k]);
+    return;
   }
   const m = new Map<number, number>();
   for (const r of p.runs) r.values.forEach((v, k) => m.set(r.first + k, v));
-  return m;
+  m.forEach((v, idx) => fn(idx, v));
 }
 
 /** What storing one batch did. */
@@ -202,13 +206,13 @@ async function storeBatch(
     const e = entries[i];
     const kwh = e.value ? packed(e.value.kwh) : new Float64Array(quarterHourCount(p.day)).fill(NaN);
     let replaced = 0, changed = false;
-    for (const [idx, v] of valuesOf(p)) {
+    forEachValue(p, (idx, v) => {
       const old = kwh[idx];
       if (Number.isNaN(old)) c.added++, changed = true;
       else if (old === v) c.unchanged++;
       else replaced++, changed = true;
       kwh[idx] = v;
-    }
+    });
     c.replaced += replaced;
     if (replaced) {
       c.replacements.push({ location: nameOf(p.owner), day: p.day, quarter_hours: replaced });

@@ -1,17 +1,22 @@
 /**
  * Reads the segments of a UN/EDIFACT interchange (ISO 9735) with the npm library `edifact`
  * (node-edifact, Apache-2.0): the service string advice `UNA` decides the separators, the decimal
- * mark and the release character; the syntax identifier of `UNB` the character set. The quantity
- * of `QTY` (C186, component 6060) is declared numeric, so the library turns the decimal mark into
- * a point and refuses a number written with any other mark.
+ * mark and the release character; the syntax identifier of `UNB` the character set. The library's
+ * optional validator is not used (it cost a third of the parse of a large interchange, for the one
+ * check we took from it): a numeric value is read with {@link decimalNumber} and the decimal mark
+ * the library read from `UNA` ({@link Syntax}).
  * @module
  */
 // deno-lint-ignore-file no-explicit-any
 import ParserModule from "edifact/parser.js";
-import ValidatorModule from "edifact/validator.js";
 
 const Parser = ParserModule as any;
-const Validator = ValidatorModule as any;
+
+/** What `UNA` (or its default) declared, as the library read it. */
+export interface Syntax {
+  /** The decimal mark, `.` or `,` (ISO 9735 default `.`). */
+  decimalMark: string;
+}
 
 /** One segment: its tag, its elements (each a list of components) and its 1-based position. */
 export interface Segment {
@@ -34,29 +39,27 @@ export class EdifactSyntaxError extends Error {
   }
 }
 
-/** The definitions we validate: only `QTY` (its quantity numeric, unit up to 8 characters). */
-const DEFINITIONS = {
-  QTY: { requires: 1, elements: ["C186"] },
-  C186: { requires: 2, components: ["an..3", "n..35", "an..8"] },
-};
-
 /**
- * Calls `onSegment` for every segment of `text`, in order.
+ * Calls `onSegment` for every segment of `text`, in order, with the syntax `UNA` declared.
  * Line breaks between segments (after the terminator) are dropped first: many senders write one
  * segment per line, which ISO 9735 does not foresee.
- * @throws {EdifactSyntaxError} when the text is not EDIFACT or breaks its own `UNA` rules (a
- *   decimal mark other than the one `UNA` declares, an unreleased separator)
+ * @throws {EdifactSyntaxError} when the text is not EDIFACT or breaks its own `UNA` rules (an
+ *   unreleased separator, a character outside the character set of `UNB`)
  */
-export function readSegments(text: string, onSegment: (s: Segment) => void): void {
-  const validator = new Validator();
-  validator.define(DEFINITIONS);
-  const parser = new Parser(validator);
+export function readSegments(
+  text: string,
+  onSegment: (s: Segment, syntax: Syntax) => void,
+): void {
+  const parser = new Parser();
+  let syntax: Syntax | undefined;
   let tag = "";
   let elements: string[][] = [];
   let components: string[] = [];
   let position = 0;
   let syntaxNext = false;
   parser.onopensegment = (name: string) => {
+    // The library has read UNA (if any) before the first segment opens.
+    syntax ??= { decimalMark: String.fromCharCode(parser._configuration.DM) };
     tag = name;
     elements = [];
     position++;
@@ -73,7 +76,7 @@ export function readSegments(text: string, onSegment: (s: Segment) => void): voi
     }
     components.push(value);
   };
-  parser.onclosesegment = () => onSegment({ tag, elements, position });
+  parser.onclosesegment = () => onSegment({ tag, elements, position }, syntax!);
   try {
     parser.write(stripLineBreaks(text));
     parser.end();
@@ -91,4 +94,21 @@ function stripLineBreaks(text: string): string {
   const t = terminator.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return text.replace(new RegExp(`${t}[\\r\\n]+`, "g"), terminator).replace(/^\uFEFF/, "")
     .trimEnd();
+}
+
+/**
+ * A numeric data value (ISO 9735 "n" representation: an optional minus, digits, at most one
+ * decimal mark, written as `UNA` declares it) as a number; `undefined` when it is not one, e.g. a
+ * decimal point in an interchange whose `UNA` declares the comma.
+ */
+export function decimalNumber(raw: string, decimalMark: string): number | undefined {
+  const mark = raw.indexOf(decimalMark);
+  let digits = 0;
+  for (let i = raw.charCodeAt(0) === 45 ? 1 : 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+    else if (i !== mark) return undefined;
+  }
+  if (digits === 0) return undefined;
+  return Number(mark < 0 || decimalMark === "." ? raw : raw.replace(decimalMark, "."));
 }

@@ -11,7 +11,7 @@ import { registeredMarketLocations } from "../pipeline/market_locations.ts";
 import { actualsFromCsv, actualsFromJson } from "./actuals_input.ts";
 import { storeActuals, type StoreOutcome } from "./actuals_store.ts";
 import { IssueList } from "./errors.ts";
-import { parseMscons } from "./mscons.ts";
+import { readMscons } from "./mscons_parallel.ts";
 import { type PriceOutcome, storePrices } from "./prices_store.ts";
 import { parseRebap } from "./rebap.ts";
 import type { MeteredSeries } from "./series.ts";
@@ -50,7 +50,7 @@ export async function importActuals(
   source: string,
 ): Promise<ActualsImport> {
   const series = format === "mscons"
-    ? parseMscons(String(body)).series
+    ? (await readMscons(String(body))).series
     : format === "csv"
     ? actualsFromCsv(String(body))
     : actualsFromJson(body);

@@ -5,7 +5,7 @@
  * (`Datum;Zeitzone;…`: imbalance prices) or the CSV header `market_location_id,start,kwh`
  * (actuals) — and imported as through the API (`./import.ts`, all or nothing per file). An imported
  * file moves to `processed/`, a bad one to `rejected/` with the reason: a
- * `settlement_input_rejected` warning event and, in the local inbox, a text file
+ * `settlement_input_rejected` warning event and, beside the file (local or sFTP), a text file
  * `rejected/<name>.reason.txt`. Claiming, the hidden names and the moves are those of the TSO
  * answers' inbox (`lib/fahrplan/inbox_source.ts`), so one importer takes each file.
  * Run by every orchestrator pass, also while the orchestrator is stopped.
@@ -52,7 +52,7 @@ export async function importActualsInbox(
   const out: ActualsInboxResult[] = [];
   if (cfg.actuals_inbox_dir) {
     out.push(
-      ...await importFrom(deps, localInbox(cfg.actuals_inbox_dir), by, cfg.actuals_inbox_dir),
+      ...await importFrom(deps, localInbox(cfg.actuals_inbox_dir), by),
     );
   }
   if (cfg.sftp_actuals_inbox_dir) {
@@ -60,7 +60,7 @@ export async function importActualsInbox(
       sftpTargetOf(cfg, cfg.sftp_actuals_inbox_dir, "sftp_actuals_inbox_dir is set", deps.redactor),
     );
     try {
-      out.push(...await importFrom(deps, remote, by, null));
+      out.push(...await importFrom(deps, remote, by));
     } finally {
       await remote.close();
     }
@@ -72,7 +72,6 @@ async function importFrom(
   deps: Deps,
   source: InboxSource,
   by: string,
-  localDir: string | null,
 ): Promise<ActualsInboxResult[]> {
   const out: ActualsInboxResult[] = [];
   for (const name of await source.list()) {
@@ -109,13 +108,7 @@ async function importFrom(
         }); part of it may be stored: put the file back into the inbox to import it again`;
       }
     }
-    await claimed.moveTo("rejected");
-    if (localDir) {
-      await Deno.writeTextFile(
-        `${localDir.replace(/\/+$/, "")}/rejected/${name}.reason.txt`,
-        reason + "\n",
-      );
-    }
+    await claimed.moveTo("rejected", reason);
     await deps.events.append({
       kind: "settlement_input_rejected",
       level: "warning",

@@ -11,11 +11,17 @@
  * - every interval is one UTC quarter-hour (start on a quarter-hour, end 15 minutes later);
  * - intervals follow each other without a gap or an overlap, and cover the location's period;
  * - the unit is one we know ({@link UNITS}); a quantity without a unit is refused, never assumed;
- * - the quantity is written with the decimal mark `UNA` declares (checked by the library).
+ * - the quantity is a number written with the decimal mark `UNA` declares.
  * Pure: no storage; whether a market location is ours is decided by the caller.
  * @module
  */
-import { EdifactSyntaxError, readSegments, type Segment } from "./edifact_segments.ts";
+import {
+  decimalNumber,
+  EdifactSyntaxError,
+  readSegments,
+  type Segment,
+  type Syntax,
+} from "./edifact_segments.ts";
 import { IssueList } from "./errors.ts";
 import {
   isoMinute,
@@ -32,8 +38,13 @@ import {
  */
 export const UNITS: Readonly<Record<string, number>> = Object.freeze({ KWH: 1, MWH: 1000 });
 
-/** Quantity qualifiers taken: 220 true value, 67 substitute value (EDI@Energy MSCONS). */
-const QUALIFIERS = new Set(["220", "67"]);
+/** Units of Recommendation 20 met in MSCONS that are not an energy, named in the refusal. */
+const NOT_ENERGY: Readonly<Record<string, string>> = Object.freeze({
+  D54: "watt per square metre",
+  KWT: "kilowatt, a power",
+  MAW: "megawatt, a power",
+  K3: "kilovolt-ampere reactive hour, a reactive energy",
+});
 
 /** What one interchange held. */
 export interface MsconsInterchange {
@@ -41,6 +52,8 @@ export interface MsconsInterchange {
   reference: string;
   /** Messages (`UNH`) in it. */
   messages: number;
+  /** Segments read (the position of the last one). */
+  segments: number;
   series: MeteredSeries[];
 }
 
@@ -73,10 +86,10 @@ export function parseMscons(text: string): MsconsInterchange {
   const series: MeteredSeries[] = [];
   let reference = "";
   let messages = 0;
+  let segments = 0;
   let message = "before the first message (UNH)";
   let open: Open | null = null;
   let header = false;
-  const decimalMark = text.startsWith("UNA") ? text[5] : ".";
 
   const problem = (s: Segment, msg: string, type: Parameters<IssueList["add"]>[2]) => {
     if (open?.reported.has(type)) return;
@@ -147,8 +160,13 @@ export function parseMscons(text: string): MsconsInterchange {
   };
 
   try {
-    readSegments(text, (s) => {
+    readSegments(text, (s, syntax) => {
+      segments = s.position;
       switch (s.tag) {
+        case "DTM": // the frequent ones first: 2 DTM and 1 QTY per quarter-hour
+          return readDtm(s);
+        case "QTY":
+          return readQty(s, syntax);
         case "UNB":
           reference = s.elements[4]?.[0] ?? "";
           return;
@@ -191,10 +209,6 @@ export function parseMscons(text: string): MsconsInterchange {
             );
           }
           return;
-        case "QTY":
-          return readQty(s);
-        case "DTM":
-          return readDtm(s);
         case "UNT":
         case "UNZ":
           closeLocation(s);
@@ -203,34 +217,29 @@ export function parseMscons(text: string): MsconsInterchange {
     });
   } catch (err) {
     if (!(err instanceof EdifactSyntaxError)) throw err;
-    const decimal = err.tag === "QTY";
-    const current = open as Open | null;
-    const at = current ? `, ${ownerText(current.owner)}` : "";
     issues.add(
       ["body", message, `segment ${err.position} (${err.tag || "start"})`],
-      decimal
-        ? `${message}, segment ${err.position} (QTY)${at}: the quantity is not a number with the decimal mark "${decimalMark}" that UNA declares (${err.message})`
-        : `${message}, segment ${err.position} (${
-          err.tag || "start"
-        }): not readable as EDIFACT: ${err.message}`,
-      decimal ? "value_error.decimal_mark" : "value_error.edifact",
+      `${message}, segment ${err.position} (${
+        err.tag || "start"
+      }): not readable as EDIFACT: ${err.message}`,
+      "value_error.edifact",
     );
   }
   if (messages === 0 && !issues.any) {
     issues.add(["body"], "the interchange holds no message (UNH)", "value_error.mscons");
   }
   issues.throwIfAny();
-  return { reference, messages, series };
+  return { reference, messages, segments, series };
 
-  function readQty(s: Segment) {
+  function readQty(s: Segment, syntax: Syntax) {
     if (!open || header) return;
     flushQty();
     const c = s.elements[0];
     const qualifier = c?.[0], raw = c?.[1], unit = c?.[2];
-    if (qualifier === undefined || !QUALIFIERS.has(qualifier)) {
+    if (qualifier !== "220" && qualifier !== "67") {
       return problem(
         s,
-        `quantity qualifier ${qualifier} is not a metered value (220 or 67)`,
+        `quantity qualifier ${qualifier} is not a metered value (220 true value or 67 substitute value)`,
         "value_error.mscons",
       );
     }
@@ -241,17 +250,25 @@ export function parseMscons(text: string): MsconsInterchange {
         "value_error.unit",
       );
     }
-    const factor = UNITS[unit];
+    const factor = unit === "KWH" ? 1 : Object.hasOwn(UNITS, unit) ? UNITS[unit] : undefined;
     if (factor === undefined) {
       return problem(
         s,
-        `unit ${unit} is not an energy unit we know (${Object.keys(UNITS).join(", ")})`,
+        Object.hasOwn(NOT_ENERGY, unit)
+          ? `unit ${unit} is ${
+            NOT_ENERGY[unit]
+          } (UN/ECE Recommendation 20), not an energy; we take ${Object.keys(UNITS).join(" or ")}`
+          : `unit ${unit} is not an energy unit we know (${Object.keys(UNITS).join(", ")})`,
         "value_error.unit",
       );
     }
-    const value = Number(raw);
-    if (!Number.isFinite(value)) {
-      return problem(s, `quantity ${raw} is not a number`, "value_error.decimal_mark");
+    const value = decimalNumber(raw ?? "", syntax.decimalMark);
+    if (value === undefined) {
+      return problem(
+        s,
+        `the quantity ${raw} is not a number with the decimal mark "${syntax.decimalMark}" that UNA declares`,
+        "value_error.decimal_mark",
+      );
     }
     open.qtyValue = value * factor;
     open.qtyPosition = s.position;
@@ -279,7 +296,7 @@ export function parseMscons(text: string): MsconsInterchange {
 /** The owner of a `LOC` segment and a fresh reader for it; `null` for another qualifier. */
 function openLocation(s: Segment, message: string): Open | null {
   const [qualifier] = s.elements[0] ?? [];
-  const where = `${message}, segment ${s.position} (LOC)`;
+  const where = locationWhere(message, s.position);
   const base = {
     where,
     period: {},
@@ -306,40 +323,53 @@ function openLocation(s: Segment, message: string): Open | null {
   return null;
 }
 
-/** The last format-303 text read and its instant: an interval's start is the one before's end. */
-let last303 = { text: "", ms: undefined as number | undefined };
+/** Where a location's `LOC` segment is, for sentences (`MeteredSeries.where`). */
+const locationWhere = (message: string, position: number) =>
+  `${message}, segment ${position} (LOC)`;
+
+/**
+ * `where` of a series read from a part of an interchange, as in the whole: its `LOC` segment
+ * `shift` positions later (`./mscons_parallel.ts`).
+ */
+export function shiftWhere(where: string, shift: number): string {
+  const m = where.match(/^(.*), segment (\d+) \(LOC\)$/);
+  return m ? locationWhere(m[1], Number(m[2]) + shift) : where;
+}
+
+/** The date (`CCYYMMDD` as a number) of the format-303 value read last, and its UTC midnight. */
+let lastDate = -1, lastDateMs = 0;
 
 /** Days of the months of a common year. */
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
  * Format 303 `CCYYMMDDHHMM±ZZ` (offset in hours) as UTC ms; `undefined` when malformed (not 15
- * characters, not digits, no such date, hour over 23 or minute over 59). Read digit by digit: an
- * interchange of 10,000 locations holds two million of them.
+ * characters, not digits, no such date, hour over 23 or minute over 59). Read digit by digit, the
+ * date's instant once per day: an interchange of 10,000 locations holds two million of them.
  */
 export function parse303(v: string): number | undefined {
-  if (v === last303.text) return last303.ms;
-  const ms = v.length === 15 ? parse303Digits(v) : undefined;
-  last303 = { text: v, ms };
-  return ms;
-}
-
-/** The two digits of `v` at `i` as a number (not checked: {@link parse303Digits} checks first). */
-const two = (v: string, i: number) => (v.charCodeAt(i) - 48) * 10 + v.charCodeAt(i + 1) - 48;
-
-function parse303Digits(v: string): number | undefined {
+  if (v.length !== 15) return undefined;
+  let date = 0, time = 0, off = 0;
   for (let i = 0; i < 15; i++) {
-    const c = v.charCodeAt(i);
-    if (i !== 12 && (c < 48 || c > 57)) return undefined;
+    const d = v.charCodeAt(i) - 48;
+    if (i === 12) continue;
+    if (d < 0 || d > 9) return undefined;
+    if (i < 8) date = date * 10 + d;
+    else if (i < 12) time = time * 10 + d;
+    else off = off * 10 + d;
   }
-  const y = two(v, 0) * 100 + two(v, 2), mo = two(v, 4), d = two(v, 6), h = two(v, 8);
-  const mi = two(v, 10), off = two(v, 13), sign = v.charCodeAt(12);
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (
-    (sign !== 43 && sign !== 45) || mo < 1 || mo > 12 || d < 1 ||
-    d > MONTH_DAYS[mo - 1] + (mo === 2 && leap ? 1 : 0) || h > 23 || mi > 59
-  ) return undefined; // 43 "+", 45 "-"
-  return Date.UTC(y, mo - 1, d, h, mi) - (sign === 43 ? 1 : -1) * off * 3_600_000;
+  const sign = v.charCodeAt(12), h = (time / 100) | 0, mi = time % 100;
+  if ((sign !== 43 && sign !== 45) || h > 23 || mi > 59) return undefined; // 43 "+", 45 "-"
+  if (date !== lastDate) {
+    const y = (date / 10000) | 0, mo = ((date / 100) | 0) % 100, d = date % 100;
+    const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+    if (mo < 1 || mo > 12 || d < 1 || d > MONTH_DAYS[mo - 1] + (mo === 2 && leap ? 1 : 0)) {
+      return undefined;
+    }
+    lastDate = date;
+    lastDateMs = Date.UTC(y, mo - 1, d);
+  }
+  return lastDateMs + h * 3_600_000 + mi * 60_000 - (sign === 43 ? off : -off) * 3_600_000;
 }
 
 /** A segment as EDIFACT text (for sentences), without release characters. */

@@ -34,7 +34,8 @@ export async function settleDay(
 }
 
 /**
- * The month view: every day of the local month `YYYY-MM` with any settlement input × area.
+ * The month view: every day of the local month `YYYY-MM` whose delivery has ended by `nowMs` and
+ * that has any settlement input × area.
  * @throws {import("../domain/delivery_day.ts").InvalidDeliveryDayError} for a malformed month
  */
 export async function settleMonth(
@@ -47,6 +48,8 @@ export async function settleMonth(
   const cells: MonthSettlement["cells"] = [];
   const names = new Map<string, string>();
   for (let day = first; day.startsWith(month); day = addDays(day, 1)) {
+    // A day still in delivery, or to come, has nothing to settle yet (its schedule may be sent).
+    if (deliveryDay(day).end.epochMilliseconds > nowMs) break;
     const d = await settleDay(kv, cfg, day, nowMs);
     if (!d.any_input) continue;
     for (const a of d.areas) {

@@ -2,7 +2,8 @@
  * The actuals inbox on the sFTP server (docs/settlement.md, "Inbox"), against a real OpenSSH sshd
  * (tests/support/sshd.ts): an orchestrator pass imports the real MSCONS interchange that landed in
  * `SFTP_ACTUALS_INBOX_DIR` and moves it to `processed/` on the server; a file it does not recognise
- * goes to `rejected/` there, with a warning event naming it and the reason.
+ * goes to `rejected/` there, with the reason beside it (`<name>.reason.txt`) and a warning event
+ * naming it and the reason.
  *
  * Skipped, with the reason printed, when sshd is unavailable; `REQUIRE_E2E=1` makes that a failure.
  */
@@ -63,7 +64,11 @@ Deno.test({
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const names = (d: string) => [...Deno.readDirSync(d)].map((e) => e.name).sort();
     assert.deepEqual(names(`${sshd.dir}/processed`), ["MSCONS_202203.edi"]);
-    assert.deepEqual(names(`${sshd.dir}/rejected`), ["notes.txt"]);
+    assert.deepEqual(names(`${sshd.dir}/rejected`), ["notes.txt", "notes.txt.reason.txt"]);
+    assert.match(
+      await Deno.readTextFile(`${sshd.dir}/rejected/notes.txt.reason.txt`),
+      /^not recognised: neither EDIFACT \(UNA\/UNB\), nor the reBAP header/,
+    );
     assert.equal((await actualsOfDay(s.kv, "2022-03-27")).size, 2);
     const rejected = (await storedEvents(s.kv)).filter((e) =>
       e.kind === "settlement_input_rejected"

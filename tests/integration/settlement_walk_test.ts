@@ -196,8 +196,13 @@ for (const day of ["2027-03-10", "2027-03-28", "2026-10-25"]) {
       });
       assert.equal(m.status, 200);
       const cells = (m.body as { cells: { delivery_day: string; cost_eur: number }[] }).cells;
-      // (The neighbouring days of the walk's horizon had schedules sent too: they are cells.)
+      // The day before had schedules sent too: a cell. The days after had them as well, but are
+      // not over yet (the clock is on D+1): no cells.
       assert.ok(cells.every((c) => c.delivery_day.startsWith(day.slice(0, 7))));
+      assert.ok(
+        cells.every((c) => c.delivery_day <= day),
+        JSON.stringify(cells.map((c) => c.delivery_day)),
+      );
       assert.equal(cells.find((c) => c.delivery_day === day)!.cost_eur, b.totals.cost_eur);
 
       // The metrics show yesterday's cost, energy and completeness (the clock is on D+1).

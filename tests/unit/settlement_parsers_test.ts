@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { parseMscons } from "../../lib/settlement/mscons.ts";
-import { readSegments } from "../../lib/settlement/edifact_segments.ts";
+import { decimalNumber, readSegments } from "../../lib/settlement/edifact_segments.ts";
 import { SettlementInputRefused } from "../../lib/settlement/errors.ts";
 import { actualsFromCsv, actualsFromJson } from "../../lib/settlement/actuals_input.ts";
 import { germanNumber, isRebapCsv, parseRebap } from "../../lib/settlement/rebap.ts";
@@ -60,10 +60,12 @@ Deno.test("MSCONS: the real two-message interchange reads as two market location
 });
 
 Deno.test("MSCONS: UNA decides the decimal mark (the real decimal-comma message)", () => {
-  let sum = 0, n = 0;
-  readSegments(SAMPLE01, (s) => {
-    if (s.tag === "QTY") sum += Number(s.elements[0][1]), n++;
+  let sum = 0, n = 0, mark = "";
+  readSegments(SAMPLE01, (s, syntax) => {
+    mark = syntax.decimalMark;
+    if (s.tag === "QTY") sum += decimalNumber(s.elements[0][1], mark)!, n++;
   });
+  assert.equal(mark, ",");
   assert.equal(n, 2976); // December 2015: 31 × 96
   assert.ok(Math.abs(sum - rawQtySum(SAMPLE01, ",")) < 1e-9);
   assert.ok(sum > 0);
@@ -85,7 +87,7 @@ Deno.test("MSCONS: the real balancing-group sum is refused for its unit D54 (not
   assert.equal(issues[0].type, "value_error.unit");
   assert.match(
     issues[0].msg,
-    /segment 18 \(QTY\+220:4250\.465:D54\), balancing group 11XUENBSOLS----X in balancing area 11XVNBSOLS-----X: unit D54/,
+    /segment 18 \(QTY\+220:4250\.465:D54\), balancing group 11XUENBSOLS----X in balancing area 11XVNBSOLS-----X: unit D54 is watt per square metre \(UN\/ECE Recommendation 20\), not an energy; we take KWH or MWH/,
   );
 });
 
@@ -111,7 +113,7 @@ Deno.test("MSCONS: a changed decimal mark, a gap, an off-grid interval, an unkno
   assert.equal(comma[0].type, "value_error.decimal_mark");
   assert.match(
     comma[0].msg,
-    /message 1 \(UNH\+1, BGM E-121808993A-1\), segment \d+ \(QTY\), market location 51481308448: the quantity is not a number with the decimal mark ","/,
+    /message 1 \(UNH\+1, BGM E-121808993A-1\), segment \d+ \(QTY\+220:\d+\.\d+:KWH\), market location 51481308448: the quantity \d+\.\d+ is not a number with the decimal mark "," that UNA declares/,
   );
 
   // Drop one quarter-hour (its QTY and DTM pair) from the second message.
@@ -134,7 +136,10 @@ Deno.test("MSCONS: a changed decimal mark, a gap, an off-grid interval, an unkno
 
   const unit = refusal(() => parseMscons(MULTI.replaceAll(":KWH'", ":KWT'")));
   assert.equal(unit.length, 2); // once per location
-  assert.match(unit[1].msg, /market location 51481308456: unit KWT is not an energy unit we know/);
+  assert.match(
+    unit[1].msg,
+    /market location 51481308456: unit KWT is kilowatt, a power \(UN\/ECE Recommendation 20\), not an energy; we take KWH or MWH/,
+  );
 
   const junk = refusal(() => parseMscons("this is not EDIFACT"));
   assert.match(junk[0].msg, /not readable as EDIFACT|no message/);

@@ -1,0 +1,90 @@
+/**
+ * MSCONS read in parts on several cores (lib/settlement/mscons_parallel.ts; docs/settlement.md,
+ * "Cost"): the same series, positions and refusals as one piece, on the real two-message
+ * interchange (tests/fixtures/mscons, a copy of ../shared/data/mscons) and on the metering
+ * simulator's interchange with released terminators, line breaks and a decimal comma.
+ */
+import assert from "node:assert/strict";
+import { meteringInterchange } from "../../dev/metering_simulator.ts";
+import { SettlementInputRefused } from "../../lib/settlement/errors.ts";
+import { parseMscons } from "../../lib/settlement/mscons.ts";
+import { cutBetweenMessages, readMscons } from "../../lib/settlement/mscons_parallel.ts";
+
+const MULTI = Deno.readTextFileSync(
+  new URL("../fixtures/mscons/MSCONS_TL_Multiple_LOC_SAMPLE.txt", import.meta.url),
+);
+
+/** Seven locations of the simulator, a free text with a released `'UNH+` after every `BGM`. */
+function tricky(): string {
+  const locations = Array.from({ length: 7 }, (_, i) => ({
+    malo_id: `5000000000${i}`,
+    kw: Array.from({ length: 96 }, (_, q) => 1 + (q % 5)),
+    noise: 0.1,
+  }));
+  return meteringInterchange("2027-03-10", locations).text
+    .replace(/(BGM\+[^']*')/g, "$1FTX+AAI+++not a message?'UNH+1+MSCONS'")
+    .replaceAll("'", "'\r\n")
+    .replaceAll("?'\r\n", "?'"); // a released terminator stays in its segment
+}
+
+/** The refusal's sentences of `fn` (fails when it does not refuse). */
+async function refusal(fn: () => unknown): Promise<string[]> {
+  try {
+    await fn();
+  } catch (err) {
+    assert.ok(err instanceof SettlementInputRefused, String(err));
+    return err.issues.map((i) => i.msg);
+  }
+  assert.fail("not refused");
+}
+
+Deno.test("MSCONS in parts: the real two-message interchange reads as in one piece", async () => {
+  const cut = cutBetweenMessages(MULTI, 2);
+  assert.equal(cut?.parts.length, 2);
+  assert.match(cut!.parts[1], /^UNH\+2\+/);
+  const one = parseMscons(MULTI);
+  const parts = await readMscons(MULTI, { minChars: 0, threads: 2 });
+  assert.deepEqual(parts, one);
+  assert.equal(parts.series.length, 2);
+});
+
+Deno.test("MSCONS in parts: released terminators and line breaks do not cut, positions as in one piece", async () => {
+  const text = tricky();
+  const cut = cutBetweenMessages(text, 3)!;
+  assert.equal(cut.parts.length, 3);
+  for (const p of cut.parts.slice(1)) assert.match(p, /^UNH\+\d+\+MSCONS:D:04B/);
+  assert.equal(cut.parts.join(""), text);
+  const one = parseMscons(text);
+  assert.equal(one.series.length, 7);
+  assert.deepEqual(await readMscons(text, { minChars: 0, threads: 3 }), one);
+  // The workers' path, whatever the timing: they read every chunk they may.
+  assert.deepEqual(await readMscons(text, { minChars: 0, threads: 3, leaveToWorkers: true }), one);
+  assert.deepEqual(await readMscons(text, { minChars: 0, threads: 2, leaveToWorkers: true }), one);
+  // The last location's LOC segment, counted in the whole interchange.
+  const before = text.slice(0, text.lastIndexOf("LOC+172+"));
+  const segments = before.split(/(?<!\?)'/).length - 1; // UNA's own terminator is not a segment
+  assert.match(one.series[6].where, new RegExp(`segment ${segments} \\(LOC\\)$`));
+});
+
+Deno.test("MSCONS in parts: a refusal in a later part is told as in one piece", async () => {
+  const text = tricky();
+  const lastLoc = text.lastIndexOf("LOC+172+");
+  const at = text.indexOf("QTY+220:", text.indexOf("QTY+220:", lastLoc) + 1);
+  const broken = text.slice(0, at) + "QTY+220:1,5:KWH" + text.slice(text.indexOf("'", at));
+  const one = await refusal(() => parseMscons(broken));
+  assert.match(one[0], /market location 50000000006: the quantity 1,5 is not a number/);
+  assert.deepEqual(await refusal(() => readMscons(broken, { minChars: 0, threads: 3 })), one);
+  assert.deepEqual(
+    await refusal(() => readMscons(broken, { minChars: 0, threads: 2, leaveToWorkers: true })),
+    one,
+  );
+});
+
+Deno.test("MSCONS in parts: one message or a small interchange is read in one piece", async () => {
+  const text = tricky();
+  const first = text.indexOf("UNH+2+");
+  const single = text.slice(0, first) + text.slice(text.lastIndexOf("UNZ+"));
+  assert.equal(cutBetweenMessages(single, 2), null);
+  assert.deepEqual(await readMscons(single, { minChars: 0, threads: 2 }), parseMscons(single));
+  assert.equal(cutBetweenMessages("not EDIFACT", 2), null);
+});
