@@ -18,6 +18,8 @@ export interface ClaimedFile {
   name: string;
   /** The file's text (UTF-8). */
   text(): Promise<string>;
+  /** The file's bytes, for a format that names its own character set (EDIFACT's `UNB`). */
+  bytes(): Promise<Uint8Array>;
   /**
    * Moves it to `<inbox>/<folder>/<name>` (a later file of the same name wins); with `reason`, the
    * reason in words goes beside it as `<name>.reason.txt` (docs/fahrplan.md, "Schema validation").
@@ -69,6 +71,7 @@ export function localInbox(dir: string): InboxSource {
       return {
         name,
         text: () => Deno.readTextFile(path),
+        bytes: () => Deno.readFile(path),
         moveTo: (folder, reason) =>
           inDir(base, async () => {
             await Deno.mkdir(`${base}/${folder}`, { recursive: true });
@@ -110,6 +113,12 @@ export async function sftpInbox(target: SftpTarget): Promise<InboxSource> {
         async text() {
           const data = await client.get(path);
           return Buffer.isBuffer(data) ? data.toString("utf8") : String(data);
+        },
+        async bytes() {
+          const data = await client.get(path);
+          return Buffer.isBuffer(data)
+            ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+            : new TextEncoder().encode(String(data));
         },
         async moveTo(folder, reason) {
           if (!(await client.exists(`${base}/${folder}`))) {

@@ -38,7 +38,8 @@ type Deps = Pick<ServiceContext, "kv" | "clock" | "events">;
 
 /**
  * Imports actuals.
- * @param body the text (MSCONS, CSV) or the parsed JSON value
+ * @param body MSCONS as the bytes that arrived (decoded in the character set its `UNB` names; a
+ *   string is taken as UTF-8), CSV as text, JSON as the parsed value
  * @param source names the input in the stored records and the event (e.g. a file name)
  * @throws {SettlementInputRefused} nothing stored
  */
@@ -50,7 +51,9 @@ export async function importActuals(
   source: string,
 ): Promise<ActualsImport> {
   const series = format === "mscons"
-    ? (await readMscons(String(body))).series
+    ? (await readMscons(
+      body instanceof Uint8Array ? body : new TextEncoder().encode(String(body)),
+    )).series
     : format === "csv"
     ? actualsFromCsv(String(body))
     : actualsFromJson(body);

@@ -77,18 +77,26 @@ async function importFrom(
   for (const name of await source.list()) {
     const claimed = await source.claim(name);
     if (!claimed) continue; // another importer took it
-    const text = await claimed.text();
-    const kind = recogniseFile(text);
+    const bytes = await claimed.bytes();
+    // Recognised by its first characters (ASCII in every set); read in its own set below.
+    const kind = recogniseFile(new TextDecoder().decode(bytes.subarray(0, 4096)));
+    const text = () => new TextDecoder().decode(bytes);
     let reason: string;
     try {
       if (kind === "rebap") {
-        const r = await importPrices(deps, text, by, `file ${name}`);
+        const r = await importPrices(deps, text(), by, `file ${name}`);
         await claimed.moveTo("processed");
         out.push({ file: name, outcome: "imported", kind, message: r.message });
         continue;
       }
       if (kind) {
-        const r = await importActuals(deps, kind, text, by, `file ${name}`);
+        const r = await importActuals(
+          deps,
+          kind,
+          kind === "mscons" ? bytes : text(),
+          by,
+          `file ${name}`,
+        );
         await claimed.moveTo("processed");
         out.push({ file: name, outcome: "imported", kind, message: r.message });
         continue;

@@ -61,7 +61,12 @@ export function registerActuals(ctx: RouteContext): void {
   }, async (c) => {
     const by = c.get("principal")?.caller ?? "unknown";
     const format = formatOf(c.req.header("content-type"));
-    const body = format === "json" ? await readJson(c.req.raw) : await c.req.text();
+    // MSCONS as bytes: its UNB names the character set (UNOC = ISO 8859-1), not the header.
+    const body = format === "json"
+      ? await readJson(c.req.raw)
+      : format === "mscons"
+      ? new Uint8Array(await c.req.arrayBuffer())
+      : await c.req.text();
     return answer(await importActuals(ctx, format, body, by, `POST /v1/actuals`));
   });
 

@@ -174,3 +174,40 @@ Deno.test("POST /v1/imbalance-prices: the March 2027 file, then a newer one repl
     await s.close();
   }
 });
+
+Deno.test('POST /v1/actuals: a UNOC interchange in ISO 8859-1 (a DSO\'s "München") is stored', async () => {
+  const s = await startServer({ EXTERNAL_API_KEYS: `acme:${EXT}`, RATE_LIMIT_PER_MINUTE: "0" });
+  try {
+    for (const id of ["51481308448", "51481308456"]) {
+      const r = await call(`${s.url}/v1/market-locations/${id}`, {
+        method: "PUT",
+        headers: ext,
+        body: JSON.stringify({ control_area: "10YDE-RWENET---I", direction: "consumption" }),
+      });
+      assert.equal(r.status, 201);
+    }
+    // UNB+UNOC: one byte per character; "ü" is 0xFC, which is no UTF-8.
+    const named = MULTI.replace(/(NAD\+MS[^']*')/, "$1CTA+IC+:Stadtwerke München'");
+    const body = Uint8Array.from(named, (c) => c.charCodeAt(0));
+    assert.ok(body.includes(0xfc));
+    const r = await call(`${s.url}/v1/actuals`, { method: "POST", headers: edifact, body });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((r.body as { added: number }).added, 2 * 2972);
+    assert.equal(await allActuals(s.kv), 62);
+
+    // A refusal quotes the segment in its own characters.
+    const bad = named.replace("LOC+172+51481308448", "LOC+999+Zählpunkt Süd");
+    const refused = await call(`${s.url}/v1/actuals`, {
+      method: "POST",
+      headers: edifact,
+      body: Uint8Array.from(bad, (c) => c.charCodeAt(0)),
+    });
+    assert.equal(refused.status, 422);
+    assert.match(
+      (refused.body as { detail: { msg: string }[] }).detail[0].msg,
+      /\(LOC\+999\+Zählpunkt Süd\): expected LOC\+172 \(market location\)/,
+    );
+  } finally {
+    await s.close();
+  }
+});

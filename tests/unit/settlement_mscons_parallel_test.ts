@@ -9,6 +9,12 @@ import { meteringInterchange } from "../../dev/metering_simulator.ts";
 import { SettlementInputRefused } from "../../lib/settlement/errors.ts";
 import { parseMscons } from "../../lib/settlement/mscons.ts";
 import { cutBetweenMessages, readMscons } from "../../lib/settlement/mscons_parallel.ts";
+import { decodeInterchange, interchangeEncoding } from "../../lib/settlement/edifact_text.ts";
+
+/** One byte per character (ISO 8859-1), as a UNOC interchange arrives. */
+const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const asText = (b: Uint8Array) => new TextDecoder("latin1").decode(b);
 
 const MULTI = Deno.readTextFileSync(
   new URL("../fixtures/mscons/MSCONS_TL_Multiple_LOC_SAMPLE.txt", import.meta.url),
@@ -39,27 +45,25 @@ async function refusal(fn: () => unknown): Promise<string[]> {
 }
 
 Deno.test("MSCONS in parts: the real two-message interchange reads as in one piece", async () => {
-  const cut = cutBetweenMessages(MULTI, 2);
+  const cut = cutBetweenMessages(utf8(MULTI), 2);
   assert.equal(cut?.parts.length, 2);
-  assert.match(cut!.parts[1], /^UNH\+2\+/);
+  assert.match(asText(cut!.parts[1]), /^UNH\+2\+/);
   const one = parseMscons(MULTI);
-  const parts = await readMscons(MULTI, { minChars: 0, threads: 2 });
+  const parts = await readMscons(utf8(MULTI), { minBytes: 0, parts: 2 });
   assert.deepEqual(parts, one);
   assert.equal(parts.series.length, 2);
 });
 
 Deno.test("MSCONS in parts: released terminators and line breaks do not cut, positions as in one piece", async () => {
   const text = tricky();
-  const cut = cutBetweenMessages(text, 3)!;
+  const cut = cutBetweenMessages(utf8(text), 3)!;
   assert.equal(cut.parts.length, 3);
-  for (const p of cut.parts.slice(1)) assert.match(p, /^UNH\+\d+\+MSCONS:D:04B/);
-  assert.equal(cut.parts.join(""), text);
+  for (const p of cut.parts.slice(1)) assert.match(asText(p), /^UNH\+\d+\+MSCONS:D:04B/);
+  assert.equal(cut.parts.map(asText).join(""), text);
   const one = parseMscons(text);
   assert.equal(one.series.length, 7);
-  assert.deepEqual(await readMscons(text, { minChars: 0, threads: 3 }), one);
-  // The workers' path, whatever the timing: they read every chunk they may.
-  assert.deepEqual(await readMscons(text, { minChars: 0, threads: 3, leaveToWorkers: true }), one);
-  assert.deepEqual(await readMscons(text, { minChars: 0, threads: 2, leaveToWorkers: true }), one);
+  assert.deepEqual(await readMscons(utf8(text), { minBytes: 0, parts: 3 }), one);
+  assert.deepEqual(await readMscons(utf8(text), { minBytes: 0, parts: 2 }), one);
   // The last location's LOC segment, counted in the whole interchange.
   const before = text.slice(0, text.lastIndexOf("LOC+172+"));
   const segments = before.split(/(?<!\?)'/).length - 1; // UNA's own terminator is not a segment
@@ -73,18 +77,35 @@ Deno.test("MSCONS in parts: a refusal in a later part is told as in one piece", 
   const broken = text.slice(0, at) + "QTY+220:1,5:KWH" + text.slice(text.indexOf("'", at));
   const one = await refusal(() => parseMscons(broken));
   assert.match(one[0], /market location 50000000006: the quantity 1,5 is not a number/);
-  assert.deepEqual(await refusal(() => readMscons(broken, { minChars: 0, threads: 3 })), one);
-  assert.deepEqual(
-    await refusal(() => readMscons(broken, { minChars: 0, threads: 2, leaveToWorkers: true })),
-    one,
-  );
+  for (const parts of [2, 3]) {
+    assert.deepEqual(
+      await refusal(() => readMscons(utf8(broken), { minBytes: 0, parts })),
+      one,
+    );
+  }
 });
 
 Deno.test("MSCONS in parts: one message or a small interchange is read in one piece", async () => {
   const text = tricky();
   const first = text.indexOf("UNH+2+");
   const single = text.slice(0, first) + text.slice(text.lastIndexOf("UNZ+"));
-  assert.equal(cutBetweenMessages(single, 2), null);
-  assert.deepEqual(await readMscons(single, { minChars: 0, threads: 2 }), parseMscons(single));
-  assert.equal(cutBetweenMessages("not EDIFACT", 2), null);
+  assert.equal(cutBetweenMessages(utf8(single), 2), null);
+  assert.deepEqual(await readMscons(utf8(single), { minBytes: 0, parts: 2 }), parseMscons(single));
+  assert.equal(cutBetweenMessages(utf8("not EDIFACT"), 2), null);
+});
+
+Deno.test('MSCONS bytes: a UNOC interchange is ISO 8859-1 (a DSO\'s "München" is read, not refused)', async () => {
+  const named = MULTI.replace(/(NAD\+MS[^']*')/, "$1CTA+IC+:Stadtwerke München'");
+  const bytes = latin1(named);
+  assert.equal(interchangeEncoding(bytes), "iso-8859-1");
+  assert.equal(decodeInterchange(bytes), named);
+  // Read as UTF-8 it would hold a replacement character, which EDIFACT does not allow.
+  assert.throws(() => parseMscons(new TextDecoder().decode(bytes)), /Invalid character/);
+  const one = parseMscons(named);
+  assert.equal(one.series.length, 2);
+  assert.deepEqual(await readMscons(bytes), one);
+  assert.deepEqual(await readMscons(bytes, { minBytes: 0, parts: 2 }), one);
+  // ASCII only: the same text whatever the set; UNOW is UTF-8.
+  assert.equal(decodeInterchange(utf8(MULTI)), MULTI);
+  assert.equal(interchangeEncoding(utf8(MULTI.replace("UNOC", "UNOW"))), "utf-8");
 });
