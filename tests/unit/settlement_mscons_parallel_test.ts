@@ -109,3 +109,25 @@ Deno.test('MSCONS bytes: a UNOC interchange is ISO 8859-1 (a DSO\'s "München" i
   assert.equal(decodeInterchange(utf8(MULTI)), MULTI);
   assert.equal(interchangeEncoding(utf8(MULTI.replace("UNOC", "UNOW"))), "utf-8");
 });
+
+Deno.test("MSCONS in parts: this thread stays free while the workers read", async () => {
+  // 700 locations × one day: about 5 MiB, above the size from which the interchange is cut.
+  const locations = Array.from({ length: 700 }, (_, i) => ({
+    malo_id: String(50000000000 + i),
+    kw: Array.from({ length: 96 }, (_, q) => 1 + (q % 5)),
+    noise: 0.1,
+  }));
+  const bytes = utf8(meteringInterchange("2027-03-10", locations).text);
+  let turns = 0, reading = true;
+  const tick = () => {
+    if (!reading) return;
+    turns++;
+    setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  const r = await readMscons(bytes, { parts: 2 });
+  reading = false;
+  assert.equal(r.series.length, 700);
+  // Read here, the parse would hold this thread for its whole length: no timer could run.
+  assert.ok(turns >= 3, `only ${turns} timer turns while reading`);
+});
