@@ -1,6 +1,7 @@
 /**
  * The actuals inbox (docs/settlement.md, "Inbox"): an orchestrator pass imports every file that
- * landed in `ACTUALS_INBOX_DIR` — the real MSCONS interchange, the real reBAP file, a CSV — moves
+ * landed in `ACTUALS_INBOX_DIR` — the real MSCONS interchange (in ISO 8859-1, as its `UNOC` says),
+ * the real reBAP file, a CSV — moves
  * them to processed/, and moves a bad one to rejected/ with its reason (a file beside it and a
  * warning event); nothing of a bad file is stored.
  */
@@ -38,7 +39,9 @@ Deno.test("actuals inbox: an orchestrator pass imports what landed; bad files to
       });
       assert.equal(r.status, 201);
     }
-    await Deno.writeTextFile(`${inbox}/a_mscons.edi`, MULTI);
+    // As a DSO writes it: UNB+UNOC, one byte per character ("ü" = 0xFC, no UTF-8).
+    const named = MULTI.replace(/(NAD\+MS[^']*')/, "$1CTA+IC+:Stadtwerke München'");
+    await Deno.writeFile(`${inbox}/a_mscons.edi`, Uint8Array.from(named, (c) => c.charCodeAt(0)));
     await Deno.writeTextFile(`${inbox}/b_rebap.csv`, REBAP);
     await Deno.writeTextFile(
       `${inbox}/c_actuals.csv`,
@@ -49,6 +52,8 @@ Deno.test("actuals inbox: an orchestrator pass imports what landed; bad files to
       "market_location_id,start,kwh\n51238696781,2022-04-01T00:00:00+02:00,3.5\n",
     );
     await Deno.writeTextFile(`${inbox}/e_junk.txt`, "hello");
+    const bad = named.replace("LOC+172+51481308448", "LOC+999+Zählpunkt Süd");
+    await Deno.writeFile(`${inbox}/f_bad.edi`, Uint8Array.from(bad, (c) => c.charCodeAt(0)));
 
     const r = await call(`${s.url}/v1/orchestrate`, {
       method: "POST",
@@ -62,7 +67,14 @@ Deno.test("actuals inbox: an orchestrator pass imports what landed; bad files to
       "d_unknown.csv.reason.txt",
       "e_junk.txt",
       "e_junk.txt.reason.txt",
+      "f_bad.edi",
+      "f_bad.edi.reason.txt",
     ]);
+    // The reason quotes the segment in its own characters.
+    assert.match(
+      await Deno.readTextFile(`${inbox}/rejected/f_bad.edi.reason.txt`),
+      /\(LOC\+999\+Zählpunkt Süd\): expected LOC\+172/,
+    );
     assert.match(
       await Deno.readTextFile(`${inbox}/rejected/d_unknown.csv.reason.txt`),
       /line 2: market location 51238696781 is not registered here/,
@@ -77,7 +89,7 @@ Deno.test("actuals inbox: an orchestrator pass imports what landed; bad files to
     const rejected = (await storedEvents(s.kv)).filter((e) =>
       e.kind === "settlement_input_rejected"
     );
-    assert.equal(rejected.length, 2);
+    assert.equal(rejected.length, 3);
     assert.match(
       String(rejected[0].message),
       /The file d_unknown\.csv in the inbox .* was not imported: line 2/,
