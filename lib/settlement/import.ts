@@ -11,6 +11,7 @@ import { registeredMarketLocations } from "../pipeline/market_locations.ts";
 import { actualsFromCsv, actualsFromJson } from "./actuals_input.ts";
 import { storeActuals, type StoreOutcome } from "./actuals_store.ts";
 import { IssueList } from "./errors.ts";
+import { parseMscons } from "./mscons.ts";
 import { readMscons } from "./mscons_parallel.ts";
 import { type PriceOutcome, storePrices } from "./prices_store.ts";
 import { parseRebap } from "./rebap.ts";
@@ -38,8 +39,8 @@ type Deps = Pick<ServiceContext, "kv" | "clock" | "events">;
 
 /**
  * Imports actuals.
- * @param body MSCONS as the bytes that arrived (decoded in the character set its `UNB` names; a
- *   string is taken as UTF-8), CSV as text, JSON as the parsed value
+ * @param body MSCONS as the bytes that arrived (decoded in the character set its `UNB` names) or
+ *   as text already decoded, CSV as text, JSON as the parsed value
  * @param source names the input in the stored records and the event (e.g. a file name)
  * @throws {SettlementInputRefused} nothing stored
  */
@@ -51,9 +52,7 @@ export async function importActuals(
   source: string,
 ): Promise<ActualsImport> {
   const series = format === "mscons"
-    ? (await readMscons(
-      body instanceof Uint8Array ? body : new TextEncoder().encode(String(body)),
-    )).series
+    ? (body instanceof Uint8Array ? await readMscons(body) : parseMscons(String(body))).series
     : format === "csv"
     ? actualsFromCsv(String(body))
     : actualsFromJson(body);
