@@ -45,10 +45,14 @@ export async function readMscons(
     : null;
   if (!cut) return whole();
   const headerSegments = segmentsOf(decodeInterchange(cut.header, encoding));
-  const workers = cut.parts.map(() =>
-    new Worker(new URL("./mscons_worker.ts", import.meta.url).href, { type: "module" })
-  );
+  if (headerSegments < 0) return whole();
+  const workers: Worker[] = [];
   try {
+    for (const _ of cut.parts) {
+      workers.push(
+        new Worker(new URL("./mscons_worker.ts", import.meta.url).href, { type: "module" }),
+      );
+    }
     const answers = await Promise.all(workers.map((w, i) => {
       // Each part after the first gets the header before it: one copy, handed over (not copied).
       const head = i === 0 ? new Uint8Array(0) : cut.header;
@@ -63,15 +67,22 @@ export async function readMscons(
       read.push(a.ok);
     }
     return join(read, headerSegments);
+  } catch (err) {
+    if (workers.length === cut.parts.length) throw err;
+    return whole(); // no worker could be started here: in one piece
   } finally {
     for (const w of workers) w.terminate();
   }
 }
 
-/** The number of segments of `text`. */
+/** The number of segments of `text`; `-1` when it is not EDIFACT (the whole is then refused). */
 function segmentsOf(text: string): number {
   let n = 0;
-  readSegments(text, () => n++);
+  try {
+    readSegments(text, () => n++);
+  } catch {
+    return -1;
+  }
   return n;
 }
 

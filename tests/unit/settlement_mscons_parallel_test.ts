@@ -92,6 +92,12 @@ Deno.test("MSCONS in parts: one message or a small interchange is read in one pi
   assert.equal(cutBetweenMessages(utf8(single), 2), null);
   assert.deepEqual(await readMscons(utf8(single), { minBytes: 0, parts: 2 }), parseMscons(single));
   assert.equal(cutBetweenMessages(utf8("not EDIFACT"), 2), null);
+  // A broken header before a cut: refused as in one piece.
+  const brokenHead = text.replace("UNB+", "UNB+\u0001");
+  assert.deepEqual(
+    await refusal(() => readMscons(utf8(brokenHead), { minBytes: 0, parts: 2 })),
+    await refusal(() => parseMscons(brokenHead)),
+  );
 });
 
 Deno.test('MSCONS bytes: a UNOC interchange is ISO 8859-1 (a DSO\'s "München" is read, not refused)', async () => {
