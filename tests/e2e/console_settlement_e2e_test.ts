@@ -234,9 +234,10 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
         `${MONTH} in Amprion: ${totalsText(m.totals, "en-GB")}. 1 day settled, 1 of them ` +
           "provisional; 1 day without actuals yet.",
       );
-      // The route lists every day with a sent schedule (today's and tomorrow's too); the rows are
-      // the days after delivery, and the day with nothing measured says so, not 0.00 EUR.
-      assert.ok(m.cells.some((c) => c.delivery_day === addDays(DAY, 2)), JSON.stringify(m.cells));
+      // The route lists only days whose delivery has ended (today's and tomorrow's sent schedules
+      // are no cells); the day with nothing measured says so, not 0.00 EUR.
+      assert.ok(m.cells.every((c) => c.delivery_day <= DAY), JSON.stringify(m.cells));
+      assert.ok(m.cells.some((c) => c.delivery_day === BEFORE), JSON.stringify(m.cells));
       const rows = month.locator(".month-table tbody tr");
       assert.deepEqual(await rows.evaluateAll((t) => t.map((r) => r.dataset.day)), [BEFORE, DAY]);
       assert.equal(
