@@ -19,14 +19,9 @@ import {
   tsoProblems,
   tsoSummary,
 } from "./day_texts.ts";
-import { formatBerlinHm, formatMwh } from "./format.ts";
-import {
-  areaName,
-  lateFirstText,
-  LOCKED_DEVIATION_MIN_MWH,
-  schedulesOpen,
-  statusRequestText,
-} from "./intraday_texts.ts";
+import { formatBerlinHm } from "./format.ts";
+import { lateFirstText, schedulesOpen } from "./intraday_texts.ts";
+import { lockedDeviationItem, statusRequestItems } from "./attention_areas.ts";
 import { goodNews, missingForecastItems } from "./attention_groups.ts";
 import type { RejectedAnswer } from "../fahrplan/rejected_answers.ts";
 
@@ -54,8 +49,9 @@ const sentence = (s: string): string => s[0].toUpperCase() + s.slice(1);
 
 /**
  * The items: errors, then warnings, then one line of good news (today and tomorrow confirmed),
- * then information; within a level by day (earliest first). Repeated facts of consecutive days
- * are one item (missing forecasts).
+ * then information; within a level by day (earliest first). Repeated facts are one item: missing
+ * forecasts of consecutive days, the locked deviation of a day's areas, status requests of a day's
+ * areas asked together (`attention_areas.ts`).
  * @returns `[]` when nothing is worth saying (no day from today on has any state or deadline)
  */
 export function attention(input: AttentionInput): AttentionItem[] {
@@ -165,33 +161,9 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
         }.`,
     });
   }
-  if (relativeDay(day, nowMs) === "today") {
-    for (const s of d.schedules ?? []) {
-      const mwh = s.locked_deviation_mwh ?? 0;
-      if (mwh < LOCKED_DEVIATION_MIN_MWH) continue;
-      add({
-        code: "locked_deviation",
-        level: "warn",
-        control_area: s.control_area,
-        message:
-          `${sentence(name)}: ${formatMwh(mwh)} MWh can no longer be scheduled away in ${
-            areaName(s.control_area)
-          } (${s.control_area}): ` +
-          "the frozen quarter-hours deviate from the schedule the TSO has.",
-      });
-    }
-  }
-  for (const s of d.schedules ?? []) {
-    const asked = s.status_request;
-    if (!asked || asked.answered) continue;
-    add({
-      code: "status_requested",
-      level: "warn",
-      control_area: s.control_area,
-      message: `${sentence(name)}: ${areaName(s.control_area)} (${s.control_area}) has not ` +
-        `answered schedule v${s.version}; ${statusRequestText(s)}.`,
-    });
-  }
+  const locked = lockedDeviationItem(d, nowMs);
+  if (locked) add(locked);
+  for (const i of statusRequestItems(d, nowMs)) add(i);
   const summary = tsoSummary(d);
   if (summary && !problems.length && !scheduleOutdated(d)) {
     const waiting = (d.schedules ?? []).filter((s) => s.tso_status !== "confirmed");

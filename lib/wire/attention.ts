@@ -18,8 +18,10 @@ import { z } from "zod";
  * `schedule_outdated` (warn, new input after the schedule was sent: the TSO has an older
  * aggregate), `missing_forecasts` (warn from when forecasts are due, by default the TSO
  * deadline the day before; info before; consecutive days with the same count are one item), `orchestrator_stopped` (warn), `locked_deviation` (warn,
- * today, per control area: at least 0.1 MWh left between the open position and the schedule the
- * TSO has in the frozen quarter-hours), `awaiting_answer`
+ * today: at least 0.1 MWh left between the open position and the schedule the TSO has in the
+ * frozen quarter-hours; one item for all such areas of the day, each with its amount),
+ * `status_requested` (warn, a status request about the current version unanswered; areas asked
+ * about the same version at the same minute are one item), `awaiting_answer`
  * (info, the current version is sent, not every TSO answered), `not_sent_yet` (info, tomorrow,
  * deadline ahead), `all_confirmed` (ok, one line: every schedule of today and/or tomorrow confirmed in its
  * current version). Order: errors, warnings, the line of good news, information.
@@ -50,6 +52,12 @@ export const AttentionItemSchema = z.object({
   delivery_day: z.string().nullable(),
   /** The control area's EIC, for items about one area. */
   control_area: z.string().optional(),
+  /**
+   * Every control area's EIC, in the overview's order, when an item covers several of one day
+   * (`locked_deviation` with each area's amount in the message, `status_requested` asked together);
+   * `control_area` is absent then.
+   */
+  control_areas: z.array(z.string()).optional(),
   /**
    * Every day an item speaks of when it covers several (missing forecasts of consecutive days,
    * `all_confirmed` of today and tomorrow); `delivery_day` is the first of them.

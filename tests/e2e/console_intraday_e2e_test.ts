@@ -107,7 +107,20 @@ Deno.test({
     const locked = await list.locator(".locked-deviation").innerText();
     assert.match(locked, /4\.2 MWh can no longer be scheduled away in 50Hertz/);
     assert.match(locked, /4\.2 MWh can no longer be scheduled away in Amprion/);
-    assert.equal(await page.locator('.attention li[data-code="locked_deviation"]').count(), 4);
+    // In the attention box one line names every area with its own amount, in the order of the
+    // schedule list (by EIC), not four near-identical lines.
+    const lockedItem = page.locator('.attention li[data-code="locked_deviation"]');
+    assert.equal(await lockedItem.count(), 1);
+    assert.equal(
+      await lockedItem.locator("a").innerText(),
+      "Today (Tue 24 Nov): energy that can no longer be scheduled away: 4.2 MWh in TransnetBW, " +
+        "4.2 MWh in TenneT TSO, 4.2 MWh in Amprion, 4.2 MWh in 50Hertz; the frozen quarter-hours " +
+        "deviate from the schedules the TSOs have.",
+    );
+    assert.equal(
+      (await page.locator(".attention").innerText()).match(/scheduled away/g)?.length,
+      1,
+    );
 
     // The schedule the TSO has: one dashed line per area beside the open position.
     const chart = page.locator(".chart-plot");

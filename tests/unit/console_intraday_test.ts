@@ -143,14 +143,14 @@ Deno.test("attention: locked_deviation (warn) for today's areas from 0.1 MWh, no
   ]);
   const items = attention({ days: [today], orchestrator: running, nowMs: NOW });
   const locked = items.filter((i) => i.code === "locked_deviation");
-  assert.deepEqual(locked.map((i) => [i.level, i.control_area, i.delivery_day]), [
-    ["warn", AREAS[2], TODAY],
-    ["warn", AREAS[3], TODAY],
+  // Both areas in one item, each with its amount (tests/unit/console_attention_areas_test.ts).
+  assert.deepEqual(locked.map((i) => [i.level, i.control_areas, i.delivery_day]), [
+    ["warn", [AREAS[2], AREAS[3]], TODAY],
   ]);
   assert.equal(
     locked[0].message,
-    "Today (Tue 24 Nov): 2.4 MWh can no longer be scheduled away in 50Hertz (10YDE-VE-------2): " +
-      "the frozen quarter-hours deviate from the schedule the TSO has.",
+    "Today (Tue 24 Nov): energy that can no longer be scheduled away: 2.4 MWh in 50Hertz, " +
+      "0.1 MWh in TransnetBW; the frozen quarter-hours deviate from the schedules the TSOs have.",
   );
   const tomorrow = day("2026-11-25", [entry(2, { locked_deviation_mwh: 5 })], {
     tso_deadline: "2026-11-24T13:30:00Z",
