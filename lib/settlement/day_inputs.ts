@@ -92,10 +92,17 @@ export async function readSettlementInputs(
     customerForecasts(kv, day),
     locationFacts(kv),
   ]);
-  // The profile shapes need the holiday calendar, loaded at the first use (shape_modules.ts).
+  // The profile shapes need the holiday calendar, loaded at the first use (shape_modules.ts); each
+  // profile's shape is looked up once per pass, not once per location.
   const { sharedProfileShape } = (await shapeModules()).profile;
+  const shapes = new Map<ProfileCode, Readonly<Float64Array>>();
+  const shapeOf = (p: ProfileCode) => {
+    let shape = shapes.get(p);
+    if (!shape) shapes.set(p, shape = sharedProfileShape(p, day, region));
+    return shape;
+  };
   const addShape = (acc: Float64Array, p: ProfileCode, k: number) => {
-    const shape = sharedProfileShape(p, day, region);
+    const shape = shapeOf(p);
     for (let i = 0; i < acc.length; i++) acc[i] += shape[i] * k;
   };
   const per = new Map<string, AreaSum>();
@@ -114,24 +121,59 @@ export async function readSettlementInputs(
     const a = loc && per.get(loc.control_area);
     if (!a || !loc) return;
     const s = sign(loc.direction);
-    if (loc.standard_load_profile) {
-      a.meteredProfile++;
-      addShape(a.kw, loc.standard_load_profile, -s * (loc.annual_kwh ?? 0));
-    } else a.meteredPlain++;
+    const profile = loc.standard_load_profile;
+    const shape = profile ? shapeOf(profile) : null;
+    if (shape) a.meteredProfile++;
+    else a.meteredPlain++;
+    const cust = customer.size ? customer.get(id) : undefined;
+    const src = sourceOf(a.sources, cust ? "customer" : profile, n);
+    const annual = loc.annual_kwh ?? 0;
+    // One pass over the values: per quarter-hour the location's profile values out (a metered
+    // profile location is settled by its meter), its meter in, and its forecast and actual to
+    // its source — per quarter-hour in the order separate loops would add them.
+    const kwh = rec.kwh, len = kwh.length, kw = a.kw, k = -s * annual;
     let full = true;
+    if (shape && src && !cust && len === n) {
+      // The usual case (a metered profile location), without the checks of the general loop.
+      const unknown = a.unknown, f = src.f, act = src.a;
+      let abs = src.abs;
+      for (let i = 0; i < n; i++) {
+        kw[i] += shape[i] * k;
+        const v = kwh[i];
+        if (v !== v) { // NaN: not metered
+          unknown[i] = 1;
+          full = false;
+          continue;
+        }
+        kw[i] += s * v * 4;
+        const fi = shape[i] * annual;
+        f[i] += fi;
+        act[i] += v * 4;
+        abs += Math.abs(fi - v * 4);
+      }
+      src.abs = abs;
+      if (full) a.complete++;
+      else a.incomplete++;
+      return;
+    }
     for (let i = 0; i < n; i++) {
-      const v = rec.kwh[i];
-      if (v !== v || v === undefined) { // NaN: not metered
+      if (shape) kw[i] += shape[i] * k;
+      const v = i < len ? kwh[i] : NaN;
+      if (v !== v) { // NaN: not metered
         a.unknown[i] = 1;
         full = false;
-      } else a.kw[i] += s * v * 4;
+        continue;
+      }
+      kw[i] += s * v * 4;
+      if (src) {
+        const f = cust ? cust[i] : shape![i] * annual;
+        src.f[i] += f;
+        src.a[i] += v * 4;
+        src.abs += Math.abs(f - v * 4);
+      }
     }
     if (full) a.complete++;
     else a.incomplete++;
-    const shape = loc.standard_load_profile
-      ? sharedProfileShape(loc.standard_load_profile, day, region)
-      : null;
-    addSource(a.sources, loc, rec, customer.get(id), shape);
   };
   let meteredAny = false;
   let pending: Promise<void> = Promise.resolve();
@@ -226,31 +268,25 @@ function balancingGroupMw(
   return out;
 }
 
-/** Adds a metered location's forecast (customer, else profile) and actual to its source, kW. */
-function addSource(
+/**
+ * The sum of a metered location's source (`customer` when it has a customer forecast, else its
+ * profile class), counted; `null` for a location with neither (no forecast to compare).
+ */
+function sourceOf(
   sources: Map<string, SourceSum>,
-  loc: LocationFacts,
-  rec: PackedActuals,
-  customer: ArrayLike<number> | undefined,
-  profileShape: Readonly<Float64Array> | null,
-): void {
-  const source = customer ? "customer" : loc.standard_load_profile;
-  if (!source) return;
-  const n = rec.kwh.length;
-  const shape = customer ? null : profileShape;
-  if (!customer && !shape) return;
-  const s = sources.get(source) ??
-    { locations: 0, f: new Float64Array(n), a: new Float64Array(n), abs: 0 };
-  s.locations++;
-  for (let i = 0; i < n; i++) {
-    const v = rec.kwh[i];
-    if (v !== v) continue; // NaN: not metered
-    const f = customer ? customer[i] : shape![i] * (loc.annual_kwh ?? 0);
-    s.f[i] += f;
-    s.a[i] += v * 4;
-    s.abs += Math.abs(f - v * 4);
+  source: string | null | undefined,
+  n: number,
+): SourceSum | null {
+  if (!source) return null;
+  let s = sources.get(source);
+  if (!s) {
+    sources.set(
+      source,
+      s = { locations: 0, f: new Float64Array(n), a: new Float64Array(n), abs: 0 },
+    );
   }
-  sources.set(source, s);
+  s.locations++;
+  return s;
 }
 
 /** Customer forecast values (kW) of the day, by MaLo-ID. */
