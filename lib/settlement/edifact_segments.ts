@@ -18,12 +18,55 @@ export interface Syntax {
   decimalMark: string;
 }
 
-/** One segment: its tag, its elements (each a list of components) and its 1-based position. */
-export interface Segment {
-  tag: string;
-  elements: string[][];
+/**
+ * One segment as the reader hands it to `onSegment`: its tag, 1-based position and components. The
+ * same object is used for the next segment (two million segments of a large interchange would
+ * otherwise be six million short-lived arrays): read what you need during the call.
+ */
+export class Segment {
+  /** Segment tag, e.g. `QTY`. */
+  tag = "";
   /** Position in the interchange, 1 = the first segment after `UNA`. */
-  position: number;
+  position = 0;
+  /** Number of data elements. */
+  length = 0;
+  /** Components per element (written by index, never shortened: see `counts`). */
+  readonly #slots: string[][] = [];
+  /** Components of each element in this segment. */
+  readonly #counts: number[] = [];
+
+  /** Component `c` of element `e` (both 0-based); `undefined` when this segment has none there. */
+  at(e: number, c = 0): string | undefined {
+    return e < this.length && c < this.#counts[e] ? this.#slots[e][c] : undefined;
+  }
+
+  /** The segment as EDIFACT text without release characters, e.g. `QTY+220:1.5:KWH`. */
+  text(): string {
+    const elements = Array.from(
+      { length: this.length },
+      (_, e) => this.#slots[e].slice(0, this.#counts[e]).join(":"),
+    );
+    return elements.length ? `${this.tag}+${elements.join("+")}` : this.tag;
+  }
+
+  /** Starts segment `tag` (for the reader). */
+  open(tag: string): void {
+    this.tag = tag;
+    this.length = 0;
+    this.position++;
+  }
+
+  /** Starts the next element (for the reader). */
+  element(): void {
+    this.#slots[this.length] ??= [];
+    this.#counts[this.length++] = 0;
+  }
+
+  /** Adds a component to the current element (for the reader). */
+  component(value: string): void {
+    const e = this.length - 1;
+    this.#slots[e][this.#counts[e]++] = value;
+  }
 }
 
 /** Why the interchange could not be read: the library's sentence and the segment it stopped in. */
@@ -40,7 +83,8 @@ export class EdifactSyntaxError extends Error {
 }
 
 /**
- * Calls `onSegment` for every segment of `text`, in order, with the syntax `UNA` declared.
+ * Calls `onSegment` for every segment of `text`, in order, with the syntax `UNA` declared (the
+ * {@link Segment} object is reused for the next one).
  * Line breaks between segments (after the terminator) are dropped first: many senders write one
  * segment per line, which ISO 9735 does not foresee.
  * @throws {EdifactSyntaxError} when the text is not EDIFACT or breaks its own `UNA` rules (an
@@ -52,36 +96,29 @@ export function readSegments(
 ): void {
   const parser = new Parser();
   let syntax: Syntax | undefined;
-  let tag = "";
-  let elements: string[][] = [];
-  let components: string[] = [];
-  let position = 0;
+  const segment = new Segment();
   let syntaxNext = false;
   parser.onopensegment = (name: string) => {
     // The library has read UNA (if any) before the first segment opens.
     syntax ??= { decimalMark: String.fromCharCode(parser._configuration.DM) };
-    tag = name;
-    elements = [];
-    position++;
+    segment.open(name);
     syntaxNext = name === "UNB";
   };
-  parser.onelement = () => {
-    elements.push(components = []);
-  };
+  parser.onelement = () => segment.element();
   parser.oncomponent = function (this: any, value: string) {
     if (syntaxNext) {
       // UNB's first component names the character set (UNOA, UNOC, …).
       this.encoding(value);
       syntaxNext = false;
     }
-    components.push(value);
+    segment.component(value);
   };
-  parser.onclosesegment = () => onSegment({ tag, elements, position }, syntax!);
+  parser.onclosesegment = () => onSegment(segment, syntax!);
   try {
     parser.write(stripLineBreaks(text));
     parser.end();
   } catch (err) {
-    throw new EdifactSyntaxError((err as Error).message, position, tag);
+    throw new EdifactSyntaxError((err as Error).message, segment.position, segment.tag);
   }
 }
 

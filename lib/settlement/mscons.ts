@@ -57,6 +57,9 @@ export interface MsconsInterchange {
   series: MeteredSeries[];
 }
 
+/** Where a problem is: a segment, or the quantity a later segment completes. */
+type Where = Pick<Segment, "tag" | "position" | "text">;
+
 /** One location being read. */
 interface Open {
   owner: SeriesOwner;
@@ -91,20 +94,21 @@ export function parseMscons(text: string): MsconsInterchange {
   let open: Open | null = null;
   let header = false;
 
-  const problem = (s: Segment, msg: string, type: Parameters<IssueList["add"]>[2]) => {
+  const problem = (s: Where, msg: string, type: Parameters<IssueList["add"]>[2]) => {
     if (open?.reported.has(type)) return;
     open?.reported.add(type);
     const at = open ? `, ${ownerText(open.owner)}` : "";
     issues.add(
       ["body", message, `segment ${s.position} (${s.tag})`],
-      `${message}, segment ${s.position} (${show(s)})${at}: ${msg}`,
+      `${message}, segment ${s.position} (${s.text()})${at}: ${msg}`,
       type,
     );
   };
   const flushQty = () => {
     if (!open?.qtyPosition) return;
     const { start, end } = open.interval;
-    const seg = { tag: "QTY", elements: [], position: open.qtyPosition };
+    const position = open.qtyPosition;
+    const seg: Where = { tag: "QTY", position, text: () => "QTY" };
     if (start === undefined || end === undefined) {
       problem(
         seg,
@@ -168,13 +172,13 @@ export function parseMscons(text: string): MsconsInterchange {
         case "QTY":
           return readQty(s, syntax);
         case "UNB":
-          reference = s.elements[4]?.[0] ?? "";
+          reference = s.at(4) ?? "";
           return;
         case "UNH": {
           closeLocation(s);
           messages++;
-          const type = s.elements[1]?.[0];
-          message = `message ${s.elements[0]?.[0] ?? messages} (UNH+${s.elements[0]?.[0] ?? ""})`;
+          const type = s.at(1);
+          message = `message ${s.at(0) ?? messages} (UNH+${s.at(0) ?? ""})`;
           header = true;
           if (type !== "MSCONS") {
             problem(s, `this is a ${type ?? "?"} message, not MSCONS`, "value_error.mscons");
@@ -182,7 +186,7 @@ export function parseMscons(text: string): MsconsInterchange {
           return;
         }
         case "BGM":
-          message = message.replace(/\)$/, `, BGM ${s.elements[1]?.[0] ?? ""})`);
+          message = message.replace(/\)$/, `, BGM ${s.at(1) ?? ""})`);
           return;
         case "UNS":
           header = false;
@@ -234,8 +238,7 @@ export function parseMscons(text: string): MsconsInterchange {
   function readQty(s: Segment, syntax: Syntax) {
     if (!open || header) return;
     flushQty();
-    const c = s.elements[0];
-    const qualifier = c?.[0], raw = c?.[1], unit = c?.[2];
+    const qualifier = s.at(0, 0), raw = s.at(0, 1), unit = s.at(0, 2);
     if (qualifier !== "220" && qualifier !== "67") {
       return problem(
         s,
@@ -276,8 +279,7 @@ export function parseMscons(text: string): MsconsInterchange {
 
   function readDtm(s: Segment) {
     if (!open || header) return;
-    const c = s.elements[0];
-    const qualifier = c?.[0], value = c?.[1], format = c?.[2];
+    const qualifier = s.at(0, 0), value = s.at(0, 1), format = s.at(0, 2);
     if (qualifier !== "163" && qualifier !== "164") return;
     const ms = format === "303" ? parse303(value ?? "") : undefined;
     if (ms === undefined) {
@@ -295,7 +297,7 @@ export function parseMscons(text: string): MsconsInterchange {
 
 /** The owner of a `LOC` segment and a fresh reader for it; `null` for another qualifier. */
 function openLocation(s: Segment, message: string): Open | null {
-  const [qualifier] = s.elements[0] ?? [];
+  const qualifier = s.at(0);
   const where = locationWhere(message, s.position);
   const base = {
     where,
@@ -308,15 +310,15 @@ function openLocation(s: Segment, message: string): Open | null {
     reported: new Set<string>(),
   };
   if (qualifier === "172") {
-    return { ...base, owner: { kind: "market_location", malo_id: s.elements[1]?.[0] ?? "" } };
+    return { ...base, owner: { kind: "market_location", malo_id: s.at(1) ?? "" } };
   }
   if (qualifier === "237") {
     return {
       ...base,
       owner: {
         kind: "balancing_group_sum",
-        balancing_group: s.elements[1]?.[0] ?? "",
-        balancing_area: s.elements[2]?.[0] ?? "",
+        balancing_group: s.at(1) ?? "",
+        balancing_area: s.at(2) ?? "",
       },
     };
   }
@@ -348,6 +350,16 @@ const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * date's instant once per day: an interchange of 10,000 locations holds two million of them.
  */
 export function parse303(v: string): number | undefined {
+  // An interval's start is the one before's end: mostly the text read last.
+  if (v === lastText) return lastMs;
+  lastText = v;
+  return lastMs = parse303Text(v);
+}
+
+/** The format-303 text read last and its instant. */
+let lastText = "", lastMs: number | undefined;
+
+function parse303Text(v: string): number | undefined {
   if (v.length !== 15) return undefined;
   let date = 0, time = 0, off = 0;
   for (let i = 0; i < 15; i++) {
@@ -370,9 +382,4 @@ export function parse303(v: string): number | undefined {
     lastDateMs = Date.UTC(y, mo - 1, d);
   }
   return lastDateMs + h * 3_600_000 + mi * 60_000 - (sign === 43 ? off : -off) * 3_600_000;
-}
-
-/** A segment as EDIFACT text (for sentences), without release characters. */
-function show(s: Segment): string {
-  return s.elements.length ? `${s.tag}+${s.elements.map((e) => e.join(":")).join("+")}` : s.tag;
 }

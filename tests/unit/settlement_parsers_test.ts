@@ -63,7 +63,7 @@ Deno.test("MSCONS: UNA decides the decimal mark (the real decimal-comma message)
   let sum = 0, n = 0, mark = "";
   readSegments(SAMPLE01, (s, syntax) => {
     mark = syntax.decimalMark;
-    if (s.tag === "QTY") sum += decimalNumber(s.elements[0][1], mark)!, n++;
+    if (s.tag === "QTY") sum += decimalNumber(s.at(0, 1)!, mark)!, n++;
   });
   assert.equal(mark, ",");
   assert.equal(n, 2976); // December 2015: 31 × 96
