@@ -195,7 +195,9 @@ export function provisionalReason(c: Completeness, locale: string): string | nul
   if (c.status === "final") return null;
   const why: string[] = [];
   if (c.missing > 0) {
-    why.push(count(c.missing, "market location", "market locations", locale) + " without actuals");
+    why.push(
+      count(c.missing, "market location", "market locations", locale) + " without complete actuals",
+    );
   }
   const unpriced = c.quarter_hours - c.priced_quarter_hours;
   if (unpriced > 0) {

@@ -156,7 +156,7 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
           plain(await view.locator(".settlement-completeness").innerText()),
           "provisional 0 metered · 0 profile-settled · 1 missing market location · 96 of 96 " +
             "quarter-hours priced · actual in 95 of 96 quarter-hours · provisional: 1 market " +
-            "location without actuals; the numbers can still change",
+            "location without complete actuals; the numbers can still change",
         );
         assert.equal(c.priced_quarter_hours, 96);
         const worst = view.locator(".settlement-worst");

@@ -182,7 +182,7 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
   assert.ok(t.includes(say.replace(/\u00a0/g, " ")), say);
   assert.match(
     t,
-    /provisional 40 metered · 120 profile-settled · 2 missing market locations · 94 of 96 quarter-hours priced · actual in 92 of 96 quarter-hours · provisional: 2 market locations without actuals, 2 quarter-hours without a price; the numbers can still change/,
+    /provisional 40 metered · 120 profile-settled · 2 missing market locations · 94 of 96 quarter-hours priced · actual in 92 of 96 quarter-hours · provisional: 2 market locations without complete actuals, 2 quarter-hours without a price; the numbers can still change/,
   );
   assert.match(
     t,
