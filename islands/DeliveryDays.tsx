@@ -26,7 +26,7 @@ import {
   refreshStatus,
   status,
 } from "../lib/console/session.ts";
-import { focusDay } from "../lib/console/focus.ts";
+import { focusDay, focusDayRow } from "../lib/console/focus.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
 import { STEP_TABLE } from "../lib/pipeline/step_table.ts";
@@ -182,9 +182,7 @@ export function DeliveryDays() {
     if (!f) return;
     untracked(() => {
       if (selected.peek() !== f.day) select(f.day);
-      const row = globalThis.document?.getElementById(`day-${f.day}`);
-      row?.scrollIntoView({ block: "center" });
-      row?.querySelector<HTMLButtonElement>("button")?.focus({ preventScroll: true });
+      focusDayRow(f.day);
     });
   });
 

@@ -13,3 +13,29 @@ export const focusDay = signal<{ day: string; n: number } | null>(null);
 export function requestFocus(day: string): void {
   focusDay.value = { day, n: (focusDay.peek()?.n ?? 0) + 1 };
 }
+
+/** Frames (about half a second) during which a day row keeps the focus it was given. */
+const HOLD_FRAMES = 30;
+
+/**
+ * Brings `day`'s row into view and puts the keyboard focus on its button, as soon as the row is
+ * there; for {@link HOLD_FRAMES} frames after, gives the focus back to the row when a re-render
+ * dropped it (focus on the page body: the button it was on was replaced), never taking it from
+ * where the operator moved it.
+ */
+export function focusDayRow(day: string, left = HOLD_FRAMES, given = false): void {
+  const doc = globalThis.document;
+  if (!doc) return;
+  const row = doc.getElementById(`day-${day}`);
+  const button = row?.querySelector<HTMLButtonElement>("button");
+  const active = doc.activeElement;
+  const dropped = !active || active === doc.body || !active.isConnected;
+  if (button && (!given || (dropped && active !== button))) {
+    if (!given) row!.scrollIntoView({ block: "center" });
+    button.focus({ preventScroll: true });
+    given = true;
+  }
+  if (left > 0 && globalThis.requestAnimationFrame) {
+    globalThis.requestAnimationFrame(() => focusDayRow(day, left - 1, given));
+  }
+}
