@@ -129,7 +129,9 @@ Deno.test("sse hub: local and foreign appends interleaved; live, resuming and la
 Deno.test("sse hub: live readers share one encoding per batch; concurrent first subscribers start one set of timers", async () => {
   const { local, cleanup } = await twoLogs();
   try {
-    const hub = new EventHub(local, encodeSseEvents, { pollMs: 20, heartbeatMs: 60_000 });
+    // No poll while it runs: one that read the head between a commit and its listener would hand
+    // the event over by the read path, a moment after the append (the appends here are local).
+    const hub = new EventHub(local, encodeSseEvents, { pollMs: 60_000, heartbeatMs: 60_000 });
     const readers = Array.from({ length: 5 }, () => collector());
     const subs = await Promise.all(readers.map((c) => hub.subscribe(0, c.reader)));
     assert.equal(local.listenerCount, 1, "one log listener for every reader");
@@ -154,7 +156,9 @@ Deno.test("sse hub: live readers share one encoding per batch; concurrent first 
 Deno.test("sse hub: a reader that throws is dropped without costing the others an event", async () => {
   const { local, cleanup } = await twoLogs();
   try {
-    const hub = new EventHub(local, encodeSseEvents, { pollMs: 20, heartbeatMs: 60_000 });
+    // No poll while it runs: one that read the head between a commit and its listener would hand
+    // the event over by the read path, a moment after the append (the appends here are local).
+    const hub = new EventHub(local, encodeSseEvents, { pollMs: 60_000, heartbeatMs: 60_000 });
     const good = collector();
     let failed: unknown;
     await hub.subscribe(0, {
