@@ -11,8 +11,9 @@ import { attention } from "../../lib/console/attention.ts";
 import { emptyDay, overview } from "../../lib/pipeline/day_state.ts";
 import { AttentionItemSchema } from "../../lib/wire/attention.ts";
 import type { DayOverview } from "../../lib/wire/delivery_days.ts";
+import { intradayEntry, type ScheduleEntry } from "../support/intraday_entry.ts";
 
-type Entry = DayOverview["schedules"][number];
+type Entry = ScheduleEntry;
 // The overview lists areas in KV order (by EIC): TransnetBW, TenneT, Amprion, 50Hertz.
 const [TRANSNET, TENNET, AMPRION, HERTZ] = [
   "10YDE-ENBW-----N",
@@ -25,21 +26,8 @@ const TODAY = "2026-11-24";
 const NOW = Date.parse("2026-11-24T09:14:00Z");
 const running = { state: "running" as const, failed_passes_in_a_row: 0 };
 
-const entry = (area: string, over: Partial<Entry> = {}): Entry => ({
-  control_area: area,
-  receiver: area,
-  version: 7,
-  file: `${area}.xml`,
-  tso_status: "confirmed",
-  reason_code: null,
-  reason_text: null,
-  at: "2026-11-24T09:13:10Z",
-  phase: "intraday",
-  sent_at: "2026-11-24T09:13:00Z",
-  frozen_before: "2026-11-24T09:30:00Z",
-  locked_deviation_mwh: 0,
-  ...over,
-});
+const entry = (area: string, over: Partial<Entry> = {}): Entry =>
+  intradayEntry(area, `${area}.xml`, over);
 const day = (d: string, schedules: Entry[]): DayOverview => ({
   ...overview(emptyDay(d), NOW, "12:00"),
   tso_deadline: "2026-11-23T13:30:00Z",

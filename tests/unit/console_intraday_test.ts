@@ -16,29 +16,17 @@ import {
 } from "../../lib/console/intraday_texts.ts";
 import { emptyDay, overview } from "../../lib/pipeline/day_state.ts";
 import type { DayOverview } from "../../lib/wire/delivery_days.ts";
+import { intradayEntry, type ScheduleEntry } from "../support/intraday_entry.ts";
 
-type Entry = DayOverview["schedules"][number];
+type Entry = ScheduleEntry;
 const AREAS = ["10YDE-RWENET---I", "10YDE-EON------1", "10YDE-VE-------2", "10YDE-ENBW-----N"];
 const TODAY = "2026-11-24";
 // 10:14 Berlin on Tue 24 Nov 2026 (CET, UTC+1).
 const NOW = Date.parse("2026-11-24T09:14:00Z");
 const running = { state: "running" as const, failed_passes_in_a_row: 0 };
 
-const entry = (i: number, over: Partial<Entry> = {}): Entry => ({
-  control_area: AREAS[i],
-  receiver: AREAS[i],
-  version: 7,
-  file: `f${i}.xml`,
-  tso_status: "confirmed",
-  reason_code: null,
-  reason_text: null,
-  at: "2026-11-24T09:13:10Z",
-  phase: "intraday",
-  sent_at: "2026-11-24T09:13:00Z",
-  frozen_before: "2026-11-24T09:30:00Z",
-  locked_deviation_mwh: 0,
-  ...over,
-});
+const entry = (i: number, over: Partial<Entry> = {}): Entry =>
+  intradayEntry(AREAS[i], `f${i}.xml`, over);
 /** A day of the overview as `GET /v1/console/delivery-days` answers it. */
 const day = (d: string, schedules: Entry[], extra: Partial<DayOverview> = {}): DayOverview => ({
   ...overview(emptyDay(d), NOW, "12:00"),
