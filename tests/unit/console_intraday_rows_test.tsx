@@ -11,6 +11,7 @@ import { PositionChart } from "../../components/PositionChart.tsx";
 import { ScheduleList } from "../../components/ScheduleList.tsx";
 import { emptyDay, overview } from "../../lib/pipeline/day_state.ts";
 import type { DayOverview, OpenPosition } from "../../lib/console/types.ts";
+import { intradayEntry } from "../support/intraday_entry.ts";
 
 const NOW = Date.parse("2026-11-24T09:14:00Z"); // 10:14 Berlin on the day
 const noop = () => {};
@@ -18,20 +19,12 @@ const day: DayOverview = {
   ...overview(emptyDay("2026-11-24"), NOW, "12:00"),
   tso_deadline: "2026-11-23T13:30:00Z",
   schedules_open_until: "2026-11-24T22:30:00Z",
-  schedules: [{
-    control_area: "10YDE-VE-------2",
-    receiver: "10XDE-VE-TRANSMK",
-    version: 7,
-    file: "f.xml",
-    tso_status: "confirmed",
-    reason_code: null,
-    reason_text: null,
-    at: "2026-11-24T09:13:10Z",
-    phase: "intraday",
-    sent_at: "2026-11-24T09:13:00Z",
-    frozen_before: "2026-11-24T09:30:00Z",
-    locked_deviation_mwh: 2.4,
-  }],
+  schedules: [
+    intradayEntry("10YDE-VE-------2", "f.xml", {
+      receiver: "10XDE-VE-TRANSMK",
+      locked_deviation_mwh: 2.4,
+    }),
+  ],
 };
 const row = (d: DayOverview, nowMs: number) =>
   renderToString(
