@@ -108,18 +108,16 @@ export async function sftpInbox(target: SftpTarget): Promise<InboxSource> {
       } catch {
         return null;
       }
+      const bytes = async (): Promise<Uint8Array> => {
+        const data = await client.get(path);
+        return Buffer.isBuffer(data)
+          ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+          : new TextEncoder().encode(String(data));
+      };
       return {
         name,
-        async text() {
-          const data = await client.get(path);
-          return Buffer.isBuffer(data) ? data.toString("utf8") : String(data);
-        },
-        async bytes() {
-          const data = await client.get(path);
-          return Buffer.isBuffer(data)
-            ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-            : new TextEncoder().encode(String(data));
-        },
+        text: async () => new TextDecoder("utf-8", { ignoreBOM: true }).decode(await bytes()),
+        bytes,
         async moveTo(folder, reason) {
           if (!(await client.exists(`${base}/${folder}`))) {
             await client.mkdir(`${base}/${folder}`, true).catch(() => {}); // a replica may race

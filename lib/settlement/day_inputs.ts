@@ -133,29 +133,6 @@ export async function readSettlementInputs(
     // its source — per quarter-hour in the order separate loops would add them.
     const kwh = rec.kwh, len = kwh.length, kw = a.kw, k = -s * annual;
     let full = true;
-    if (shape && src && !cust && len === n) {
-      // The usual case (a metered profile location), without the checks of the general loop.
-      const unknown = a.unknown, f = src.f, act = src.a;
-      let abs = src.abs;
-      for (let i = 0; i < n; i++) {
-        kw[i] += shape[i] * k;
-        const v = kwh[i];
-        if (v !== v) { // NaN: not metered
-          unknown[i] = 1;
-          full = false;
-          continue;
-        }
-        kw[i] += s * v * 4;
-        const fi = shape[i] * annual;
-        f[i] += fi;
-        act[i] += v * 4;
-        abs += Math.abs(fi - v * 4);
-      }
-      src.abs = abs;
-      if (full) a.complete++;
-      else a.incomplete++;
-      return;
-    }
     for (let i = 0; i < n; i++) {
       if (shape) kw[i] += shape[i] * k;
       const v = i < len ? kwh[i] : NaN;

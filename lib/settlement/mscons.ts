@@ -253,7 +253,7 @@ export function parseMscons(text: string): MsconsInterchange {
         "value_error.unit",
       );
     }
-    const factor = unit === "KWH" ? 1 : Object.hasOwn(UNITS, unit) ? UNITS[unit] : undefined;
+    const factor = Object.hasOwn(UNITS, unit) ? UNITS[unit] : undefined;
     if (factor === undefined) {
       return problem(
         s,
