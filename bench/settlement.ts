@@ -13,12 +13,12 @@ import { recordVersionSent } from "../lib/fahrplan/history.ts";
 import { marketLocationIndexSettled, profileClasses } from "../lib/pipeline/master_data.ts";
 import { registeredMarketLocations } from "../lib/pipeline/market_locations.ts";
 import { storeActuals } from "../lib/settlement/actuals_store.ts";
-import { importActuals } from "../lib/settlement/import.ts";
+import { importActuals, type ImportDeps } from "../lib/settlement/import.ts";
+import { RuntimeConfig } from "../lib/config/runtime_config.ts";
 import { parseMscons } from "../lib/settlement/mscons.ts";
 import { readMscons } from "../lib/settlement/mscons_parallel.ts";
 import { storePrices } from "../lib/settlement/prices_store.ts";
 import { settleDay } from "../lib/settlement/settle_day.ts";
-import type { ServiceContext } from "../lib/context.ts";
 import { KEYS } from "../lib/store/keys.ts";
 import { num, report, type Row, row, tempDir } from "./common.ts";
 import { AREAS, benchMalo, writeLocations } from "./portfolio.ts";
@@ -35,7 +35,8 @@ const deps = (kv: Deno.Kv) =>
     kv,
     clock: { now: () => Date.now() },
     events: { append: () => Promise.resolve({}) },
-  }) as unknown as Pick<ServiceContext, "kv" | "clock" | "events">;
+    config: new RuntimeConfig(kv, {}),
+  }) as unknown as ImportDeps;
 
 /** Runs `fn` while sampling this process's RSS; returns seconds and the peak RSS in MiB. */
 async function measured(fn: () => Promise<unknown>): Promise<{ s: number; peak: number }> {
@@ -129,6 +130,7 @@ const qh = deliveryDay(DAY).quarterHours.length;
         short: 50 + i,
         long: 40 + i,
       })),
+      "rebap",
       "bench",
       Date.now(),
     );

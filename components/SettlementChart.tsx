@@ -66,6 +66,7 @@ export function pointAt(area: AreaSettlement, quarterHours: readonly string[], i
     actual_mw: at(area.actual_mw, i),
     imbalance_mwh: at(area.imbalance_mwh, i),
     price_eur_mwh: at(area.price_eur_mwh, i),
+    price_estimated: area.price_source?.[i] === "aep_estimate",
     cost_eur: at(area.cost_eur, i),
   } satisfies SettlementPoint;
 }

@@ -1,8 +1,8 @@
 /**
  * The values of one quarter-hour of the after-delivery chart ({@link SettlementChart}) as visible
  * text: the quarter-hour in Berlin time, schedule, day-ahead and actual in MW, the imbalance in
- * MWh (short or long, docs/settlement.md), the reBAP price of its direction in EUR/MWh and the
- * cost in EUR, each in the operator's locale. A missing value is "—", never 0. A live region:
+ * MWh (short or long, docs/settlement.md), the reBAP price of its direction in EUR/MWh (or the
+ * TSOs' AEP estimate, said as "estimated price") and the cost in EUR, each in the operator's locale. A missing value is "—", never 0. A live region:
  * screen readers announce the change. Shown on tap, click and the arrow keys, so the values are
  * reachable by touch and keyboard, not only by hover titles.
  * @module
@@ -19,6 +19,8 @@ export interface SettlementPoint {
   actual_mw: number | null;
   imbalance_mwh: number | null;
   price_eur_mwh: number | null;
+  /** True when the price is the TSOs' AEP estimate (the reBAP is not published yet). */
+  price_estimated?: boolean;
   cost_eur: number | null;
 }
 
@@ -45,8 +47,12 @@ export function SettlementReadout({ at, locale, id }: SettlementReadoutProps) {
     ["day-ahead", mw(at.day_ahead_mw, locale), "da"],
     ["actual", mw(at.actual_mw, locale), "act"],
     ["imbalance", imbalanceText(at.imbalance_mwh, locale), "imb"],
-    ["price", price(at.price_eur_mwh, locale), "price"],
-    ["cost", eur(at.cost_eur, locale), "cost"],
+    [
+      at.price_estimated ? "estimated price" : "price",
+      price(at.price_eur_mwh, locale),
+      "price",
+    ],
+    [at.price_estimated ? "estimated cost" : "cost", eur(at.cost_eur, locale), "cost"],
   ];
   return (
     <p class="chart-readout settlement-readout" id={id} aria-live="polite">

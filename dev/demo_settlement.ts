@@ -3,10 +3,11 @@
  * sent them had it run yesterday (a day-ahead version with an optimistic PV forecast, an intraday
  * version from 08:00 with the full one, both confirmed — written into the store's version history,
  * since a fresh demo store has no yesterday), the metering simulator's MSCONS for the metered
- * locations (the PV parks and the larger commercial customers: their expected power plus noise)
- * and a reBAP file into the actuals inbox, one orchestrator pass that imports them, and the line
- * "yesterday: 3.2 MWh short, 1.1 MWh long, imbalance cost 412.50 EUR (day-ahead only: 1,030.00
- * EUR)".
+ * locations (the PV parks and the larger commercial customers: their expected power plus noise;
+ * as the handbook writes it, with one substitute value) and the TSOs' AEP estimate into the actuals
+ * inbox — the morning after, the reBAP is not published yet — one orchestrator pass that imports
+ * them, and the line "yesterday: 3.2 MWh short, 1.1 MWh long, imbalance cost 412.50 EUR (day-ahead
+ * only: 1,030.00 EUR), estimated: priced by the TSOs' AEP estimate until the reBAP is published".
  * @module
  */
 import { addDays, deliveryDay } from "../lib/domain/delivery_day.ts";
@@ -118,11 +119,16 @@ export async function settleYesterday(opts: {
   await opts.api("/v1/orchestrate", "POST");
   const s = await opts.api(`/v1/delivery-days/${day}/settlement`) as DaySettlement;
   const t = s.totals;
+  const estimated = s.areas.some((a) => a.completeness.estimated_quarter_hours > 0);
   const line = `yesterday: ${en(t.short_mwh, 1)} MWh short, ${
     en(t.long_mwh, 1)
   } MWh long, imbalance cost ${en(t.cost_eur, 2)} EUR (day-ahead only: ${
     t.day_ahead_cost_eur === null ? "none" : `${en(t.day_ahead_cost_eur, 2)} EUR`
-  })`;
+  })${
+    estimated
+      ? ", estimated: priced by the TSOs' AEP estimate until the reBAP is published after quality assurance"
+      : ""
+  }`;
   return {
     delivery_day: day,
     line,

@@ -1,9 +1,13 @@
 /**
  * The metering simulator of the demo (docs/settlement.md): what a DSO sends the day after
  * delivery — the metered quarter-hour energy of market locations as an EDIFACT MSCONS interchange
- * (MIG 2.4c: `LOC+172`, `QTY+220` in `KWH`, `DTM+163/164` in format 303, UTC) — and what the TSOs
- * publish as the imbalance price, a reBAP file in their layout (synthetic prices, German numbers,
- * `CET`/`CEST` per row). Both are written into a folder, the service's actuals inbox.
+ * written as the EDI@Energy AHB FV2504 says (message version 2.4c, Prüfidentifikator 13025
+ * `RFF+Z13`, `BGM+Z48`, `LOC+172`, `PIA+5+1-1:1.29.0:SRW`, `QTY+220` without a unit: the OBIS code
+ * says kWh; `DTM+163/164` in format 303, UTC; one substitute value `QTY+67` with its method
+ * `STS+Z32` interpolation and reason `STS+Z40` communication failure) — and what the TSOs publish
+ * as the imbalance price: the morning after, only the operational AEP estimate (the data service's
+ * layout, UTC rows); the reBAP, weeks later after quality assurance (their table layout, German
+ * numbers, `CET`/`CEST` per row). Written into a folder, the service's actuals inbox.
  *
  * The metered value is the expected power plus noise (deterministic: a seeded generator), so every
  * demo shows the same numbers for the same portfolio and day.
@@ -40,12 +44,14 @@ const f303 = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace(/[-
 
 /**
  * The MSCONS interchange of `day` for `locations` (one message per location, as DSOs send them),
- * and the kWh it carries per location (what the settlement must see).
+ * and the kWh it carries per location (what the settlement must see). The first location's value
+ * in the quarter-hour `substitute` (default 40: 10:00 Berlin in winter) is a substitute value.
  */
 export function meteringInterchange(
   day: string,
   locations: readonly MeteredLocation[],
   seed = 7,
+  substitute = 40,
 ): { text: string; kwh: Map<string, number[]> } {
   const random = rng(seed);
   const qh = deliveryDay(day).quarterHours.map((q) => q.epochMilliseconds);
@@ -65,8 +71,9 @@ export function meteringInterchange(
     kwh.set(loc.malo_id, values);
     const seg: string[] = [
       `UNH+${m + 1}+MSCONS:D:04B:UN:2.4c'`,
-      `BGM+7+${ref}-${m + 1}+9'`,
+      `BGM+Z48+${ref}-${m + 1}+9'`,
       `DTM+137:${now}:303'`,
+      "RFF+Z13:13025'",
       "NAD+MS+9900000000003::293'",
       "NAD+MR+9900000000002::293'",
       "UNS+D'",
@@ -78,8 +85,10 @@ export function meteringInterchange(
       "PIA+5+1-1?:1.29.0:SRW'",
     ];
     values.forEach((v, i) => {
-      seg.push(`QTY+220:${v}:KWH'`, `DTM+163:${f303(qh[i])}:303'`);
+      const sub = m === 0 && i === substitute;
+      seg.push(`QTY+${sub ? 67 : 220}:${v}'`, `DTM+163:${f303(qh[i])}:303'`);
       seg.push(`DTM+164:${f303(qh[i] + 900_000)}:303'`);
+      if (sub) seg.push("STS+Z32++Z92'", "STS+Z40++Z75'");
     });
     seg.push(`UNT+${seg.length + 1}+${m + 1}'`);
     out.push(...seg);
@@ -97,37 +106,76 @@ const german = (x: number) =>
  * evening peak, cheaper at noon, now and then negative; both directions equal.
  */
 export function rebapFile(day: string, seed = 11): string {
-  const random = rng(seed);
   const rows = ["Datum;Zeitzone;von;bis;Einheit;reBAP unterdeckt;reBAP ueberdeckt"];
-  for (const q of deliveryDay(day).quarterHours) {
+  const prices = rebapPrices(day, seed);
+  deliveryDay(day).quarterHours.forEach((q, i) => {
     const t = q.toZonedDateTimeISO("Europe/Berlin");
     const end = t.add({ minutes: 15 });
-    const h = t.hour + t.minute / 60;
-    const base = 90 + 60 * Math.exp(-((h - 8) ** 2) / 4) + 80 * Math.exp(-((h - 19) ** 2) / 3) -
-      70 * Math.exp(-((h - 13) ** 2) / 6);
-    const price = Math.round((base + 40 * gauss(random)) * 100) / 100;
     const d = `${String(t.day).padStart(2, "0")}.${String(t.month).padStart(2, "0")}.${t.year}`;
     const zone = t.offsetNanoseconds === 3.6e12 ? "CET" : "CEST";
     const hm = (z: Temporal.ZonedDateTime) => z.toPlainTime().toString().slice(0, 5);
-    rows.push(`${d};${zone};${hm(t)};${hm(end)};EUR/MWh;${german(price)};${german(price)}`);
-  }
+    rows.push(`${d};${zone};${hm(t)};${hm(end)};EUR/MWh;${german(prices[i])};${german(prices[i])}`);
+  });
   return rows.join("\n") + "\n";
 }
 
-/** Writes the day's MSCONS interchange and reBAP file into `dir` (the actuals inbox). */
+/** The synthetic reBAP of `day`, EUR/MWh per quarter-hour (both directions equal). */
+function rebapPrices(day: string, seed: number): number[] {
+  const random = rng(seed);
+  return deliveryDay(day).quarterHours.map((q) => {
+    const t = q.toZonedDateTimeISO("Europe/Berlin");
+    const h = t.hour + t.minute / 60;
+    const base = 90 + 60 * Math.exp(-((h - 8) ** 2) / 4) + 80 * Math.exp(-((h - 19) ** 2) / 3) -
+      70 * Math.exp(-((h - 13) ** 2) / 6);
+    return Math.round((base + 40 * gauss(random)) * 100) / 100;
+  });
+}
+
+/**
+ * The TSOs' operational estimate of the imbalance price of `day` (AEP-Schätzer) in the data
+ * service's layout (`Datum;Zeitzone;von;bis;Datenkategorie;Datentyp;Einheit;AEP-Schätzer;Status`,
+ * UTC rows): the synthetic reBAP of {@link rebapFile} plus an estimation error, as it is known the
+ * morning after, weeks before the reBAP.
+ */
+export function aepEstimateFile(day: string, seed = 11): string {
+  const random = rng(seed * 31 + 5);
+  const rows = ["Datum;Zeitzone;von;bis;Datenkategorie;Datentyp;Einheit;AEP-Schätzer;Status"];
+  const prices = rebapPrices(day, seed);
+  deliveryDay(day).quarterHours.forEach((q, i) => {
+    const start = new Date(q.epochMilliseconds).toISOString();
+    const end = new Date(q.epochMilliseconds + 900_000).toISOString();
+    const d = `${start.slice(8, 10)}.${start.slice(5, 7)}.${start.slice(0, 4)}`;
+    const estimate = Math.round((prices[i] + 12 * gauss(random)) * 100) / 100;
+    rows.push(
+      `${d};UTC;${start.slice(11, 16)};${end.slice(11, 16)};AEP-Schätzer;Betrieblich;EUR/MWh;${
+        german(estimate)
+      };0,00`,
+    );
+  });
+  return rows.join("\n") + "\n";
+}
+
+/**
+ * Writes the day's MSCONS interchange and the AEP estimate (what is known the morning after;
+ * `rebap: true` writes the reBAP file instead) into `dir` (the actuals inbox).
+ */
 export async function writeMeteringFiles(
   dir: string,
   day: string,
   locations: readonly MeteredLocation[],
-): Promise<{ mscons: string; rebap: string; kwh: Map<string, number[]> }> {
+  opts: { rebap?: boolean } = {},
+): Promise<{ mscons: string; prices: string; kwh: Map<string, number[]> }> {
   await Deno.mkdir(dir, { recursive: true });
   const { text, kwh } = meteringInterchange(day, locations);
   const mscons = `${dir}/MSCONS_${day}.edi`;
-  const rebap = `${dir}/reBAP_${day}.csv`;
+  const prices = opts.rebap ? `${dir}/reBAP_${day}.csv` : `${dir}/AEP-Schaetzer_${day}.csv`;
   // Written under a hidden name, then renamed: the inbox never reads a half-written file.
   await Deno.writeTextFile(`${dir}/.${day}.edi.part`, text);
   await Deno.rename(`${dir}/.${day}.edi.part`, mscons);
-  await Deno.writeTextFile(`${dir}/.${day}.csv.part`, rebapFile(day));
-  await Deno.rename(`${dir}/.${day}.csv.part`, rebap);
-  return { mscons, rebap, kwh };
+  await Deno.writeTextFile(
+    `${dir}/.${day}.csv.part`,
+    opts.rebap ? rebapFile(day) : aepEstimateFile(day),
+  );
+  await Deno.rename(`${dir}/.${day}.csv.part`, prices);
+  return { mscons, prices, kwh };
 }

@@ -30,12 +30,14 @@ import type { EventKind, EventRecord } from "../lib/wire/events.ts";
 
 /**
  * The live event kinds after which a settlement is read again: exactly those the service appends
- * when a settlement input is stored (`lib/settlement/import.ts`, for the API and the inbox
- * folders alike; docs/settlement.md). `settlement_input_rejected` stores nothing, so it is not one.
+ * when a settlement input is stored (`lib/settlement/import.ts`, `lib/settlement/import_prices.ts`,
+ * for the API and the inbox folders alike; docs/settlement.md). `settlement_input_rejected` stores
+ * nothing, so it is not one.
  */
 export const SETTLEMENT_EVENTS: ReadonlySet<EventKind> = new Set<EventKind>([
   "actuals_received",
   "imbalance_prices_received",
+  "intraday_prices_received",
 ]);
 
 /**

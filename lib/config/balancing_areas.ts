@@ -9,27 +9,14 @@
  * @module
  */
 import { z } from "zod";
-import { eicPair } from "./field_values.ts";
+import { eicPair, keysListedOnce } from "./field_values.ts";
 
 const entry = eicPair("balancing-area EIC=control-area EIC");
 
 /** The field's definition (a `FieldDef` of `./fields.ts`). */
 export const BALANCING_AREAS_FIELD = {
   env: "BALANCING_AREAS",
-  schema: z.array(entry).max(200).superRefine((list, ctx) => {
-    const seen = new Set<string>();
-    for (const e of list) {
-      const area = e.split("=")[0];
-      if (seen.has(area)) {
-        ctx.addIssue({
-          code: "custom",
-          message: `balancing area ${area} is listed twice`,
-          params: { type: "value_error.duplicate" },
-        });
-      }
-      seen.add(area);
-    }
-  }),
+  schema: z.array(entry).max(200).superRefine(keysListedOnce("balancing area")),
   default: [] as string[],
   fromEnv: (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean),
   description:

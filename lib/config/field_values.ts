@@ -40,6 +40,25 @@ export const eicPair = (expected: string) =>
     }
   });
 
+/**
+ * A check for a list of `key=…` entries: each key (the part before `=`) listed once; `what` names
+ * it in the refusal ("balancing area", "metering point").
+ */
+export const keysListedOnce = (what: string) => (list: string[], ctx: z.RefinementCtx) => {
+  const seen = new Set<string>();
+  for (const e of list) {
+    const key = e.split("=")[0];
+    if (seen.has(key)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${what} ${key} is listed twice`,
+        params: { type: "value_error.duplicate" },
+      });
+    }
+    seen.add(key);
+  }
+};
+
 /** A host name or an IP address (IPv6 in brackets). */
 export const hostname = z.string().min(1).max(253).regex(
   /^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/,

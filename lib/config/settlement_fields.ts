@@ -1,18 +1,21 @@
 /**
  * The runtime fields of the settlement after delivery (docs/settlement.md, docs/configuration.md),
  * kept out of `./fields.ts` and spread into its table: `balancing_areas` (`./balancing_areas.ts`),
+ * `mabis_metering_points` (`./mabis_points.ts`),
  * the local inbox `actuals_inbox_dir` and the remote `sftp_actuals_inbox_dir` where actuals
  * (MSCONS, CSV) and reBAP files land; imported by every orchestrator pass like the TSO's answers.
  * @module
  */
 import { z } from "zod";
 import { BALANCING_AREAS_FIELD } from "./balancing_areas.ts";
+import { MABIS_METERING_POINTS_FIELD } from "./mabis_points.ts";
 
 const dir = z.string().min(1).max(512).regex(/^[^\0]+$/);
 
 /** The fields, in display order (each a `FieldDef` of `./fields.ts`). */
 export const SETTLEMENT_FIELDS = {
   balancing_areas: BALANCING_AREAS_FIELD,
+  mabis_metering_points: MABIS_METERING_POINTS_FIELD,
   actuals_inbox_dir: {
     env: "ACTUALS_INBOX_DIR",
     schema: dir,

@@ -187,7 +187,45 @@ export function completenessWords(
     : "";
   return `${n(c.metered)} metered · ${n(c.profile_settled)} profile-settled · ${
     count(c.missing, "missing market location", "missing market locations", locale)
-  } · ${n(c.priced_quarter_hours)} of ${n(c.quarter_hours)} quarter-hours priced${actual}`;
+  } · ${n(c.priced_quarter_hours)} of ${n(c.quarter_hours)} quarter-hours priced${actual}${
+    qualityWords(c, locale)
+  }`;
+}
+
+/**
+ * What of the actual and the prices is not final data, in words, each part after " · ":
+ * "3 quarter-hours substitute values (interpolation, communication failure)", "4 quarter-hours
+ * provisional values", "92 quarter-hours priced by the AEP estimate"; empty when none.
+ */
+export function qualityWords(c: Completeness, locale: string): string {
+  const parts: string[] = [];
+  if (c.substitute_quarter_hours > 0) {
+    const kinds = c.substitutes.map((k) =>
+      c.substitutes.length > 1
+        ? `${k.method_text}, ${k.reason_text}: ${formatNumber(k.quarter_hours, 0, locale)}`
+        : `${k.method_text}, ${k.reason_text}`
+    );
+    parts.push(
+      `${
+        count(c.substitute_quarter_hours, "quarter-hour", "quarter-hours", locale)
+      } substitute values (${kinds.join("; ")})`,
+    );
+  }
+  if (c.provisional_quarter_hours > 0) {
+    parts.push(
+      `${
+        count(c.provisional_quarter_hours, "quarter-hour", "quarter-hours", locale)
+      } provisional values`,
+    );
+  }
+  if (c.estimated_quarter_hours > 0) {
+    parts.push(
+      `${
+        count(c.estimated_quarter_hours, "quarter-hour", "quarter-hours", locale)
+      } priced by the AEP estimate`,
+    );
+  }
+  return parts.map((p) => ` · ${p}`).join("");
 }
 
 /** Why an area is still provisional, in words; `null` when final. */
@@ -202,6 +240,19 @@ export function provisionalReason(c: Completeness, locale: string): string | nul
   const unpriced = c.quarter_hours - c.priced_quarter_hours;
   if (unpriced > 0) {
     why.push(count(unpriced, "quarter-hour", "quarter-hours", locale) + " without a price");
+  }
+  if (c.provisional_quarter_hours > 0) {
+    why.push(
+      count(c.provisional_quarter_hours, "quarter-hour", "quarter-hours", locale) +
+        " with provisional metered values",
+    );
+  }
+  if (c.estimated_quarter_hours > 0) {
+    why.push(
+      "estimated: the reBAP is published after quality assurance (" +
+        count(c.estimated_quarter_hours, "quarter-hour", "quarter-hours", locale) +
+        " priced by the TSOs' AEP estimate)",
+    );
   }
   return `provisional${why.length ? `: ${why.join(", ")}` : ""}; the numbers can still change`;
 }

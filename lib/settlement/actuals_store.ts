@@ -1,11 +1,13 @@
 /**
  * Stored actuals (docs/settlement.md, "Actuals"): metered kWh per quarter-hour of one market
- * location and delivery day (`KEYS.actuals`) and of one balancing-group sum (`KEYS.
- * balancingGroupSum`, per balancing group and balancing area). This module owns both keys.
+ * location and delivery day (`KEYS.actuals`), of one balancing-group sum (`KEYS.
+ * balancingGroupSum`, per balancing group and balancing area) and of one MaBiS metering point's
+ * sum (`KEYS.meteringPointSum`). This module owns the three keys.
  *
- * A later value for the same location and quarter-hour replaces the earlier one; the outcome
- * counts new, replaced and unchanged quarter-hours, so posting the same message twice changes
- * nothing and says so. Everything is checked before this is called (all or nothing at the level of
+ * A later value for the same location and quarter-hour replaces the earlier one, with its kind
+ * (true, substitute, provisional, missing) as `./actuals_merge.ts` says; the outcome counts new,
+ * replaced and unchanged quarter-hours, so posting the same message twice changes nothing and
+ * says so. Everything is checked before this is called (all or nothing at the level of
  * the input; the writes themselves go in atomics of {@link BATCH} records, each checked against a
  * concurrent writer and retried).
  *
@@ -18,8 +20,16 @@
 import { quarterHourCount } from "../domain/delivery_day.ts";
 import { getManyChunked, getManyInRange, retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
-import { type DayRun, runsByDay } from "./day_split.ts";
-import type { MeteredSeries, SeriesOwner } from "./series.ts";
+import {
+  COUNTS,
+  type MergeCounts,
+  mergeRecord,
+  noCounts,
+  type PackedActuals,
+  type Part,
+} from "./actuals_merge.ts";
+import { runsByDay } from "./day_split.ts";
+import type { MeteredSeries, SeriesOwner, SubstituteNote } from "./series.ts";
 
 /** One record as readers get it: kWh per quarter-hour of the day (`null` = not metered yet). */
 export interface StoredActuals {
@@ -27,25 +37,23 @@ export interface StoredActuals {
   day: string;
   /** kWh per quarter-hour, in the order of the day's quarter-hours (92/96/100). */
   kwh: (number | null)[];
+  /** Kind of each value (`QUALITY` of `./mscons_codes.ts`); absent: every value a true value. */
+  quality?: Uint8Array;
+  /** Method and reason of each substitute value, by quarter-hour index. */
+  substitutes?: Record<number, SubstituteNote>;
+  /** Version of a monthly settlement series (ISO-8601 UTC); absent otherwise. */
+  version?: string;
   /** ISO-8601 UTC instant of the last change. */
   updated_at: string;
   /** Where the last change came from (message or file, caller). */
   source: string;
 }
 
-/**
- * One record as stored and as {@link actualsBatches} hands it out: the values packed (`NaN` = no
- * value); owner and day are the key's.
- */
-export interface PackedActuals {
-  /** kWh per quarter-hour of the day; `NaN` where not metered yet. */
-  kwh: Float64Array;
-  updated_at: string;
-  source: string;
-}
+export type { PackedActuals } from "./actuals_merge.ts";
 
-/** The first part of the keys of balancing-group sums. */
+/** The first part of the keys of balancing-group sums and of metering-point sums. */
 const SUMS = KEYS.balancingGroupSum("", "", "")[0];
+const POINT_SUMS = KEYS.meteringPointSum("", "")[0];
 
 /** What may be stored under the keys: packed, or an array record written before the packing. */
 type StoredRecord = PackedActuals | StoredActuals;
@@ -57,20 +65,26 @@ function packed(kwh: StoredRecord["kwh"]): Float64Array {
 }
 
 /**
- * A record as stored under `key` (`KEYS.actuals` or `KEYS.balancingGroupSum`; packed, or an array
- * record written before the packing) with its owner and day and its values as an array (`null` =
- * not metered); for readers that list the keys themselves (the archive,
- * lib/retention/actuals_archive.ts).
+ * A record as stored under `key` (`KEYS.actuals`, `KEYS.balancingGroupSum` or
+ * `KEYS.meteringPointSum`; packed, or an array record written before the packing) with its owner
+ * and day and its values as an array (`null` = not metered); for readers that list the keys
+ * themselves (the archive, lib/retention/actuals_archive.ts).
  */
 export function unpacked(key: Deno.KvKey, rec: PackedActuals | StoredActuals): StoredActuals {
   const [kind, day, a, b] = key as string[];
   const owner: SeriesOwner = kind === SUMS
     ? { kind: "balancing_group_sum", balancing_group: a, balancing_area: b }
+    : kind === POINT_SUMS
+    ? { kind: "metering_point_sum", metering_point: a }
     : { kind: "market_location", malo_id: a };
   const kwh = rec.kwh instanceof Float64Array
     ? Array.from(rec.kwh, (v) => Number.isNaN(v) ? null : v)
     : rec.kwh;
-  return { owner, day, kwh, updated_at: rec.updated_at, source: rec.source };
+  const out: StoredActuals = { owner, day, kwh, updated_at: rec.updated_at, source: rec.source };
+  if (rec.quality) out.quality = rec.quality;
+  if (rec.substitutes) out.substitutes = rec.substitutes;
+  if (rec.version) out.version = rec.version;
+  return out;
 }
 
 /**
@@ -79,23 +93,20 @@ export function unpacked(key: Deno.KvKey, rec: PackedActuals | StoredActuals): S
  * (80 ms of a day of 100,000 locations; docs/settlement.md, "Cost").
  */
 function asPacked(rec: StoredRecord): PackedActuals {
-  return Array.isArray(rec.kwh)
-    ? { kwh: packed(rec.kwh), updated_at: rec.updated_at, source: rec.source }
-    : rec as PackedActuals;
+  return Array.isArray(rec.kwh) ? { ...rec, kwh: packed(rec.kwh) } : rec as PackedActuals;
 }
 
 /** What storing did. */
-export interface StoreOutcome {
-  /** Quarter-hours that had no value before. */
-  added: number;
-  /** Quarter-hours whose earlier value was replaced by a different one. */
-  replaced: number;
-  /** Quarter-hours sent again with the value they had. */
-  unchanged: number;
+export interface StoreOutcome extends MergeCounts {
   /** Delivery days touched, ascending. */
   days: string[];
   /** The first 20 (owner, day) records with replaced values, for the answer. */
   replacements: { location: string; day: string; quarter_hours: number }[];
+  /**
+   * Records not changed because what arrived is older than what is stored (a monthly settlement
+   * series of an older version, or a daily sum after a monthly one); the first 20.
+   */
+  older_versions: { location: string; day: string; version: string | null; stored: string }[];
 }
 
 /** Records per atomic. */
@@ -107,32 +118,40 @@ const IN_FLIGHT = 4;
 const keyOf = (o: SeriesOwner, day: string): Deno.KvKey =>
   o.kind === "market_location"
     ? KEYS.actuals(day, o.malo_id)
+    : o.kind === "metering_point_sum"
+    ? KEYS.meteringPointSum(day, o.metering_point)
     : KEYS.balancingGroupSum(day, o.balancing_group, o.balancing_area);
 
 const nameOf = (o: SeriesOwner) =>
-  o.kind === "market_location" ? o.malo_id : `${o.balancing_group}/${o.balancing_area}`;
+  o.kind === "market_location"
+    ? o.malo_id
+    : o.kind === "metering_point_sum"
+    ? o.metering_point
+    : `${o.balancing_group}/${o.balancing_area}`;
 
-/** Stores checked series. */
+/** Stores checked series (merged per `./actuals_merge.ts`). */
 export async function storeActuals(
   kv: Deno.Kv,
   series: readonly MeteredSeries[],
   source: string,
   nowMs: number,
 ): Promise<StoreOutcome> {
-  // Per (owner, day) the values to write; a later series of the same body wins.
-  const parts = new Map<string, Part>();
+  // Per (owner, day) the runs to merge, in the order of the input: a later series wins.
+  const parts = new Map<string, Part[]>();
   for (const s of series) {
     for (const r of runsByDay(s.start, s.kwh)) {
-      const k = `${nameOf(s.owner)}|${r.day}`;
+      const k = `${s.owner.kind}|${nameOf(s.owner)}|${r.day}`;
       const cur = parts.get(k);
-      if (cur) cur.runs.push(r);
-      else parts.set(k, { owner: s.owner, day: r.day, runs: [r] });
+      const last = cur?.at(-1);
+      if (last && last.series === s) last.runs.push(r);
+      else if (cur) cur.push({ series: s, day: r.day, runs: [r] });
+      else parts.set(k, [{ series: s, day: r.day, runs: [r] }]);
     }
   }
-  const out: StoreOutcome = { added: 0, replaced: 0, unchanged: 0, days: [], replacements: [] };
+  const out: StoreOutcome = { ...noCounts(), days: [], replacements: [], older_versions: [] };
   const list = [...parts.values()];
   const at = new Date(nowMs).toISOString();
-  const batches: Part[][] = [];
+  const batches: Part[][][] = [];
   for (let b = 0; b < list.length; b += BATCH) batches.push(list.slice(b, b + BATCH));
   // A few batches in flight (different keys: they do not conflict), counted in batch order.
   const counted: Counted[] = new Array(batches.length);
@@ -145,41 +164,19 @@ export async function storeActuals(
   };
   await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, batches.length) }, worker));
   for (const c of counted) {
-    out.added += c.added;
-    out.replaced += c.replaced;
-    out.unchanged += c.unchanged;
-    for (const r of c.replacements) {
-      if (out.replacements.length < 20) out.replacements.push(r);
-    }
+    for (const k of COUNTS) out[k] += c[k];
+    for (const r of c.replacements) if (out.replacements.length < 20) out.replacements.push(r);
+    for (const r of c.older) if (out.older_versions.length < 20) out.older_versions.push(r);
   }
-  out.days = [...new Set(list.map((p) => p.day))].sort();
+  out.days = [...new Set(list.map((p) => p[0].day))].sort();
   return out;
 }
 
-/** The values of one (owner, day) to write: runs of kWh, in the order of the input. */
-interface Part {
-  owner: SeriesOwner;
-  day: string;
-  runs: DayRun[];
-}
-
-/**
- * Calls `fn` with each quarter-hour index of a part once and its value (of the last run that has
- * it), in index order for one run.
- */
-function forEachValue(p: Part, fn: (idx: number, v: number) => void): void {
-  if (p.runs.length === 1) {
-    const [{ first, values }] = p.runs;
-    for (let k = 0; k < values.length; k++) fn(first + k, values[k]);
-    return;
-  }
-  const m = new Map<number, number>();
-  for (const r of p.runs) r.values.forEach((v, k) => m.set(r.first + k, v));
-  m.forEach((v, idx) => fn(idx, v));
-}
-
 /** What storing one batch did. */
-type Counted = Omit<StoreOutcome, "days">;
+interface Counted extends MergeCounts {
+  replacements: StoreOutcome["replacements"];
+  older: StoreOutcome["older_versions"];
+}
 
 /**
  * Reads the batch's records (one range read when they are market locations of one day, as a
@@ -189,13 +186,14 @@ type Counted = Omit<StoreOutcome, "days">;
  */
 async function storeBatch(
   kv: Deno.Kv,
-  batch: Part[],
+  batch: Part[][],
   at: string,
   source: string,
 ): Promise<Counted | undefined> {
-  const day = batch[0].day;
-  const ids = batch.every((p) => p.day === day && p.owner.kind === "market_location")
-    ? batch.map((p) => nameOf(p.owner))
+  const day = batch[0][0].day;
+  const owners = batch.map((p) => p[0].series.owner);
+  const ids = batch.every((p, i) => p[0].day === day && owners[i].kind === "market_location")
+    ? owners.map(nameOf)
     : null;
   const entries = ids
     ? await getManyInRange<StoredRecord>(
@@ -203,29 +201,23 @@ async function storeBatch(
       (KEYS.actualsOfDay(day) as { prefix: Deno.KvKey }).prefix,
       ids,
     )
-    : await getManyChunked<StoredRecord>(kv, batch.map((p) => keyOf(p.owner, p.day)));
+    : await getManyChunked<StoredRecord>(kv, batch.map((p, i) => keyOf(owners[i], p[0].day)));
   const op = kv.atomic();
-  const c: Counted = { added: 0, replaced: 0, unchanged: 0, replacements: [] };
-  batch.forEach((p, i) => {
-    const e = entries[i];
-    const kwh = e.value ? packed(e.value.kwh) : new Float64Array(quarterHourCount(p.day)).fill(NaN);
-    let replaced = 0, changed = false;
-    forEachValue(p, (idx, v) => {
-      const old = kwh[idx];
-      if (Number.isNaN(old)) c.added++, changed = true;
-      else if (old === v) c.unchanged++;
-      else replaced++, changed = true;
-      kwh[idx] = v;
-    });
-    c.replaced += replaced;
-    if (replaced) {
-      c.replacements.push({ location: nameOf(p.owner), day: p.day, quarter_hours: replaced });
+  const c: Counted = { ...noCounts(), replacements: [], older: [] };
+  batch.forEach((parts, i) => {
+    const e = entries[i], d = parts[0].day, owner = owners[i];
+    let rec: PackedActuals | null = e.value ? asPacked(e.value) : null;
+    let written = false, replaced = 0;
+    for (const part of parts) {
+      const m = mergeRecord(rec, part, quarterHourCount(d), at, source);
+      for (const k of COUNTS) c[k] += m.counts[k];
+      replaced += m.replaced;
+      if (m.older) c.older.push({ location: nameOf(owner), day: d, ...m.older });
+      if (m.record) rec = m.record, written = true;
     }
+    if (replaced) c.replacements.push({ location: nameOf(owner), day: d, quarter_hours: replaced });
     op.check(e);
-    if (changed) {
-      const rec: PackedActuals = { kwh, updated_at: at, source };
-      op.set(keyOf(p.owner, p.day), rec);
-    }
+    if (written) op.set(keyOf(owner, d), rec);
   });
   return (await op.commit()).ok ? c : undefined;
 }
@@ -262,11 +254,11 @@ export async function* actualsBatches(
   if (batch.length) yield batch;
 }
 
-/** Every balancing-group sum of a day. */
+/** Every balancing-group sum of a day (`LOC+237`), and every MaBiS metering-point sum. */
 export async function balancingGroupSumsOfDay(kv: Deno.Kv, day: string): Promise<StoredActuals[]> {
   const out: StoredActuals[] = [];
-  for await (const e of kv.list<StoredRecord>(KEYS.balancingGroupSumsOfDay(day))) {
-    out.push(unpacked(e.key, e.value));
+  for (const sel of [KEYS.balancingGroupSumsOfDay(day), KEYS.meteringPointSumsOfDay(day)]) {
+    for await (const e of kv.list<StoredRecord>(sel)) out.push(unpacked(e.key, e.value));
   }
   return out;
 }

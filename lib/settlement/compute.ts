@@ -4,7 +4,8 @@
  * - `imbalance_mwh = (actual − schedule) × 0.25 h` — > 0 short (the balancing group took more than
  *   scheduled), < 0 long (StromNZV § 4 (2): the BRP is responsible for the balance of its group);
  * - `price_eur_mwh` = reBAP "unterdeckt" when short, "ueberdeckt" when long (and when balanced,
- *   where the cost is 0 whatever the price);
+ *   where the cost is 0 whatever the price); until the reBAP is published, the TSOs' AEP estimate,
+ *   labelled per quarter-hour (`price_source`) and keeping the day provisional;
  * - `cost_eur = imbalance × price` — > 0 the BRP pays (a negative price turns a shortage into
  *   income);
  * and the same against the last day-ahead version alone. `null` wherever an input is missing,
@@ -13,6 +14,8 @@
  * @module
  */
 import type { Accuracy, AreaSettlement, SettlementTotals } from "../wire/settlement.ts";
+import type { PriceSource } from "./prices_store.ts";
+import type { QualitySummary } from "./quality_tally.ts";
 
 /** What the settlement of one area is computed from. */
 export interface AreaInputs {
@@ -26,11 +29,17 @@ export interface AreaInputs {
   day_ahead: { version: number; mw: readonly number[] } | null;
   /** Net actual of the market locations, MW (consumption +); `null` where unknown. */
   market_location_mw: readonly (number | null)[];
+  /** Substitute and provisional values among the metered market locations' values. */
+  market_location_quality: QualitySummary;
   /** Σ balancing-group sums, MW, when they are the settlement actual; else `null`. */
   balancing_group_mw: readonly (number | null)[] | null;
-  /** reBAP, EUR/MWh; `null` where not known. */
+  /** Substitute and provisional values among the sums' values (with `balancing_group_mw`). */
+  balancing_group_quality: QualitySummary | null;
+  /** Imbalance price (reBAP or its estimate), EUR/MWh; `null` where not known. */
   price_short: readonly (number | null)[] | null;
   price_long: readonly (number | null)[] | null;
+  /** Where each price comes from; `null` where none is known. */
+  price_source: readonly (PriceSource | null)[] | null;
   /** Counts of the market locations (see `CompletenessSchema`). */
   locations: { metered: number; profile_settled: number; missing: number };
   by_source: AreaSettlement["accuracy"]["by_source"];
@@ -88,10 +97,15 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
     price: (number | null)[] = [],
     cost: (number | null)[] = [];
   const daCost: (number | null)[] = [];
-  let short = 0, long = 0, total = 0, daTotal = 0, priced = 0;
+  let short = 0, long = 0, total = 0, daTotal = 0, priced = 0, estimated = 0;
+  const source: (PriceSource | null)[] = [];
   for (let i = 0; i < n; i++) {
     const ps = or(inp.price_short?.[i]), pl = or(inp.price_long?.[i]);
-    if (ps !== null && pl !== null) priced++;
+    const known = ps !== null && pl !== null;
+    const src = known ? inp.price_source?.[i] ?? "rebap" : null;
+    source.push(src);
+    if (known) priced++;
+    if (src === "aep_estimate") estimated++;
     const q = settleQuarterHour(actual[i], or(sched?.[i]), ps, pl);
     const d = settleQuarterHour(actual[i], or(da?.[i]), ps, pl);
     imbalance.push(q.imbalance === null ? null : r6(q.imbalance));
@@ -119,7 +133,11 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
       price_eur_mwh: price[index],
       cost_eur: cost[index],
     }));
-  const complete = inp.locations.missing === 0 && priced === n && actual.every((a) => a !== null) &&
+  const quality = bg
+    ? inp.balancing_group_quality ?? inp.market_location_quality
+    : inp.market_location_quality;
+  const complete = inp.locations.missing === 0 && priced === n && estimated === 0 &&
+    quality.provisional_quarter_hours === 0 && actual.every((a) => a !== null) &&
     inp.schedule !== null;
   const totals: SettlementTotals = {
     short_mwh: r6(short),
@@ -143,6 +161,7 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
       : null,
     imbalance_mwh: imbalance,
     price_eur_mwh: price,
+    price_source: source,
     cost_eur: cost,
     day_ahead_cost_eur: daCost,
     totals,
@@ -155,6 +174,8 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
     completeness: {
       ...inp.locations,
       priced_quarter_hours: priced,
+      estimated_quarter_hours: estimated,
+      ...quality,
       quarter_hours: n,
       status: complete ? "final" : "provisional",
     },

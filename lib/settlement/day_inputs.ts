@@ -8,9 +8,10 @@
  *   the same values the forecast step generates, lib/pipeline/open_position.ts); unknown (`null`)
  *   in a quarter-hour where a metered location has no value, and in every quarter-hour while a
  *   location without a profile has no metering;
- * - the balancing-group sums, where every balancing area of the control area (`balancing_areas`)
- *   has a complete one for the day;
- * - the reBAP prices of the day.
+ * - the balancing-group sums, where every balancing area (`balancing_areas`) and MaBiS metering
+ *   point (`mabis_metering_points`) of the control area has a complete one for the day;
+ * - the imbalance prices of the day with their source (reBAP or AEP estimate), and ID AEP;
+ * - which values are substitute or provisional values (`./quality_tally.ts`).
  * The profile locations are taken from the class table (counts and annual energy per class), so
  * nothing lists every market location: the work grows with the metered locations.
  * @module
@@ -37,19 +38,26 @@ import {
   type StoredActuals,
 } from "./actuals_store.ts";
 import type { AreaInputs } from "./compute.ts";
-import { pricesOfDay } from "./prices_store.ts";
+import { idAepOfDay } from "./id_aep_store.ts";
+import { pricesOfDay, priceSources } from "./prices_store.ts";
+import { QualityTally } from "./quality_tally.ts";
+import { meteringPointsOf } from "../config/mabis_points.ts";
 
 /** The inputs of every area of the day, and whether the day has any settlement input at all. */
 export interface DayInputs {
   areas: AreaInputs[];
   /** True when the day has actuals, balancing-group sums or a sent schedule. */
   any: boolean;
+  /** ID AEP per quarter-hour, EUR/MWh (`null` where not known); `null` when none arrived. */
+  id_aep: (number | null)[] | null;
 }
 
 const sign = (d: "consumption" | "generation") => d === "generation" ? -1 : 1;
 
 /** What is summed per control area while the metered locations stream past. */
 interface AreaSum {
+  /** Substitute and provisional values of the metered locations. */
+  quality: QualityTally;
   /** kW per quarter-hour: profile classes, less metered profile locations, plus meters. */
   kw: Float64Array;
   /** 1 where a metered location of the area has no value. */
@@ -85,9 +93,10 @@ export async function readSettlementInputs(
   const n = dd.quarterHours.length;
   const quarterHours = dd.quarterHours.map((q) => q.toString());
   const region = cfg.holiday_region ?? "DE";
-  const [sums, prices, table, customer, facts] = await Promise.all([
+  const [sums, prices, idAep, table, customer, facts] = await Promise.all([
     balancingGroupSumsOfDay(kv, day),
     pricesOfDay(kv, day),
+    idAepOfDay(kv, day),
     profileClasses(kv),
     customerForecasts(kv, day),
     locationFacts(kv),
@@ -108,6 +117,7 @@ export async function readSettlementInputs(
   const per = new Map<string, AreaSum>();
   for (const area of cfg.active_control_areas) {
     per.set(area, {
+      quality: new QualityTally(n),
       kw: new Float64Array(n),
       unknown: new Uint8Array(n),
       complete: 0,
@@ -151,6 +161,7 @@ export async function readSettlementInputs(
     }
     if (full) a.complete++;
     else a.incomplete++;
+    if (rec.quality) a.quality.add(rec.quality, rec.substitutes);
   };
   let meteredAny = false;
   let pending: Promise<void> = Promise.resolve();
@@ -191,9 +202,11 @@ export async function readSettlementInputs(
       quarter_hours: quarterHours,
       ...schedules(history),
       market_location_mw: mlMw,
-      balancing_group_mw: balancingGroupMw(cfg.balancing_areas ?? [], area, sums, n),
+      market_location_quality: a.quality.summary(),
+      ...balancingGroupMw(cfg, area, sums, n),
       price_short: prices?.short ?? null,
       price_long: prices?.long ?? null,
+      price_source: prices ? priceSources(prices) : null,
       locations: {
         metered: a.complete,
         profile_settled: Math.max(0, profileCount - a.meteredProfile),
@@ -211,7 +224,7 @@ export async function readSettlementInputs(
       }).sort((x, y) => (y.abs_deviation_mwh ?? 0) - (x.abs_deviation_mwh ?? 0)),
     });
   }
-  return { areas, any };
+  return { areas, any, id_aep: idAep?.price ?? null };
 }
 
 /** Schedule and day-ahead of an area's version history. */
@@ -224,25 +237,45 @@ function schedules(history: ScheduleVersionRecord[]): Pick<AreaInputs, "schedule
   };
 }
 
-/** Σ of the balancing-group sums of the area's balancing areas, MW; `null` unless all complete. */
+/**
+ * The area's balancing-group sum actual, MW, and the quality of its values: Σ of the sums of its
+ * balancing areas (`balancing_areas`, `LOC+237` sums of any balancing group) and of its MaBiS
+ * metering points (`mabis_metering_points`, 13003 sums); `null` unless the area has at least one
+ * such source and every one has a complete sum for the day.
+ */
 function balancingGroupMw(
-  entries: readonly string[],
+  cfg: EffectiveConfig,
   area: string,
   sums: readonly StoredActuals[],
   n: number,
-): number[] | null {
-  const bas = balancingAreasOf(entries, area);
-  if (bas.length === 0) return null;
-  const out = new Array<number>(n).fill(0);
-  for (const ba of bas) {
+): Pick<AreaInputs, "balancing_group_mw" | "balancing_group_quality"> {
+  const none = { balancing_group_mw: null, balancing_group_quality: null };
+  const areas = balancingAreasOf(cfg.balancing_areas ?? [], area);
+  const points = meteringPointsOf(cfg.mabis_metering_points ?? [], area);
+  if (areas.length + points.length === 0) return none;
+  const complete = (s: StoredActuals) => s.kwh.every((v) => v !== null);
+  const parts: StoredActuals[] = [];
+  for (const ba of areas) {
     const mine = sums.filter((s) =>
-      s.owner.kind === "balancing_group_sum" && s.owner.balancing_area === ba &&
-      s.kwh.every((v) => v !== null)
+      s.owner.kind === "balancing_group_sum" && s.owner.balancing_area === ba && complete(s)
     );
-    if (mine.length === 0) return null;
-    for (const s of mine) for (let i = 0; i < n; i++) out[i] += (s.kwh[i] as number) * 4 / 1000;
+    if (mine.length === 0) return none;
+    parts.push(...mine);
   }
-  return out;
+  for (const point of points) {
+    const mine = sums.find((s) =>
+      s.owner.kind === "metering_point_sum" && s.owner.metering_point === point
+    );
+    if (!mine || !complete(mine)) return none;
+    parts.push(mine);
+  }
+  const out = new Array<number>(n).fill(0);
+  const quality = new QualityTally(n);
+  for (const s of parts) {
+    for (let i = 0; i < n; i++) out[i] += (s.kwh[i] as number) * 4 / 1000;
+    quality.add(s.quality, s.substitutes);
+  }
+  return { balancing_group_mw: out, balancing_group_quality: quality.summary() };
 }
 
 /**

@@ -23,10 +23,14 @@ export interface DayPart {
   values: Map<number, number>;
 }
 
-/** A run of one day: `values[k]` belongs at the quarter-hour index `first + k` of `day`. */
+/**
+ * A run of one day: `values[k]` belongs at the quarter-hour index `first + k` of `day`, and was
+ * `values[offset + k]` of the series.
+ */
 export interface DayRun {
   day: string;
   first: number;
+  offset: number;
   values: number[];
 }
 
@@ -41,7 +45,7 @@ export function runsByDay(start: number, values: readonly number[]): DayRun[] {
     const d = dayOf(ms);
     const first = (ms - d.start.epochMilliseconds) / QH_MS;
     const n = Math.min(values.length - i, (d.end.epochMilliseconds - ms) / QH_MS);
-    out.push({ day: d.day, first, values: values.slice(i, i + n) });
+    out.push({ day: d.day, first, offset: i, values: values.slice(i, i + n) });
     i += n;
   }
   return out;
@@ -56,4 +60,21 @@ export function splitByDay(start: number, values: readonly number[]): DayPart[] 
     day: r.day,
     values: new Map(r.values.map((v, k) => [r.first + k, v])),
   }));
+}
+
+/**
+ * Points of single quarter-hours (`start` UTC ms) per local day and quarter-hour index, days in
+ * ascending order; a later point for the same quarter-hour wins.
+ */
+export function pointsByDay<P extends { start: number }>(
+  points: readonly P[],
+): [string, Map<number, P>][] {
+  const byDay = new Map<string, Map<number, P>>();
+  for (const p of points) {
+    const [run] = runsByDay(p.start, [0]);
+    const m = byDay.get(run.day) ?? new Map<number, P>();
+    m.set(run.first, p);
+    byDay.set(run.day, m);
+  }
+  return [...byDay].sort(([a], [b]) => a.localeCompare(b));
 }

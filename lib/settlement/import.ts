@@ -1,8 +1,8 @@
 /**
- * Imports settlement inputs (docs/settlement.md, "Actuals", "Imbalance prices"): parse, check every
- * market location is registered here, then store, and record one event. All or nothing: any
- * problem refuses the whole input with {@link SettlementInputRefused} before anything is stored.
- * Used by `POST /v1/actuals`, `POST /v1/imbalance-prices` and the inbox (`./inbox.ts`).
+ * Imports actuals (docs/settlement.md, "Actuals"): parse, check every market location is
+ * registered here and every MaBiS metering point mapped, then store, and record one event. All or
+ * nothing: any problem refuses the whole input with {@link SettlementInputRefused} before anything
+ * is stored. Used by `POST /v1/actuals` and the inbox (`./inbox.ts`); prices: `./import_prices.ts`.
  * @module
  */
 import type { ServiceContext } from "../context.ts";
@@ -10,11 +10,11 @@ import { eicProblem } from "../domain/eic.ts";
 import { registeredMarketLocations } from "../pipeline/market_locations.ts";
 import { actualsFromCsv, actualsFromJson } from "./actuals_input.ts";
 import { storeActuals, type StoreOutcome } from "./actuals_store.ts";
+import type { EffectiveConfig } from "../config/fields.ts";
+import { meteringPointMap } from "../config/mabis_points.ts";
 import { IssueList } from "./errors.ts";
 import { parseMscons } from "./mscons.ts";
 import { readMscons } from "./mscons_parallel.ts";
-import { type PriceOutcome, storePrices } from "./prices_store.ts";
-import { parseRebap } from "./rebap.ts";
 import type { MeteredSeries } from "./series.ts";
 
 /** The formats actuals arrive in. */
@@ -29,13 +29,8 @@ export interface ActualsImport extends StoreOutcome {
   message: string;
 }
 
-/** What an import of prices did. */
-export interface PricesImport extends PriceOutcome {
-  quarter_hours: number;
-  message: string;
-}
-
-type Deps = Pick<ServiceContext, "kv" | "clock" | "events">;
+/** What an import uses. */
+export type ImportDeps = Pick<ServiceContext, "kv" | "clock" | "events" | "config">;
 
 /**
  * Imports actuals.
@@ -45,7 +40,7 @@ type Deps = Pick<ServiceContext, "kv" | "clock" | "events">;
  * @throws {SettlementInputRefused} nothing stored
  */
 export async function importActuals(
-  deps: Deps,
+  deps: ImportDeps,
   format: ActualsFormat,
   body: unknown,
   by: string,
@@ -56,25 +51,19 @@ export async function importActuals(
     : format === "csv"
     ? actualsFromCsv(String(body))
     : actualsFromJson(body);
-  await checkOwners(deps.kv, series);
+  await checkOwners(deps.kv, await deps.config.snapshot(), series);
   const stored = await storeActuals(deps.kv, series, `${source} (${by})`, deps.clock.now());
   const malos = new Set<string>(), sums = new Set<string>();
   for (const s of series) {
-    if (s.owner.kind === "market_location") malos.add(s.owner.malo_id);
-    else sums.add(`${s.owner.balancing_group}/${s.owner.balancing_area}`);
+    const o = s.owner;
+    if (o.kind === "market_location") malos.add(o.malo_id);
+    else if (o.kind === "metering_point_sum") sums.add(o.metering_point);
+    else sums.add(`${o.balancing_group}/${o.balancing_area}`);
   }
-  const what = [
-    malos.size ? `${malos.size} market location${malos.size === 1 ? "" : "s"}` : "",
-    sums.size ? `${sums.size} balancing-group sum${sums.size === 1 ? "" : "s"}` : "",
-  ].filter(Boolean).join(" and ");
-  const message = `${by} sent actuals (${format}) for ${what}, ${stored.days.length} day${
-    stored.days.length === 1 ? "" : "s"
-  } (${stored.days[0]}${
-    stored.days.length > 1 ? ` to ${stored.days.at(-1)}` : ""
-  }): ${stored.added} new quarter-hour values, ${stored.replaced} replaced earlier ones, ${stored.unchanged} unchanged.`;
+  const message = actualsSentence(by, format, malos.size, sums.size, stored);
   await deps.events.append({
     kind: "actuals_received",
-    level: stored.replaced ? "warning" : "info",
+    level: stored.replaced || stored.older_versions.length ? "warning" : "info",
     message,
     caller: by,
     delivery_day: stored.days.length === 1 ? stored.days[0] : undefined,
@@ -90,32 +79,14 @@ export async function importActuals(
 }
 
 /**
- * Imports a reBAP file.
- * @throws {SettlementInputRefused} nothing stored
+ * Every market location must be registered; a metering-point sum's point must be mapped
+ * (`mabis_metering_points`); a balancing group and area must be valid EICs.
  */
-export async function importPrices(
-  deps: Deps,
-  text: string,
-  by: string,
-  source: string,
-): Promise<PricesImport> {
-  const points = parseRebap(text);
-  const stored = await storePrices(deps.kv, points, `${source} (${by})`, deps.clock.now());
-  const message = `${by} sent reBAP prices for ${points.length} quarter-hours (${stored.days[0]}${
-    stored.days.length > 1 ? ` to ${stored.days.at(-1)}` : ""
-  }): ${stored.added} new, ${stored.replaced} replaced earlier prices, ${stored.unchanged} unchanged, ${stored.unknown} not known yet (N.A.).`;
-  await deps.events.append({
-    kind: "imbalance_prices_received",
-    level: stored.replaced ? "warning" : "info",
-    message,
-    caller: by,
-    data: { source, ...stored },
-  });
-  return { ...stored, quarter_hours: points.length, message };
-}
-
-/** Every market location must be registered; balancing group and area must be valid EICs. */
-async function checkOwners(kv: Deno.Kv, series: readonly MeteredSeries[]): Promise<void> {
+async function checkOwners(
+  kv: Deno.Kv,
+  cfg: Readonly<EffectiveConfig>,
+  series: readonly MeteredSeries[],
+): Promise<void> {
   const issues = new IssueList();
   const ids = [
     ...new Set(series.flatMap((s) => s.owner.kind === "market_location" ? [s.owner.malo_id] : [])),
@@ -124,6 +95,7 @@ async function checkOwners(kv: Deno.Kv, series: readonly MeteredSeries[]): Promi
   for (let i = 0; i < ids.length; i += 500) {
     for (const id of await registeredMarketLocations(kv, ids.slice(i, i + 500))) known.add(id);
   }
+  const points = meteringPointMap(cfg.mabis_metering_points ?? []);
   const told = new Set<string>();
   for (const s of series) {
     const o = s.owner;
@@ -135,6 +107,15 @@ async function checkOwners(kv: Deno.Kv, series: readonly MeteredSeries[]): Promi
         `${s.where}: market location ${o.malo_id} is not registered here (register it with PUT /v1/market-locations/${o.malo_id} first)`,
         "value_error.unknown_location",
         o.malo_id,
+      );
+    } else if (o.kind === "metering_point_sum") {
+      if (points.has(o.metering_point) || told.has(o.metering_point)) continue;
+      told.add(o.metering_point);
+      issues.add(
+        ["body", s.where],
+        `${s.where}: MaBiS metering point ${o.metering_point} is not mapped to a control area and balancing group here (add ${o.metering_point}=<control-area EIC>/<balancing-group EIC> to the runtime field mabis_metering_points first)`,
+        "value_error.unknown_location",
+        o.metering_point,
       );
     } else {
       for (
@@ -156,4 +137,40 @@ async function checkOwners(kv: Deno.Kv, series: readonly MeteredSeries[]): Promi
     }
   }
   issues.throwIfAny();
+}
+
+/** The one sentence of an actuals import: what was stored, replaced, kept, flagged. */
+function actualsSentence(
+  by: string,
+  format: ActualsFormat,
+  malos: number,
+  sums: number,
+  stored: StoreOutcome,
+): string {
+  const n = (k: number, one: string, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
+  const what = [
+    malos ? n(malos, "market location") : "",
+    sums ? n(sums, "balancing-group sum") : "",
+  ].filter(Boolean).join(" and ");
+  const days = stored.days;
+  const range = days.length ? ` (${days[0]}${days.length > 1 ? ` to ${days.at(-1)}` : ""})` : "";
+  const flags = [
+    stored.substitutes ? n(stored.substitutes, "substitute value") : "",
+    stored.provisional ? n(stored.provisional, "provisional value") : "",
+    stored.missing ? n(stored.missing, "value reported missing", "values reported missing") : "",
+  ].filter(Boolean);
+  const older = stored.older_versions.length
+    ? ` Not applied, older than what is stored: ${
+      stored.older_versions.slice(0, 3).map((o) =>
+        `${o.location} ${o.day} (${
+          o.version ? `version ${o.version}` : "a daily sum"
+        }; stored version ${o.stored})`
+      ).join(", ")
+    }${stored.older_versions.length > 3 ? " …" : ""}.`
+    : "";
+  return `${by} sent actuals (${format}) for ${what}, ${
+    n(days.length, "day")
+  }${range}: ${stored.added} new quarter-hour values, ${stored.replaced} replaced earlier ones, ${stored.unchanged} unchanged${
+    flags.length ? `; among them ${flags.join(", ")}` : ""
+  }.${older}`;
 }

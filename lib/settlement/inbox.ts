@@ -1,9 +1,10 @@
 /**
  * The actuals inbox (docs/settlement.md, "Inbox"): every file that lands in `actuals_inbox_dir`
  * (and, when set, `sftp_actuals_inbox_dir` on the sFTP server) is recognised by its content —
- * EDIFACT (`UNA`/`UNB`: MSCONS actuals or balancing-group sums), the reBAP header
- * (`Datum;Zeitzone;…`: imbalance prices) or the CSV header `market_location_id,start,kwh`
- * (actuals) — and imported as through the API (`./import.ts`, all or nothing per file). An imported
+ * EDIFACT (`UNA`/`UNB`: MSCONS actuals or balancing-group sums), the header of a price file we
+ * take (`./price_files.ts`: the reBAP in either layout, the AEP estimate, ID AEP) or the CSV header
+ * `market_location_id,start,kwh` (actuals) — and imported as through the API (`./import.ts`,
+ * `./import_prices.ts`; all or nothing per file). An imported
  * file moves to `processed/`, a bad one to `rejected/` with the reason: a
  * `settlement_input_rejected` warning event and, beside the file (local or sFTP), a text file
  * `rejected/<name>.reason.txt`. Claiming, the hidden names and the moves are those of the TSO
@@ -16,26 +17,27 @@ import type { EffectiveConfig } from "../config/fields.ts";
 import type { ServiceContext } from "../context.ts";
 import { type InboxSource, localInbox, sftpInbox } from "../fahrplan/inbox_source.ts";
 import { SettlementInputRefused } from "./errors.ts";
-import { importActuals, importPrices } from "./import.ts";
-import { isRebapCsv } from "./rebap.ts";
+import { importActuals } from "./import.ts";
+import { importPrices } from "./import_prices.ts";
+import { priceLayout } from "./price_files.ts";
 
 /** What happened to one file. */
 export interface ActualsInboxResult {
   file: string;
   outcome: "imported" | "rejected";
-  /** `mscons`, `csv` (actuals) or `rebap`. */
-  kind?: "mscons" | "csv" | "rebap";
+  /** `mscons`, `csv` (actuals) or `prices` (reBAP, AEP estimate, ID AEP). */
+  kind?: "mscons" | "csv" | "prices";
   /** The import's sentence, or why the file was rejected. */
   message: string;
 }
 
-type Deps = Pick<ServiceContext, "kv" | "clock" | "events" | "redactor">;
+type Deps = Pick<ServiceContext, "kv" | "clock" | "events" | "redactor" | "config">;
 
 /** What a file holds, by its first characters; `null` when not recognised. */
-export function recogniseFile(text: string): "mscons" | "csv" | "rebap" | null {
+export function recogniseFile(text: string): "mscons" | "csv" | "prices" | null {
   const t = text.replace(/^\uFEFF/, "").trimStart();
   if (t.startsWith("UNA") || t.startsWith("UNB")) return "mscons";
-  if (isRebapCsv(t)) return "rebap";
+  if (priceLayout(t)) return "prices";
   if (/^market_location_id,start,kwh\s*(\r?\n|$)/.test(t)) return "csv";
   return null;
 }
@@ -83,7 +85,7 @@ async function importFrom(
     const text = () => new TextDecoder().decode(bytes);
     let reason: string;
     try {
-      if (kind === "rebap") {
+      if (kind === "prices") {
         const r = await importPrices(deps, text(), by, `file ${name}`);
         await claimed.moveTo("processed");
         out.push({ file: name, outcome: "imported", kind, message: r.message });
@@ -102,7 +104,7 @@ async function importFrom(
         continue;
       }
       reason =
-        "not recognised: neither EDIFACT (UNA/UNB), nor the reBAP header Datum;Zeitzone;von;bis;…, nor the CSV header market_location_id,start,kwh";
+        "not recognised: neither EDIFACT (UNA/UNB), nor a price file (the reBAP, the data service's reBAP, AEP estimate or ID AEP: Datum;Zeitzone;von;bis;… or Datum von;(Uhrzeit) von;…), nor the CSV header market_location_id,start,kwh";
     } catch (err) {
       if (err instanceof SettlementInputRefused) {
         const msgs = err.issues.map((i) => i.msg);

@@ -1,18 +1,22 @@
 /**
- * MSCONS (EDI@Energy "MSCONS Nachrichtenbeschreibung", MIG 2.4c; docs/settlement.md, "MSCONS"):
- * the load profiles of market locations (`LOC+172+<MaLo-ID>`) and balancing-group sums
- * (`LOC+237+<balancing group EIC>+<balancing area EIC>`) as {@link MeteredSeries}.
+ * MSCONS as German market communication sends it (EDI@Energy MSCONS AHB FV2504, message version
+ * 2.4c, valid from 2025-04-01; older versions such as 2.4b still read; docs/settlement.md,
+ * "MSCONS"): load profiles of market locations and balancing-group sums as {@link MeteredSeries}.
  *
- * Per location: one line (`LIN`) whose quantities (`QTY+220` true value, `QTY+67` substitute
- * value) each have their interval in `DTM+163` (start) and `DTM+164` (end), format 303
- * (`CCYYMMDDHHMM?+ZZ`, the offset in hours). The location's own `DTM+163/164` before its line, when
- * present, is the period the line must cover. Rules, each refused in words naming the message,
- * segment and location:
- * - every interval is one UTC quarter-hour (start on a quarter-hour, end 15 minutes later);
- * - intervals follow each other without a gap or an overlap, and cover the location's period;
- * - the unit is one we know ({@link UNITS}); a quantity without a unit is refused, never assumed;
- * - the quantity is a number written with the decimal mark `UNA` declares.
- * Pure: no storage; whether a market location is ours is decided by the caller.
+ * A message is read by its Prüfidentifikator (`RFF+Z13`, `./mscons_codes.ts`): 13025 the load
+ * profile of a market location (`LOC+172+<MaLo-ID>`), 13003 a balancing-group sum of a MaBiS
+ * metering point (`LOC+172+<Zählpunktbezeichnung>`; daily `BGM+Z39`, or the monthly settlement
+ * series `BGM+BK` with its month `DTM+492` and version `DTM+293`); a gas message is refused; any
+ * other (or none) is read by its `LOC` qualifier as older versions were (`LOC+172` a market
+ * location, `LOC+237+<balancing group>+<balancing area>` a balancing-group sum).
+ *
+ * Per location: one line (`LIN`, its OBIS code in `PIA+5`) whose quantities (`QTY`) each have
+ * their interval in `DTM+163`/`DTM+164` (format 303, UTC in the handbook) and, for a substitute
+ * value, its method and reason in `STS`. The qualifier says what a value is (true, substitute,
+ * provisional, missing, energy summed) and is kept per value. The unit is the `QTY`'s own (older
+ * versions: `KWH`, `MWH`) or, where it has none (the handbook's rule), the OBIS code's. Every
+ * problem is refused in words naming the message, segment and location. Pure: no storage; whether
+ * a market location or a metering point is ours is decided by the caller.
  * @module
  */
 import {
@@ -22,29 +26,25 @@ import {
   type Segment,
   type Syntax,
 } from "./edifact_segments.ts";
+import { parse303, parse304, parse610 } from "./edifact_dates.ts";
 import { IssueList } from "./errors.ts";
 import {
-  isoMinute,
-  type MeteredSeries,
-  onQuarterHour,
-  ownerText,
-  QH_MS,
-  type SeriesOwner,
-} from "./series.ts";
+  type MessageKind,
+  messageKindOf,
+  NOT_ENERGY,
+  OBIS_ENERGY,
+  obisProblem,
+  PRUEFIDENTIFIKATOREN,
+  QTY_QUALIFIERS,
+  QUALITY,
+  UNITS,
+} from "./mscons_codes.ts";
+import { type LocationProblem, OpenLocation } from "./mscons_location.ts";
+import { isoMinute, type MeteredSeries, ownerText } from "./series.ts";
+import { MARKET_TIME_ZONE } from "../domain/delivery_day.ts";
+import { METERING_POINT } from "../domain/metering_point.ts";
 
-/**
- * Energy units of `QTY` (UN/ECE Recommendation 20 codes) and their factor to kWh. `D54` (in one
- * public sample) is "watt per square metre" in Recommendation 20, not an energy: refused.
- */
-export const UNITS: Readonly<Record<string, number>> = Object.freeze({ KWH: 1, MWH: 1000 });
-
-/** Units of Recommendation 20 met in MSCONS that are not an energy, named in the refusal. */
-const NOT_ENERGY: Readonly<Record<string, string>> = Object.freeze({
-  D54: "watt per square metre",
-  KWT: "kilowatt, a power",
-  MAW: "megawatt, a power",
-  K3: "kilovolt-ampere reactive hour, a reactive energy",
-});
+export { UNITS } from "./mscons_codes.ts";
 
 /** What one interchange held. */
 export interface MsconsInterchange {
@@ -60,29 +60,27 @@ export interface MsconsInterchange {
 /** Where a problem is: a segment, or the quantity a later segment completes. */
 type Where = Pick<Segment, "tag" | "position" | "text">;
 
-/** One location being read. */
-interface Open {
-  owner: SeriesOwner;
-  where: string;
-  period: { start?: number; end?: number };
-  lines: number;
-  kwh: number[];
-  start?: number;
-  next?: number;
-  /** The quantity read last (kWh) and its segment's position; 0 = none waiting for its interval. */
-  qtyValue: number;
-  qtyPosition: number;
-  /** The interval of that quantity (`DTM+163`, `DTM+164`), UTC ms. */
-  interval: { start?: number; end?: number };
-  /** Kinds of problem reported for this location (each is reported once per location). */
-  reported: Set<string>;
+/** What is known of the message being read. */
+interface Message {
+  /** `message 1 (UNH+1, BGM …)`, for sentences. */
+  name: string;
+  /** Prüfidentifikator (`RFF+Z13`), when given. */
+  pid: string | undefined;
+  kind: MessageKind;
+  /** Document name code of `BGM` (`Z48`, `Z39`, `BK`, …). */
+  bgm: string | undefined;
+  /** True while its header (before `UNS`) is read. */
+  header: boolean;
+  /** True when the message is refused as a whole (its locations are skipped). */
+  refused: boolean;
 }
 
 /**
  * Reads an MSCONS interchange.
  * @throws {import("./errors.ts").SettlementInputRefused} listing every problem (at most 20): not
- *   EDIFACT, not MSCONS, a bad decimal mark, a unit we do not know, an interval off the
- *   quarter-hour grid, a gap or an overlap
+ *   EDIFACT, not MSCONS, a gas message, a bad decimal mark, a unit or OBIS code we do not know, a
+ *   qualifier we do not know, an interval off the quarter-hour grid, a gap or an overlap, a sum
+ *   whose metering point is no Zählpunktbezeichnung, a monthly series without its version
  */
 export function parseMscons(text: string): MsconsInterchange {
   const issues = new IssueList();
@@ -90,77 +88,58 @@ export function parseMscons(text: string): MsconsInterchange {
   let reference = "";
   let messages = 0;
   let segments = 0;
-  let message = "before the first message (UNH)";
-  let open: Open | null = null;
-  let header = false;
+  let msg: Message = {
+    name: "before the first message (UNH)",
+    pid: undefined,
+    kind: "by_location",
+    bgm: undefined,
+    header: false,
+    refused: false,
+  };
+  let open: OpenLocation | null = null;
 
-  const problem = (s: Where, msg: string, type: Parameters<IssueList["add"]>[2]) => {
+  const problem = (s: Where, text: string, type: LocationProblem) => {
     if (open?.reported.has(type)) return;
     open?.reported.add(type);
     const at = open ? `, ${ownerText(open.owner)}` : "";
     issues.add(
-      ["body", message, `segment ${s.position} (${s.tag})`],
-      `${message}, segment ${s.position} (${s.text()})${at}: ${msg}`,
+      ["body", msg.name, `segment ${s.position} (${s.tag})`],
+      `${msg.name}, segment ${s.position} (${s.text()})${at}: ${text}`,
       type,
     );
   };
-  const flushQty = () => {
-    if (!open?.qtyPosition) return;
-    const { start, end } = open.interval;
-    const position = open.qtyPosition;
-    const seg: Where = { tag: "QTY", position, text: () => "QTY" };
-    if (start === undefined || end === undefined) {
-      problem(
-        seg,
-        "the quantity has no interval (DTM+163 and DTM+164 after it)",
-        "value_error.mscons",
-      );
-    } else if (!onQuarterHour(start) || end - start !== QH_MS) {
-      problem(
-        seg,
-        `the interval ${isoMinute(start)}–${isoMinute(end)} is not one UTC quarter-hour`,
-        "value_error.quarter_hour",
-      );
-    } else if (open.next !== undefined && start !== open.next) {
-      problem(
-        seg,
-        start > open.next
-          ? `gap: nothing from ${isoMinute(open.next)} to ${isoMinute(start)}`
-          : `the interval starting ${isoMinute(start)} overlaps the one before`,
-        "value_error.gap",
-      );
-    } else {
-      open.start ??= start;
-      open.kwh.push(open.qtyValue);
-      open.next = end;
-    }
-    open.qtyPosition = 0;
-    open.interval.start = open.interval.end = undefined;
-  };
   const closeLocation = (s: Segment) => {
     if (!open) return;
-    flushQty();
-    const { period } = open;
-    if (open.reported.size > 0) {
-      // already refused; nothing more to say about it
-    } else if (open.kwh.length === 0) {
-      problem(s, "the location has no quantities", "value_error.mscons");
-    } else if (
-      (period.start !== undefined && period.start !== open.start) ||
-      (period.end !== undefined && period.end !== open.next)
-    ) {
+    const at = open;
+    const read = open.close(s, problem);
+    if (read && checkMonth(at, s)) series.push(read);
+    open = null;
+  };
+  /** A monthly settlement series lies in its month and has its version (AHB 13003 [70]). */
+  const checkMonth = (loc: OpenLocation, s: Segment): boolean => {
+    if (msg.bgm !== "BK") return true;
+    const missing = loc.month === undefined
+      ? "its settlement month (DTM+492, format 610)"
+      : loc.version === undefined
+      ? "its version (DTM+293, format 304)"
+      : null;
+    if (missing) {
+      problem(s, `a monthly settlement series (BGM+BK) needs ${missing}`, "value_error.mscons");
+      return false;
+    }
+    const { start, end } = loc.span;
+    const first = localMonth(start!), last = localMonth(end! - 1);
+    if (first !== loc.month || last !== loc.month) {
       problem(
         s,
-        `gap: the quantities cover ${isoMinute(open.start!)}–${isoMinute(open.next!)}, ` +
-          `the location's period is ${isoMinute(period.start ?? open.start!)}–${
-            isoMinute(period.end ?? open.next!)
-          }`,
+        `the quantities ${isoMinute(start!)}–${
+          isoMinute(end!)
+        } are not all in the settlement month ${loc.month} (Europe/Berlin)`,
         "value_error.gap",
       );
-    } else {
-      series.push({ owner: open.owner, start: open.start!, kwh: open.kwh, where: open.where });
+      return false;
     }
-    open = null;
+    return true;
   };
 
   try {
@@ -171,6 +150,9 @@ export function parseMscons(text: string): MsconsInterchange {
           return readDtm(s);
         case "QTY":
           return readQty(s, syntax);
+        case "STS":
+          if (open && !msg.header) open.status(s.at(0), s.at(2));
+          return;
         case "UNB":
           reference = s.at(4) ?? "";
           return;
@@ -178,33 +160,37 @@ export function parseMscons(text: string): MsconsInterchange {
           closeLocation(s);
           messages++;
           const type = s.at(1);
-          message = `message ${s.at(0) ?? messages} (UNH+${s.at(0) ?? ""})`;
-          header = true;
+          msg = {
+            name: `message ${s.at(0) ?? messages} (UNH+${s.at(0) ?? ""})`,
+            pid: undefined,
+            kind: "by_location",
+            bgm: undefined,
+            header: true,
+            refused: false,
+          };
           if (type !== "MSCONS") {
             problem(s, `this is a ${type ?? "?"} message, not MSCONS`, "value_error.mscons");
           }
           return;
         }
         case "BGM":
-          message = message.replace(/\)$/, `, BGM ${s.at(1) ?? ""})`);
+          msg.bgm = s.at(0);
+          msg.name = msg.name.replace(/\)$/, `, BGM ${s.at(1) ?? ""})`);
+          return;
+        case "RFF":
+          if (msg.header && s.at(0) === "Z13") readPid(s);
           return;
         case "UNS":
-          header = false;
+          msg.header = false;
           return;
         case "LOC":
           closeLocation(s);
-          open = openLocation(s, message);
-          if (!open) {
-            problem(
-              s,
-              "expected LOC+172 (market location) or LOC+237 (balancing group)",
-              "value_error.mscons",
-            );
-          }
+          if (msg.refused) return;
+          open = openLocation(s);
           return;
         case "LIN":
           if (!open) return;
-          flushQty();
+          open.flush(problem);
           if (++open.lines > 1) {
             problem(
               s,
@@ -212,6 +198,10 @@ export function parseMscons(text: string): MsconsInterchange {
               "value_error.mscons",
             );
           }
+          return;
+        case "PIA":
+          // PIA+5+<OBIS>:SRW: what the line measures (a product id of another kind is no OBIS).
+          if (open && s.at(0) === "5" && s.at(1, 1) === "SRW") open.obis = s.at(1, 0);
           return;
         case "UNT":
         case "UNZ":
@@ -222,8 +212,8 @@ export function parseMscons(text: string): MsconsInterchange {
   } catch (err) {
     if (!(err instanceof EdifactSyntaxError)) throw err;
     issues.add(
-      ["body", message, `segment ${err.position} (${err.tag || "start"})`],
-      `${message}, segment ${err.position} (${
+      ["body", msg.name, `segment ${err.position} (${err.tag || "start"})`],
+      `${msg.name}, segment ${err.position} (${
         err.tag || "start"
       }): not readable as EDIFACT: ${err.message}`,
       "value_error.edifact",
@@ -235,36 +225,69 @@ export function parseMscons(text: string): MsconsInterchange {
   issues.throwIfAny();
   return { reference, messages, segments, series };
 
-  function readQty(s: Segment, syntax: Syntax) {
-    if (!open || header) return;
-    flushQty();
-    const qualifier = s.at(0, 0), raw = s.at(0, 1), unit = s.at(0, 2);
-    if (qualifier !== "220" && qualifier !== "67") {
-      return problem(
+  function readPid(s: Segment) {
+    msg.pid = s.at(0, 1);
+    msg.kind = messageKindOf(msg.pid);
+    if (msg.kind === "gas") {
+      msg.refused = true;
+      const name = PRUEFIDENTIFIKATOREN[msg.pid!].name;
+      problem(
         s,
-        `quantity qualifier ${qualifier} is not a metered value (220 true value or 67 substitute value)`,
+        `Prüfidentifikator ${msg.pid} (${name}) is a gas message; we take electricity: 13025 (load profile of a market location) and 13003 (balancing-group sum)`,
         "value_error.mscons",
       );
     }
-    if (!unit) {
-      return problem(
-        s,
-        `the quantity has no unit; we take ${Object.keys(UNITS).join(" or ")}`,
-        "value_error.unit",
+  }
+
+  function openLocation(s: Segment): OpenLocation | null {
+    const qualifier = s.at(0), id = s.at(1) ?? "";
+    const where = locationWhere(msg.name, s.position);
+    if (qualifier === "172" && msg.kind === "metering_point_sum") {
+      const loc = new OpenLocation({ kind: "metering_point_sum", metering_point: id }, where);
+      open = loc;
+      if (!METERING_POINT.test(id)) {
+        problem(
+          s,
+          `a balancing-group sum (Prüfidentifikator 13003) names a MaBiS metering point (Zählpunktbezeichnung: 33 characters, DE, 11 digits, 20 letters or digits); got ${id}`,
+          "value_error.mscons",
+        );
+      }
+      return loc;
+    }
+    if (qualifier === "172") {
+      return new OpenLocation({ kind: "market_location", malo_id: id }, where);
+    }
+    if (qualifier === "237" && msg.kind !== "market_location") {
+      return new OpenLocation(
+        { kind: "balancing_group_sum", balancing_group: id, balancing_area: s.at(2) ?? "" },
+        where,
       );
     }
-    const factor = Object.hasOwn(UNITS, unit) ? UNITS[unit] : undefined;
-    if (factor === undefined) {
+    problem(
+      s,
+      msg.kind === "market_location"
+        ? "a load profile (Prüfidentifikator 13025) names its market location in LOC+172"
+        : "expected LOC+172 (market location or MaBiS metering point) or LOC+237 (balancing group)",
+      "value_error.mscons",
+    );
+    return null;
+  }
+
+  function readQty(s: Segment, syntax: Syntax) {
+    if (!open || msg.header) return;
+    open.flush(problem);
+    const qualifier = s.at(0, 0) ?? "", raw = s.at(0, 1), unit = s.at(0, 2);
+    const kind = Object.hasOwn(QTY_QUALIFIERS, qualifier) ? QTY_QUALIFIERS[qualifier] : undefined;
+    if (kind === undefined) {
       return problem(
         s,
-        Object.hasOwn(NOT_ENERGY, unit)
-          ? `unit ${unit} is ${
-            NOT_ENERGY[unit]
-          } (UN/ECE Recommendation 20), not an energy; we take ${Object.keys(UNITS).join(" or ")}`
-          : `unit ${unit} is not an energy unit we know (${Object.keys(UNITS).join(", ")})`,
-        "value_error.unit",
+        `quantity qualifier ${qualifier} is not one we read (220 true value, 67 substitute value, Z18 provisional value, Z30 missing value, 79 energy summed)`,
+        "value_error.mscons",
       );
     }
+    const factor = unit ? unitFactor(s, unit) : obisFactor(s, open.obis);
+    if (factor === undefined) return;
+    if (kind === QUALITY.MISSING) return open.quantity(NaN, kind, s.position);
     const value = decimalNumber(raw ?? "", syntax.decimalMark);
     if (value === undefined) {
       return problem(
@@ -273,56 +296,89 @@ export function parseMscons(text: string): MsconsInterchange {
         "value_error.decimal_mark",
       );
     }
-    open.qtyValue = value * factor;
-    open.qtyPosition = s.position;
-  }
-
-  function readDtm(s: Segment) {
-    if (!open || header) return;
-    const qualifier = s.at(0, 0), value = s.at(0, 1), format = s.at(0, 2);
-    if (qualifier !== "163" && qualifier !== "164") return;
-    const ms = format === "303" ? parse303(value ?? "") : undefined;
-    if (ms === undefined) {
+    if (value < 0 && qualifier !== "79" && msg.kind !== "by_location") {
       return problem(
         s,
-        `expected format 303 (CCYYMMDDHHMM?+ZZ), got ${value}:${format}`,
+        `the quantity ${raw} is negative; the handbook allows ≥ 0 (MSCONS AHB ${msg.pid}, condition [902])`,
         "value_error.mscons",
       );
     }
-    const target = open.lines === 0 ? open.period : open.interval;
-    if (qualifier === "163") target.start = ms;
-    else target.end = ms;
+    open.quantity(value * factor, kind, s.position);
+  }
+
+  /** The factor of an explicit unit to kWh; `undefined` (refused) for one we do not take. */
+  function unitFactor(s: Segment, unit: string): number | undefined {
+    if (Object.hasOwn(UNITS, unit)) return UNITS[unit] * sumSign(open!.obis);
+    const known = Object.keys(UNITS).join(" or ");
+    problem(
+      s,
+      Object.hasOwn(NOT_ENERGY, unit)
+        ? `unit ${unit} is ${
+          NOT_ENERGY[unit]
+        } (UN/ECE Recommendation 20), not an energy; we take ${known}`
+        : `unit ${unit} is not an energy unit we know (${Object.keys(UNITS).join(", ")})`,
+      "value_error.unit",
+    );
+    return undefined;
+  }
+
+  /** The factor a quantity without a unit takes from its line's OBIS code (AHB FV2504). */
+  function obisFactor(s: Segment, obis: string | undefined): number | undefined {
+    const why = obisProblem(obis);
+    if (why) {
+      problem(s, why, "value_error.unit");
+      return undefined;
+    }
+    return OBIS_ENERGY[obis!].kwh * sumSign(obis);
+  }
+
+  /** −1 for a balancing-group sum of feed-in (OBIS `1-1:2.29.0`): sums are consumption +. */
+  function sumSign(obis: string | undefined): number {
+    if (!open || open.owner.kind === "market_location") return 1;
+    return obis && OBIS_ENERGY[obis]?.direction === "feed_in" ? -1 : 1;
+  }
+
+  function readDtm(s: Segment) {
+    if (!open || msg.header) return;
+    const qualifier = s.at(0, 0), value = s.at(0, 1) ?? "", format = s.at(0, 2);
+    if (qualifier === "163" || qualifier === "164") {
+      const ms = format === "303" ? parse303(value) : undefined;
+      if (ms === undefined) {
+        return problem(
+          s,
+          `expected format 303 (CCYYMMDDHHMM?+ZZ), got ${value}:${format}`,
+          "value_error.mscons",
+        );
+      }
+      return open.date(qualifier, ms);
+    }
+    if (msg.bgm !== "BK") return;
+    if (qualifier === "492") {
+      open.month = format === "610" ? parse610(value) : undefined;
+      if (open.month === undefined) {
+        problem(
+          s,
+          `expected the month as format 610 (CCYYMM), got ${value}:${format}`,
+          "value_error.mscons",
+        );
+      }
+    } else if (qualifier === "293") {
+      open.version = format === "304" ? parse304(value) : undefined;
+      if (open.version === undefined) {
+        problem(
+          s,
+          `expected the version as format 304 (CCYYMMDDHHMMSS?+ZZ), got ${value}:${format}`,
+          "value_error.mscons",
+        );
+      }
+    }
   }
 }
 
-/** The owner of a `LOC` segment and a fresh reader for it; `null` for another qualifier. */
-function openLocation(s: Segment, message: string): Open | null {
-  const qualifier = s.at(0);
-  const where = locationWhere(message, s.position);
-  const base = {
-    where,
-    period: {},
-    lines: 0,
-    kwh: [],
-    qtyValue: 0,
-    qtyPosition: 0,
-    interval: {},
-    reported: new Set<string>(),
-  };
-  if (qualifier === "172") {
-    return { ...base, owner: { kind: "market_location", malo_id: s.at(1) ?? "" } };
-  }
-  if (qualifier === "237") {
-    return {
-      ...base,
-      owner: {
-        kind: "balancing_group_sum",
-        balancing_group: s.at(1) ?? "",
-        balancing_area: s.at(2) ?? "",
-      },
-    };
-  }
-  return null;
+/** The Europe/Berlin month `YYYY-MM` of an instant. */
+function localMonth(ms: number): string {
+  return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(MARKET_TIME_ZONE)
+    .toPlainDate().toString().slice(0, 7);
 }
 
 /** Where a location's `LOC` segment is, for sentences (`MeteredSeries.where`). */
@@ -336,50 +392,4 @@ const locationWhere = (message: string, position: number) =>
 export function shiftWhere(where: string, shift: number): string {
   const m = where.match(/^(.*), segment (\d+) \(LOC\)$/);
   return m ? locationWhere(m[1], Number(m[2]) + shift) : where;
-}
-
-/** The date (`CCYYMMDD` as a number) of the format-303 value read last, and its UTC midnight. */
-let lastDate = -1, lastDateMs = 0;
-
-/** Days of the months of a common year. */
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/**
- * Format 303 `CCYYMMDDHHMM±ZZ` (offset in hours) as UTC ms; `undefined` when malformed (not 15
- * characters, not digits, no such date, hour over 23 or minute over 59). Read digit by digit, the
- * date's instant once per day: an interchange of 10,000 locations holds two million of them.
- */
-export function parse303(v: string): number | undefined {
-  // An interval's start is the one before's end: mostly the text read last.
-  if (v === lastText) return lastMs;
-  lastText = v;
-  return lastMs = parse303Text(v);
-}
-
-/** The format-303 text read last and its instant. */
-let lastText = "", lastMs: number | undefined;
-
-function parse303Text(v: string): number | undefined {
-  if (v.length !== 15) return undefined;
-  let date = 0, time = 0, off = 0;
-  for (let i = 0; i < 15; i++) {
-    const d = v.charCodeAt(i) - 48;
-    if (i === 12) continue;
-    if (d < 0 || d > 9) return undefined;
-    if (i < 8) date = date * 10 + d;
-    else if (i < 12) time = time * 10 + d;
-    else off = off * 10 + d;
-  }
-  const sign = v.charCodeAt(12), h = (time / 100) | 0, mi = time % 100;
-  if ((sign !== 43 && sign !== 45) || h > 23 || mi > 59) return undefined; // 43 "+", 45 "-"
-  if (date !== lastDate) {
-    const y = (date / 10000) | 0, mo = ((date / 100) | 0) % 100, d = date % 100;
-    const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-    if (mo < 1 || mo > 12 || d < 1 || d > MONTH_DAYS[mo - 1] + (mo === 2 && leap ? 1 : 0)) {
-      return undefined;
-    }
-    lastDate = date;
-    lastDateMs = Date.UTC(y, mo - 1, d);
-  }
-  return lastDateMs + h * 3_600_000 + mi * 60_000 - (sign === 43 ? off : -off) * 3_600_000;
 }

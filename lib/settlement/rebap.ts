@@ -13,6 +13,9 @@
 import { parse } from "csv-parse/sync";
 import { MARKET_TIME_ZONE } from "../domain/delivery_day.ts";
 import { IssueList } from "./errors.ts";
+import { germanNumber } from "./german_number.ts";
+
+export { germanNumber } from "./german_number.ts";
 import { isoMinute, QH_MS } from "./series.ts";
 
 /** The header, as published. */
@@ -26,7 +29,10 @@ export const REBAP_HEADER = [
   "reBAP ueberdeckt",
 ] as const;
 
-/** One quarter-hour's prices, EUR/MWh; `null` = `N.A.` (not known yet). */
+/**
+ * One quarter-hour's prices, EUR/MWh; `null` = `N.A.` (not known yet). A row of the AEP estimate or
+ * of ID AEP has its one price in both.
+ */
 export interface PricePoint {
   /** UTC ms of the quarter-hour's start. */
   start: number;
@@ -37,20 +43,11 @@ export interface PricePoint {
 }
 
 const OFFSET_H: Record<string, number> = { CET: 1, CEST: 2 };
-const GERMAN_NUMBER = /^-?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?$/;
 
 /** True when the first line of `text` is the reBAP header (the inbox recognises files by it). */
 export function isRebapCsv(text: string): boolean {
   const first = text.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0].trim();
   return first.split(";").map((h) => h.trim()).join(";") === REBAP_HEADER.join(";");
-}
-
-/** A German number (`1.234,56`, `-4,83`) or `null` for `N.A.`; `undefined` when neither. */
-export function germanNumber(text: string): number | null | undefined {
-  const t = text.trim();
-  if (t === "N.A." || t === "N.A" || t === "n.a.") return null;
-  if (!GERMAN_NUMBER.test(t)) return undefined;
-  return Number(t.replace(/\./g, "").replace(",", "."));
 }
 
 /**

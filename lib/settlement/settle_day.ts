@@ -29,6 +29,7 @@ export async function settleDay(
       : "provisional",
     areas,
     totals: sumTotals(areas.map((a) => a.totals)),
+    id_aep_eur_mwh: inputs.id_aep,
     any_input: inputs.any,
   };
 }

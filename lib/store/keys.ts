@@ -193,8 +193,26 @@ export const KEYS = {
   balancingGroupSumsOfDay: (day: string): Deno.KvListSelector => ({
     prefix: ["balancing_group_sums", day],
   }),
-  /** reBAP prices of one day. Owner: `lib/settlement/prices_store.ts`. */
+  /**
+   * A balancing-group sum of one day named by its MaBiS metering point (MSCONS 13003
+   * `LOC+172+<Zählpunktbezeichnung>`). Owner: `lib/settlement/actuals_store.ts`.
+   */
+  meteringPointSum: (day: string, point: string): Deno.KvKey => [
+    "metering_point_sums",
+    day,
+    point,
+  ],
+  /** Every metering-point sum of one day, for `kv.list`. */
+  meteringPointSumsOfDay: (day: string): Deno.KvListSelector => ({
+    prefix: ["metering_point_sums", day],
+  }),
+  /**
+   * Imbalance prices of one day (reBAP, or the AEP estimate where no reBAP is known yet). Owner:
+   * `lib/settlement/prices_store.ts`.
+   */
   imbalancePrices: (day: string): Deno.KvKey => ["imbalance_prices", day],
+  /** The intraday index price ID AEP of one day. Owner: `lib/settlement/id_aep_store.ts`. */
+  intradayPrices: (day: string): Deno.KvKey => ["intraday_prices", day],
 
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
@@ -218,7 +236,9 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "status_request",
   "actuals",
   "balancing_group_sums",
+  "metering_point_sums",
   "imbalance_prices",
+  "intraday_prices",
 ];
 
 /**

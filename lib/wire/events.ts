@@ -32,6 +32,8 @@ export const EVENT_KINDS = [
   // After delivery (docs/settlement.md).
   "actuals_received",
   "imbalance_prices_received",
+  "intraday_prices_received",
+  "settlement_repriced",
   "settlement_input_rejected",
 ] as const;
 /** One of {@link EVENT_KINDS}. */

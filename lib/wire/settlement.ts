@@ -57,6 +57,20 @@ export const DeviationSourceSchema = z.object({
   abs_deviation_mwh: z.number().nullable(),
 });
 
+/** Substitute values of one method and reason (MSCONS `STS+Z32`, `STS+Z40`) in an actual. */
+export const SubstituteKindSchema = z.object({
+  /** Method code (`STS+Z32`), e.g. `Z92`; `null` when the sender gave none. */
+  method: z.string().nullable(),
+  /** The method in words, e.g. `interpolation`. */
+  method_text: z.string(),
+  /** Reason code (`STS+Z40`), e.g. `Z75`; `null` when the sender gave none. */
+  reason: z.string().nullable(),
+  /** The reason in words, e.g. `communication failure`. */
+  reason_text: z.string(),
+  /** Quarter-hours of the day with at least one such value. */
+  quarter_hours: z.number().int(),
+});
+
 /** What the settlement of one area is built from, and whether it can still change. */
 export const CompletenessSchema = z.object({
   /** Market locations with metered actuals for every quarter-hour of the day. */
@@ -65,10 +79,24 @@ export const CompletenessSchema = z.object({
   profile_settled: z.number().int(),
   /** Metered (non-SLP) market locations without complete actuals. */
   missing: z.number().int(),
-  /** Quarter-hours that have a reBAP price (both directions). */
+  /** Quarter-hours that have an imbalance price (both directions): reBAP or estimate. */
   priced_quarter_hours: z.number().int(),
+  /**
+   * Of those, quarter-hours priced by the TSOs' AEP estimate (the reBAP is published after
+   * quality assurance, weeks after the month): their cost is an estimate.
+   */
+  estimated_quarter_hours: z.number().int(),
+  /** Quarter-hours whose actual holds at least one substitute value (settled like true values). */
+  substitute_quarter_hours: z.number().int(),
+  /** The substitute values by method and reason, most quarter-hours first. */
+  substitutes: z.array(SubstituteKindSchema),
+  /** Quarter-hours whose actual holds at least one provisional value (`QTY+Z18`). */
+  provisional_quarter_hours: z.number().int(),
   quarter_hours: z.number().int(),
-  /** `final` once every location and price is known, else `provisional`. */
+  /**
+   * `final` once every location is metered with no provisional value and every price is a reBAP,
+   * else `provisional`.
+   */
   status: z.enum(["provisional", "final"]),
 });
 
@@ -108,8 +136,13 @@ export const AreaSettlementSchema = z.object({
   market_location_actual_mw: nums.nullable(),
   /** (actual − schedule) × 0.25 h, MWh; > 0 short, < 0 long. */
   imbalance_mwh: nums,
-  /** reBAP of the direction (`unterdeckt` when short, `ueberdeckt` when long), EUR/MWh. */
+  /**
+   * Imbalance price of the direction (reBAP `unterdeckt` when short, `ueberdeckt` when long; or
+   * the AEP estimate, one price for both), EUR/MWh.
+   */
   price_eur_mwh: nums,
+  /** Where each quarter-hour's price comes from: `rebap`, `aep_estimate`; `null`: no price. */
+  price_source: z.array(z.enum(["rebap", "aep_estimate"]).nullable()),
   /** imbalance × price, EUR; > 0 the BRP pays. */
   cost_eur: nums,
   /** The cost had only the day-ahead version stood, EUR. */
@@ -141,6 +174,11 @@ export const DaySettlementSchema = z.object({
   areas: z.array(AreaSettlementSchema),
   /** Over all areas. */
   totals: SettlementTotalsSchema,
+  /**
+   * The intraday index price ID AEP per quarter-hour, EUR/MWh (`null` where not known: too little
+   * traded); `null` when none arrived for the day.
+   */
+  id_aep_eur_mwh: nums.nullable(),
 });
 /** The settlement of one delivery day. */
 export type DaySettlement = z.infer<typeof DaySettlementSchema>;

@@ -1,7 +1,8 @@
 /**
  * `POST /v1/actuals` (scope `external`): metered quarter-hour energy as MSCONS
  * (`application/edifact`), CSV (`text/csv`, `market_location_id,start,kwh`) or JSON; and
- * `POST /v1/imbalance-prices` (scope `process`): a reBAP file (`text/csv`, the TSOs' layout).
+ * `POST /v1/imbalance-prices` (scope `process`): a price file (`text/csv`): the reBAP as the
+ * TSOs' table download or their data service writes it, the AEP estimate, or ID AEP.
  * All or nothing, idempotent; a later value replaces the earlier one and the answer says how many
  * (docs/settlement.md). A refusal is a 422 whose items name message, segment and location.
  * @module
@@ -11,7 +12,8 @@ import { answer } from "../../lib/http/respond.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { readJson } from "../../lib/http/validation.ts";
 import { ActualsJson } from "../../lib/settlement/actuals_input.ts";
-import { type ActualsFormat, importActuals, importPrices } from "../../lib/settlement/import.ts";
+import { type ActualsFormat, importActuals } from "../../lib/settlement/import.ts";
+import { importPrices } from "../../lib/settlement/import_prices.ts";
 import { ActualsImportSchema, PricesImportSchema } from "../../lib/wire/settlement_inputs.ts";
 
 /** The format of a request's body by its Content-Type, or 415. */
@@ -41,7 +43,7 @@ export function registerActuals(ctx: RouteContext): void {
         contentType: "application/edifact",
         schema: { type: "string" },
         description:
-          "an MSCONS interchange: LOC+172 (market location) or LOC+237 (balancing-group sum), QTY+220/67 in KWH or MWH, DTM+163/164 format 303 per UTC quarter-hour",
+          "an MSCONS interchange (EDI@Energy AHB FV2504, 2.4c; older versions read): Prüfidentifikator 13025 load profile of a market location (LOC+172+MaLo-ID), 13003 balancing-group sum of a MaBiS metering point (LOC+172+Zählpunktbezeichnung, mapped in mabis_metering_points; or LOC+237); QTY+220/67/Z18/Z30/79, the unit from the OBIS code (PIA+5, 1-1:1.29.0 or 1-1:2.29.0, kWh) or an explicit KWH/MWH; DTM+163/164 format 303 per UTC quarter-hour",
       },
       {
         contentType: "text/csv",
@@ -75,13 +77,13 @@ export function registerActuals(ctx: RouteContext): void {
     path: "/v1/imbalance-prices",
     access: "process",
     summary:
-      "Send reBAP imbalance prices (text/csv in the German TSOs' layout); a newer file replaces older prices of the same quarter-hours",
+      "Send imbalance prices (text/csv): the reBAP (table download or data service), the TSOs' AEP estimate (used only where no reBAP is known), or ID AEP; a newer file replaces older prices of the same quarter-hours",
     tags: ["settlement"],
     altBodies: [{
       contentType: "text/csv",
       schema: { type: "string" },
       description:
-        "Datum;Zeitzone;von;bis;Einheit;reBAP unterdeckt;reBAP ueberdeckt — DD.MM.YYYY;CET|CEST;HH:MM;HH:MM;EUR/MWh;1.234,56;1.234,56 (N.A. = not known yet)",
+        "one of: Datum;Zeitzone;von;bis;Einheit;reBAP unterdeckt;reBAP ueberdeckt (DD.MM.YYYY;CET|CEST;…); Datum;Zeitzone;von;bis;Datenkategorie;Datentyp;Einheit;reBAP unterdeckt;reBAP ueberdeckt (UTC rows, reBAP, Qualitätsgesichert); Datum;Zeitzone;von;bis;Datenkategorie;Datentyp;Einheit;AEP-Schätzer;Status (UTC rows); Datum von;(Uhrzeit) von;Zeitzone;(Uhrzeit) bis;Zeitzone;ID AEP in €/MWh (YYYY-MM-DD, UTC). German numbers; N.A. = not known",
     }],
     responses: {
       200: { description: "stored", schema: PricesImportSchema },
@@ -94,7 +96,9 @@ export function registerActuals(ctx: RouteContext): void {
     if (type !== "text/csv") {
       throw new HttpProblem(
         415,
-        `Content-Type ${type || "(none)"} is not accepted here; send text/csv (the reBAP layout).`,
+        `Content-Type ${
+          type || "(none)"
+        } is not accepted here; send text/csv (a reBAP, AEP estimate or ID AEP file).`,
       );
     }
     return answer(await importPrices(ctx, await c.req.text(), by, "POST /v1/imbalance-prices"));

@@ -82,12 +82,13 @@ Deno.test("demo: next open day handed over to the TSOs and confirmed 4 of 4; CSV
     const last = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-1)!;
     assert.match(
       last,
-      /^yesterday: [\d,]+\.\d MWh short, [\d,]+\.\d MWh long, imbalance cost -?[\d,]+\.\d\d EUR \(day-ahead only: -?[\d,]+\.\d\d EUR\)$/,
+      /^yesterday: [\d,]+\.\d MWh short, [\d,]+\.\d MWh long, imbalance cost -?[\d,]+\.\d\d EUR \(day-ahead only: -?[\d,]+\.\d\d EUR\), estimated: priced by the TSOs' AEP estimate until the reBAP is published after quality assurance$/,
     );
     const y = (summary as { yesterday: { line: string; status: string; cost_eur: number } })
       .yesterday;
     assert.equal(y.line, last);
-    assert.equal(y.status, "final", "every metered location and every price arrived");
+    // Every metered location arrived, but the morning after only the AEP estimate is known.
+    assert.equal(y.status, "provisional", "priced by the estimate until the reBAP is published");
 
     // Today's intraday version: the line before, as the version history has it.
     const berlinNow = Temporal.Now.zonedDateTimeISO("Europe/Berlin");

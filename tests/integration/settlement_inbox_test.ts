@@ -1,7 +1,7 @@
 /**
  * The actuals inbox (docs/settlement.md, "Inbox"): an orchestrator pass imports every file that
  * landed in `ACTUALS_INBOX_DIR` — the real MSCONS interchange (in ISO 8859-1, as its `UNOC` says),
- * the real reBAP file, a CSV — moves
+ * the real reBAP file, ID AEP in the data service's layout, a CSV — moves
  * them to processed/, and moves a bad one to rejected/ with its reason (a file beside it and a
  * warning event); nothing of a bad file is stored.
  */
@@ -11,10 +11,14 @@ import { EXT, PROC } from "../support/keys.ts";
 import { tempDir } from "../support/temp.ts";
 import { actualsOfDay } from "../../lib/settlement/actuals_store.ts";
 import { pricesOfDay } from "../../lib/settlement/prices_store.ts";
+import { idAepOfDay } from "../../lib/settlement/id_aep_store.ts";
 
 const FIX = new URL("../fixtures/", import.meta.url);
 const MULTI = Deno.readTextFileSync(new URL("mscons/MSCONS_TL_Multiple_LOC_SAMPLE.txt", FIX));
 const REBAP = Deno.readTextFileSync(new URL("rebap/reBAP_2027-03_synthetic.csv", FIX));
+const ID_AEP = Deno.readTextFileSync(
+  new URL("rebap/ID-AEP_2027-03_synthetic_datenservice.csv", FIX),
+);
 
 Deno.test("actuals inbox: an orchestrator pass imports what landed; bad files to rejected/ with the reason", async () => {
   await using tmp = await tempDir("bridge-actuals-inbox-");
@@ -52,6 +56,7 @@ Deno.test("actuals inbox: an orchestrator pass imports what landed; bad files to
       "market_location_id,start,kwh\n51238696781,2022-04-01T00:00:00+02:00,3.5\n",
     );
     await Deno.writeTextFile(`${inbox}/e_junk.txt`, "hello");
+    await Deno.writeTextFile(`${inbox}/b_id_aep.csv`, ID_AEP);
     const bad = named.replace("LOC+172+51481308448", "LOC+999+Zählpunkt Süd");
     await Deno.writeFile(`${inbox}/f_bad.edi`, Uint8Array.from(bad, (c) => c.charCodeAt(0)));
 
@@ -61,7 +66,12 @@ Deno.test("actuals inbox: an orchestrator pass imports what landed; bad files to
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const names = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
-    assert.deepEqual(names(`${inbox}/processed`), ["a_mscons.edi", "b_rebap.csv", "c_actuals.csv"]);
+    assert.deepEqual(names(`${inbox}/processed`), [
+      "a_mscons.edi",
+      "b_id_aep.csv",
+      "b_rebap.csv",
+      "c_actuals.csv",
+    ]);
     assert.deepEqual(names(`${inbox}/rejected`), [
       "d_unknown.csv",
       "d_unknown.csv.reason.txt",
@@ -86,6 +96,7 @@ Deno.test("actuals inbox: an orchestrator pass imports what landed; bad files to
     assert.equal((await actualsOfDay(s.kv, "2022-03-15")).size, 2);
     assert.equal((await actualsOfDay(s.kv, "2022-04-01")).get("51481308448")!.kwh[0], 3.5);
     assert.equal((await pricesOfDay(s.kv, "2027-03-28"))!.short.length, 92);
+    assert.equal((await idAepOfDay(s.kv, "2027-03-16"))!.price[60], null);
     const rejected = (await storedEvents(s.kv)).filter((e) =>
       e.kind === "settlement_input_rejected"
     );

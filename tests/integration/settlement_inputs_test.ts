@@ -169,7 +169,10 @@ Deno.test("POST /v1/imbalance-prices: the March 2027 file, then a newer one repl
     assert.deepEqual([after!.short[5], after!.long[5], after!.short[6]], [1234.5, -12, 55]);
     r = await post("Datum;Zeitzone\n01.03.2027;CET\n");
     assert.equal(r.status, 422);
-    assert.match(JSON.stringify(r.body), /expected the header Datum;Zeitzone;von;bis/);
+    assert.match(
+      JSON.stringify(r.body),
+      /line 1: not a price file we know \(Datum;Zeitzone\); we take the reBAP \(Datum;Zeitzone;von;bis;Einheit;/,
+    );
   } finally {
     await s.close();
   }
@@ -205,7 +208,7 @@ Deno.test('POST /v1/actuals: a UNOC interchange in ISO 8859-1 (a DSO\'s "Münche
     assert.equal(refused.status, 422);
     assert.match(
       (refused.body as { detail: { msg: string }[] }).detail[0].msg,
-      /\(LOC\+999\+Zählpunkt Süd\): expected LOC\+172 \(market location\)/,
+      /\(LOC\+999\+Zählpunkt Süd\): expected LOC\+172 \(market location or MaBiS metering point\)/,
     );
   } finally {
     await s.close();

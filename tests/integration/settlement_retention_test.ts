@@ -51,7 +51,7 @@ Deno.test("retention: an expired day's actuals, sums and prices are archived, th
       "test",
       clock.now(),
     );
-    await storePrices(s.kv, [{ start, short: 12.5, long: 10 }], "test", clock.now());
+    await storePrices(s.kv, [{ start, short: 12.5, long: 10 }], "rebap", "test", clock.now());
     clock.set(deliveryDay(addDays(day, 40)).start.epochMilliseconds);
     const r = await new Pruner(s.bridge.ctx, { budgetMs: 10_000 }).run("test");
     assert.equal(r.error, undefined);

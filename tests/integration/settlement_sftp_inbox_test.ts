@@ -67,7 +67,7 @@ Deno.test({
     assert.deepEqual(names(`${sshd.dir}/rejected`), ["notes.txt", "notes.txt.reason.txt"]);
     assert.match(
       await Deno.readTextFile(`${sshd.dir}/rejected/notes.txt.reason.txt`),
-      /^not recognised: neither EDIFACT \(UNA\/UNB\), nor the reBAP header/,
+      /^not recognised: neither EDIFACT \(UNA\/UNB\), nor a price file \(the reBAP, the data service's reBAP, AEP estimate or ID AEP/,
     );
     assert.equal((await actualsOfDay(s.kv, "2022-03-27")).size, 2);
     const rejected = (await storedEvents(s.kv)).filter((e) =>

@@ -23,3 +23,17 @@ export async function issuesOf(pending: Promise<unknown>, code: ErrorCode): Prom
 
 /** `loc` and `type` of each item: what a client keys its messages on. */
 export const where = (items: InputIssue[]) => items.map((i) => [i.loc, i.type]);
+
+/**
+ * The issues of a synchronous refusal of settlement input (fails when `fn` does not refuse with
+ * {@link InvalidInput}): what the 422 body of the route would list.
+ */
+export function refusal(fn: () => unknown): InputIssue[] {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof InvalidInput, String(err));
+    return err.issues;
+  }
+  assert.fail("not refused");
+}

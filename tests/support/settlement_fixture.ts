@@ -70,6 +70,7 @@ export function areaFrom(o: {
     market_location_actual_mw: null,
     imbalance_mwh: imbalance,
     price_eur_mwh: price,
+    price_source: price.map((p) => p === null ? null : "rebap"),
     cost_eur: cost,
     day_ahead_cost_eur: daCost,
     totals: {
@@ -102,6 +103,10 @@ export function areaFrom(o: {
       profile_settled: 120,
       missing: o.actual.some((v) => v === null) ? 2 : 0,
       priced_quarter_hours: n - (o.unpriced?.length ?? 0),
+      estimated_quarter_hours: 0,
+      substitute_quarter_hours: 0,
+      substitutes: [],
+      provisional_quarter_hours: 0,
       quarter_hours: n,
       status: o.status ?? "provisional",
     },
@@ -145,6 +150,7 @@ export function daySettlement(day: string, firstUtc: string, n = 96): DaySettlem
     computed_at: new Date(Date.parse(firstUtc) + 30 * 3_600_000).toISOString(),
     status: "provisional",
     areas: [amprion, tennet],
+    id_aep_eur_mwh: null,
     totals: {
       short_mwh: t("short_mwh"),
       long_mwh: t("long_mwh"),

@@ -10,9 +10,10 @@ import { renderToString } from "preact-render-to-string";
 import { rebapFile } from "../../dev/metering_simulator.ts";
 import { AfterDeliveryView, changesSettlement } from "../../islands/AfterDelivery.tsx";
 import { FakeClock } from "../../lib/clock.ts";
-import { importPrices } from "../../lib/settlement/import.ts";
+import { importPrices } from "../../lib/settlement/import_prices.ts";
 import type { NewEvent } from "../../lib/wire/events.ts";
 import type { ServiceContext } from "../../lib/context.ts";
+import { RuntimeConfig } from "../../lib/config/runtime_config.ts";
 import { daySettlement } from "../support/settlement_fixture.ts";
 import { withKv } from "../support/temp.ts";
 
@@ -26,6 +27,7 @@ Deno.test("the kind a stored reBAP file appends re-reads every day's settlement"
       kv,
       clock: new FakeClock(Date.parse("2026-11-18T09:00:00Z")),
       events: events as unknown as ServiceContext["events"],
+      config: new RuntimeConfig(kv, {}),
     };
     await importPrices(deps, rebapFile(DAY), "ops", "test");
   });

@@ -10,6 +10,7 @@ import {
   settleQuarterHour,
   sumTotals,
 } from "../../lib/settlement/compute.ts";
+import { PLAIN_QUALITY } from "../../lib/settlement/quality_tally.ts";
 
 const QH = [
   "2027-03-01T00:00:00Z",
@@ -26,9 +27,12 @@ function inputs(over: Partial<AreaInputs> = {}): AreaInputs {
     schedule: { version: 3, mw: [10, 10, 10, 10] },
     day_ahead: { version: 1, mw: [8, 8, 8, 8] },
     market_location_mw: [12, 8, 10, 14],
+    market_location_quality: PLAIN_QUALITY,
     balancing_group_mw: null,
+    balancing_group_quality: null,
     price_short: [100, 50, 70, -20],
     price_long: [90, 40, 70, -30],
+    price_source: null,
     locations: { metered: 2, profile_settled: 5, missing: 0 },
     by_source: [],
     ...over,

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { parseMscons } from "../../lib/settlement/mscons.ts";
 import { decimalNumber, readSegments } from "../../lib/settlement/edifact_segments.ts";
-import { SettlementInputRefused } from "../../lib/settlement/errors.ts";
+import { refusal } from "../support/issues.ts";
 import { actualsFromCsv, actualsFromJson } from "../../lib/settlement/actuals_input.ts";
 import { germanNumber, isRebapCsv, parseRebap } from "../../lib/settlement/rebap.ts";
 import { splitByDay } from "../../lib/settlement/day_split.ts";
@@ -23,17 +23,6 @@ function rawQtySum(text: string, mark: string): number {
   let sum = 0;
   for (const m of text.matchAll(/QTY\+220:([-0-9.,]+)/g)) sum += Number(m[1].replace(mark, "."));
   return sum;
-}
-
-/** The issues of a refusal (fails when `fn` does not refuse). */
-function refusal(fn: () => unknown): { msg: string; type: string }[] {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof SettlementInputRefused, String(err));
-    return err.issues;
-  }
-  assert.fail("not refused");
 }
 
 Deno.test("MSCONS: the real two-message interchange reads as two market locations, energy = Σ QTY", () => {
@@ -71,14 +60,20 @@ Deno.test("MSCONS: UNA decides the decimal mark (the real decimal-comma message)
   assert.ok(sum > 0);
 });
 
-Deno.test("MSCONS: the real 2.2e message without a unit is refused, never assumed kWh", () => {
+Deno.test("MSCONS: the real 2.2e message (13008, gas) is refused; without its PID, for its OBIS code", () => {
   const issues = refusal(() => parseMscons(SAMPLE01));
   assert.equal(issues.length, 1);
-  assert.equal(issues[0].type, "value_error.unit");
-  assert.match(issues[0].msg, /message 1 \(UNH\+1, BGM 13337815E25-1\), segment 15 \(QTY\+220:0\)/);
+  assert.equal(issues[0].type, "value_error.mscons");
   assert.match(
     issues[0].msg,
-    /market location US0001062600000001000000022345671: the quantity has no unit/,
+    /message 1 \(UNH\+1, BGM 13337815E25-1\), segment 5 \(RFF\+Z13:13008\): Prüfidentifikator 13008 \(Messwert Lastgang \(Gas\)\) is a gas message; we take electricity/,
+  );
+  // Without the Prüfidentifikator its quantities have no unit, and 1-1:1.10.0 gives none.
+  const noPid = refusal(() => parseMscons(SAMPLE01.replace("RFF+Z13:13008'", "")));
+  assert.equal(noPid[0].type, "value_error.unit");
+  assert.match(
+    noPid[0].msg,
+    /segment 14 \(QTY\+220:0\), market location US0001062600000001000000022345671: the quantity has no unit and OBIS code 1-1:1\.10\.0 is not one we know; we take 1-1:1\.29\.0 or 1-1:2\.29\.0/,
   );
 });
 
