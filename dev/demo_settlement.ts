@@ -5,9 +5,10 @@
  * since a fresh demo store has no yesterday), the metering simulator's MSCONS for the metered
  * locations (the PV parks and the larger commercial customers: their expected power plus noise;
  * as the handbook writes it, with one substitute value) and the TSOs' AEP estimate into the actuals
- * inbox — the morning after, the reBAP is not published yet — one orchestrator pass that imports
+ * inbox with ID AEP — the morning after, the reBAP is not published yet — one orchestrator pass that imports
  * them, and the line "yesterday: 3.2 MWh short, 1.1 MWh long, imbalance cost 412.50 EUR (day-ahead
- * only: 1,030.00 EUR), estimated: priced by the TSOs' AEP estimate until the reBAP is published".
+ * only: 1,030.00 EUR); intraday saved 500.00 EUR net of 117.50 EUR for the intraday energy at ID
+ * AEP; estimated: priced by the TSOs' AEP estimate until the reBAP is published …".
  * @module
  */
 import { addDays, deliveryDay } from "../lib/domain/delivery_day.ts";
@@ -120,13 +121,18 @@ export async function settleYesterday(opts: {
   const s = await opts.api(`/v1/delivery-days/${day}/settlement`) as DaySettlement;
   const t = s.totals;
   const estimated = s.areas.some((a) => a.completeness.estimated_quarter_hours > 0);
+  const net = t.intraday_saving_eur === null || t.intraday_energy_cost_eur === null
+    ? ""
+    : `; intraday saved ${en(t.intraday_saving_eur, 2)} EUR net of ${
+      en(t.intraday_energy_cost_eur, 2)
+    } EUR for the intraday energy at ID AEP`;
   const line = `yesterday: ${en(t.short_mwh, 1)} MWh short, ${
     en(t.long_mwh, 1)
   } MWh long, imbalance cost ${en(t.cost_eur, 2)} EUR (day-ahead only: ${
     t.day_ahead_cost_eur === null ? "none" : `${en(t.day_ahead_cost_eur, 2)} EUR`
-  })${
+  })${net}${
     estimated
-      ? ", estimated: priced by the TSOs' AEP estimate until the reBAP is published after quality assurance"
+      ? "; estimated: priced by the TSOs' AEP estimate until the reBAP is published after quality assurance"
       : ""
   }`;
   return {

@@ -6,8 +6,9 @@
  * says kWh; `DTM+163/164` in format 303, UTC; one substitute value `QTY+67` with its method
  * `STS+Z32` interpolation and reason `STS+Z40` communication failure) — and what the TSOs publish
  * as the imbalance price: the morning after, only the operational AEP estimate (the data service's
- * layout, UTC rows); the reBAP, weeks later after quality assurance (their table layout, German
- * numbers, `CET`/`CEST` per row). Written into a folder, the service's actuals inbox.
+ * layout, UTC rows) and the intraday index price ID AEP; the reBAP, weeks later after quality
+ * assurance (their table layout, German numbers, `CET`/`CEST` per row). Written into a folder, the
+ * service's actuals inbox.
  *
  * The metered value is the expected power plus noise (deterministic: a seeded generator), so every
  * demo shows the same numbers for the same portfolio and day.
@@ -156,7 +157,28 @@ export function aepEstimateFile(day: string, seed = 11): string {
 }
 
 /**
- * Writes the day's MSCONS interchange and the AEP estimate (what is known the morning after;
+ * The intraday index price of `day` (ID AEP) in the data service's layout (`Datum von;(Uhrzeit)
+ * von;Zeitzone;(Uhrzeit) bis;Zeitzone;ID AEP in €/MWh`, ISO dates, UTC rows): synthetic, 0.85 × the
+ * synthetic reBAP + 6 EUR/MWh (as the shared sample is made); published the day after.
+ */
+export function idAepFile(day: string, seed = 11): string {
+  const rows = ["Datum von;(Uhrzeit) von;Zeitzone;(Uhrzeit) bis;Zeitzone;ID AEP in €/MWh"];
+  const prices = rebapPrices(day, seed);
+  deliveryDay(day).quarterHours.forEach((q, i) => {
+    const start = new Date(q.epochMilliseconds).toISOString();
+    const end = new Date(q.epochMilliseconds + 900_000).toISOString();
+    const price = Math.round((0.85 * prices[i] + 6) * 1000) / 1000;
+    rows.push(
+      `${start.slice(0, 10)};${start.slice(11, 16)};UTC;${end.slice(11, 16)};UTC;${
+        price.toLocaleString("de-DE", { minimumFractionDigits: 3, maximumFractionDigits: 3 })
+      }`,
+    );
+  });
+  return rows.join("\n") + "\n";
+}
+
+/**
+ * Writes the day's MSCONS interchange, ID AEP and the AEP estimate (what is known the morning after;
  * `rebap: true` writes the reBAP file instead) into `dir` (the actuals inbox).
  */
 export async function writeMeteringFiles(
@@ -177,5 +199,7 @@ export async function writeMeteringFiles(
     opts.rebap ? rebapFile(day) : aepEstimateFile(day),
   );
   await Deno.rename(`${dir}/.${day}.csv.part`, prices);
+  await Deno.writeTextFile(`${dir}/.${day}.idaep.part`, idAepFile(day));
+  await Deno.rename(`${dir}/.${day}.idaep.part`, `${dir}/ID-AEP_${day}.csv`);
   return { mscons, prices, kwh };
 }

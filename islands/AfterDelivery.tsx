@@ -38,6 +38,7 @@ export const SETTLEMENT_EVENTS: ReadonlySet<EventKind> = new Set<EventKind>([
   "actuals_received",
   "imbalance_prices_received",
   "intraday_prices_received",
+  "intraday_trades_received",
 ]);
 
 /**

@@ -17,6 +17,8 @@ export interface CellSum {
   cost_eur: number;
   /** Σ of the known day-ahead costs; `null` when none is known. */
   day_ahead_cost_eur: number | null;
+  /** Σ of the intraday energy's cost; `null` when a cell with a day-ahead cost has none. */
+  intraday_energy_cost_eur: number | null;
   /** Cells summed. */
   cells: number;
   /** Cells with any actual (`actual_quarter_hours` > 0); 0: nothing measured yet. */
@@ -45,6 +47,7 @@ export function sumCells(cells: readonly MonthCell[]): CellSum {
     long_mwh: 0,
     cost_eur: 0,
     day_ahead_cost_eur: null,
+    intraday_energy_cost_eur: 0,
     cells: cells.length,
     measured: 0,
     status: "final",
@@ -54,21 +57,32 @@ export function sumCells(cells: readonly MonthCell[]): CellSum {
     out.long_mwh += c.long_mwh;
     out.cost_eur += c.cost_eur;
     if (c.day_ahead_cost_eur !== null) da = (da ?? 0) + c.day_ahead_cost_eur;
+    const e = c.intraday_energy_cost_eur;
+    if (c.day_ahead_cost_eur !== null) {
+      out.intraday_energy_cost_eur = e === null || out.intraday_energy_cost_eur === null
+        ? null
+        : out.intraday_energy_cost_eur + e;
+    }
     if (c.status === "provisional") out.status = "provisional";
     if (c.actual_quarter_hours > 0) out.measured++;
   }
   out.day_ahead_cost_eur = da;
+  if (da === null) out.intraday_energy_cost_eur = null;
   return out;
 }
 
 /** The sum as the totals of a sentence (`totalsWords`). */
 export function asTotals(s: CellSum): SettlementTotals {
+  const avoided = s.day_ahead_cost_eur === null ? null : s.day_ahead_cost_eur - s.cost_eur;
+  const energy = s.intraday_energy_cost_eur;
   return {
     short_mwh: s.short_mwh,
     long_mwh: s.long_mwh,
     cost_eur: s.cost_eur,
     day_ahead_cost_eur: s.day_ahead_cost_eur,
-    intraday_saving_eur: s.day_ahead_cost_eur === null ? null : s.day_ahead_cost_eur - s.cost_eur,
+    imbalance_avoided_eur: avoided,
+    intraday_energy_cost_eur: energy,
+    intraday_saving_eur: avoided === null || energy === null ? null : avoided - energy,
   };
 }
 

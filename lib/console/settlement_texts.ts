@@ -155,18 +155,30 @@ export function totalsSentence(
 }
 
 /**
- * What the intraday versions did against the day-ahead schedule alone: "the intraday versions
- * saved 617.50 EUR" / "cost 20.00 EUR more", or `null` without a day-ahead version.
+ * What the intraday versions did against the day-ahead schedule alone, net of the energy they
+ * moved (docs/settlement.md, "What intraday saved"): "the intraday versions saved 512.30 EUR net
+ * (617.50 EUR of imbalance avoided, less 105.20 EUR for the intraday energy)"; while the cost of
+ * that energy is unknown (no ID AEP), "the intraday versions avoided 617.50 EUR of imbalance,
+ * before the cost of the intraday energy"; `null` without a day-ahead version.
  */
 export function savingWords(t: SettlementTotals, locale: string): string | null {
-  const s = t.intraday_saving_eur;
-  if (s === null) return null;
-  if (formatNumber(s, 2, locale) === formatNumber(0, 2, locale)) {
-    return "the intraday versions changed nothing in cost";
+  const gross = t.imbalance_avoided_eur, energy = t.intraday_energy_cost_eur;
+  const net = t.intraday_saving_eur;
+  if (gross === null) return null;
+  const zero = (v: number) => formatNumber(v, 2, locale) === formatNumber(0, 2, locale);
+  if (net === null || energy === null) {
+    if (zero(gross)) return "the intraday versions changed nothing in imbalance cost";
+    return `the intraday versions ${gross > 0 ? "avoided" : "added"} ${
+      eur(Math.abs(gross), locale)
+    } of imbalance, before the cost of the intraday energy`;
   }
-  return s > 0
-    ? `the intraday versions saved ${eur(s, locale)}`
-    : `the intraday versions cost ${eur(-s, locale)} more`;
+  if (zero(gross) && zero(energy)) return "the intraday versions changed nothing in cost";
+  const how = `${eur(gross, locale)} of imbalance avoided, ${energy >= 0 ? "less" : "plus"} ${
+    eur(Math.abs(energy), locale)
+  } ${energy >= 0 ? "for" : "from"} the intraday energy`;
+  return net >= 0
+    ? `the intraday versions saved ${eur(net, locale)} net (${how})`
+    : `the intraday versions cost ${eur(-net, locale)} net (${how})`;
 }
 
 /**

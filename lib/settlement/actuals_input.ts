@@ -6,8 +6,8 @@
  * consecutive quarter-hours; a location and quarter-hour given twice is refused. Pure.
  * @module
  */
-import { parse } from "csv-parse/sync";
 import { z } from "zod";
+import { csvRows } from "./csv_rows.ts";
 import { IssueList } from "./errors.ts";
 import { isoMinute, type MeteredSeries, onQuarterHour, QH_MS } from "./series.ts";
 
@@ -35,26 +35,7 @@ export const ActualsJson = z.object({
  *   (each named by its line)
  */
 export function actualsFromCsv(text: string): MeteredSeries[] {
-  const issues = new IssueList();
-  let table: string[][] = [];
-  try {
-    table = parse(text, { skip_empty_lines: true, trim: true, bom: true });
-  } catch (err) {
-    issues.add(["body"], `not valid CSV: ${(err as Error).message}`, "value_error.csv");
-    issues.throwIfAny();
-  }
-  const [header = [], ...data] = table;
-  const want = ["market_location_id", "start", "kwh"];
-  if (header.join(",") !== want.join(",") || data.length === 0) {
-    issues.add(
-      ["body", "line 1"],
-      header.join(",") === want.join(",")
-        ? "line 1: no data rows after the header"
-        : `line 1: expected the header ${want.join(",")}, got ${header.join(",").slice(0, 100)}`,
-      "value_error.csv",
-    );
-    issues.throwIfAny();
-  }
+  const data = csvRows(text, "market_location_id,start,kwh", "data rows");
   const rows = data.map((r) => ({
     market_location_id: r[0],
     start: r[1],

@@ -8,7 +8,8 @@
  *   labelled per quarter-hour (`price_source`) and keeping the day provisional;
  * - `cost_eur = imbalance × price` — > 0 the BRP pays (a negative price turns a shortage into
  *   income);
- * and the same against the last day-ahead version alone. `null` wherever an input is missing,
+ * and the same against the last day-ahead version alone; what the intraday versions saved, net of
+ * the cost of the energy they moved (`intradayEnergy`). `null` wherever an input is missing,
  * never a guessed zero; totals add the known values. Figures are rounded at the end (MW and MWh
  * to 6 decimals, EUR to 4 per quarter-hour and 2 in totals).
  * @module
@@ -40,6 +41,10 @@ export interface AreaInputs {
   price_long: readonly (number | null)[] | null;
   /** Where each price comes from; `null` where none is known. */
   price_source: readonly (PriceSource | null)[] | null;
+  /** ID AEP, EUR/MWh; `null` where not known (or none arrived). */
+  id_aep: readonly (number | null)[] | null;
+  /** Volume-weighted price of the BRP's own intraday trades, EUR/MWh; `null` where none. */
+  trade_price: readonly (number | null)[] | null;
   /** Counts of the market locations (see `CompletenessSchema`). */
   locations: { metered: number; profile_settled: number; missing: number };
   by_source: AreaSettlement["accuracy"]["by_source"];
@@ -133,19 +138,24 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
       price_eur_mwh: price[index],
       cost_eur: cost[index],
     }));
+  const intraday = intradayEnergy(inp, n);
   const quality = bg
     ? inp.balancing_group_quality ?? inp.market_location_quality
     : inp.market_location_quality;
   const complete = inp.locations.missing === 0 && priced === n && estimated === 0 &&
     quality.provisional_quarter_hours === 0 && actual.every((a) => a !== null) &&
     inp.schedule !== null;
+  // From the rounded totals, so that the numbers shown subtract exactly.
+  const avoided = inp.day_ahead ? r2(r2(daTotal) - r2(total)) : null;
+  const energyCost = inp.day_ahead ? intraday.total : null;
   const totals: SettlementTotals = {
     short_mwh: r6(short),
     long_mwh: r6(long),
     cost_eur: r2(total),
     day_ahead_cost_eur: inp.day_ahead ? r2(daTotal) : null,
-    // From the rounded totals, so that the three numbers shown subtract exactly.
-    intraday_saving_eur: inp.day_ahead ? r2(r2(daTotal) - r2(total)) : null,
+    imbalance_avoided_eur: avoided,
+    intraday_energy_cost_eur: energyCost,
+    intraday_saving_eur: avoided !== null && energyCost !== null ? r2(avoided - energyCost) : null,
   };
   return {
     control_area: inp.control_area,
@@ -164,6 +174,10 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
     price_source: source,
     cost_eur: cost,
     day_ahead_cost_eur: daCost,
+    intraday_mwh: intraday.mwh,
+    intraday_price_eur_mwh: intraday.price,
+    intraday_price_source: intraday.source,
+    intraday_cost_eur: intraday.cost,
     totals,
     accuracy: {
       schedule: accuracyOf(sched ?? null, actual),
@@ -182,16 +196,49 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
   };
 }
 
-/** Totals over several areas (or days): sums; a day-ahead cost only where every part has one. */
+/** Totals over several areas (or days): sums; a figure only where every part has one. */
 export function sumTotals(parts: readonly SettlementTotals[]): SettlementTotals {
-  const da = parts.every((p) => p.day_ahead_cost_eur !== null) && parts.length > 0;
+  const all = (k: "day_ahead_cost_eur" | "imbalance_avoided_eur" | "intraday_energy_cost_eur") =>
+    parts.length > 0 && parts.every((p) => p[k] !== null)
+      ? r2(parts.reduce((a, p) => a + p[k]!, 0))
+      : null;
   const cost = r2(parts.reduce((a, p) => a + p.cost_eur, 0));
-  const daCost = da ? r2(parts.reduce((a, p) => a + p.day_ahead_cost_eur!, 0)) : null;
+  const daCost = all("day_ahead_cost_eur");
+  const avoided = daCost === null ? null : r2(daCost - cost);
+  const energy = daCost === null ? null : all("intraday_energy_cost_eur");
   return {
     short_mwh: r6(parts.reduce((a, p) => a + p.short_mwh, 0)),
     long_mwh: r6(parts.reduce((a, p) => a + p.long_mwh, 0)),
     cost_eur: cost,
     day_ahead_cost_eur: daCost,
-    intraday_saving_eur: daCost === null ? null : r2(daCost - cost),
+    imbalance_avoided_eur: avoided,
+    intraday_energy_cost_eur: energy,
+    intraday_saving_eur: avoided !== null && energy !== null ? r2(avoided - energy) : null,
   };
+}
+
+/**
+ * The energy the intraday versions moved against the day-ahead version and what it cost
+ * (docs/settlement.md, "What intraday saved"): per quarter-hour `(schedule − day-ahead) × 0.25 h`
+ * MWh (> 0 bought, < 0 sold), valued at the volume-weighted price of the BRP's own trades where
+ * given, else at ID AEP; the cost is `null` where energy moved and neither price is known, and so
+ * is the total.
+ */
+function intradayEnergy(inp: AreaInputs, n: number) {
+  const mwh: (number | null)[] = [], price: (number | null)[] = [], cost: (number | null)[] = [];
+  const source: ("trades" | "id_aep" | null)[] = [];
+  let total: number | null = 0;
+  for (let i = 0; i < n; i++) {
+    const s = or(inp.schedule?.mw[i]), d = or(inp.day_ahead?.mw[i]);
+    const e = s === null || d === null ? null : (s - d) * 0.25;
+    const trade = or(inp.trade_price?.[i]), index = or(inp.id_aep?.[i]);
+    const p = trade ?? index;
+    mwh.push(e === null ? null : r6(e));
+    price.push(p);
+    source.push(trade !== null ? "trades" : index !== null ? "id_aep" : null);
+    const c = e === null ? null : e === 0 ? 0 : p === null ? null : e * p;
+    cost.push(c === null ? null : r4(c));
+    if (e !== null && e !== 0) total = c === null || total === null ? null : total + c;
+  }
+  return { mwh, price, source, cost, total: total === null ? null : r2(total) };
 }

@@ -10,7 +10,8 @@
  *   location without a profile has no metering;
  * - the balancing-group sums, where every balancing area (`balancing_areas`) and MaBiS metering
  *   point (`mabis_metering_points`) of the control area has a complete one for the day;
- * - the imbalance prices of the day with their source (reBAP or AEP estimate), and ID AEP;
+ * - the imbalance prices of the day with their source (reBAP or AEP estimate), ID AEP and the
+ *   volume-weighted prices of the BRP's own intraday trades;
  * - which values are substitute or provisional values (`./quality_tally.ts`).
  * The profile locations are taken from the class table (counts and annual energy per class), so
  * nothing lists every market location: the work grows with the metered locations.
@@ -39,6 +40,7 @@ import {
 } from "./actuals_store.ts";
 import type { AreaInputs } from "./compute.ts";
 import { idAepOfDay } from "./id_aep_store.ts";
+import { tradesOfDay } from "./intraday_trades.ts";
 import { pricesOfDay, priceSources } from "./prices_store.ts";
 import { QualityTally } from "./quality_tally.ts";
 import { meteringPointsOf } from "../config/mabis_points.ts";
@@ -207,6 +209,8 @@ export async function readSettlementInputs(
       price_short: prices?.short ?? null,
       price_long: prices?.long ?? null,
       price_source: prices ? priceSources(prices) : null,
+      id_aep: idAep?.price ?? null,
+      trade_price: (await tradesOfDay(kv, day, area))?.price_eur_mwh ?? null,
       locations: {
         metered: a.complete,
         profile_settled: Math.max(0, profileCount - a.meteredProfile),

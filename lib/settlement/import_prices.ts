@@ -1,7 +1,7 @@
 /**
  * Imports a price file (docs/settlement.md, "Imbalance prices"): the reBAP in either layout, the
- * TSOs' AEP estimate, or ID AEP (`./price_files.ts`); all or nothing: a refused file stores
- * nothing. One event says what was stored; where a reBAP replaced the AEP estimate of a day that
+ * TSOs' AEP estimate, or ID AEP (`./price_files.ts`); and the BRP's own intraday trades
+ * (`./intraday_trades.ts`). All or nothing: a refused file stores nothing. One event says what was stored; where a reBAP replaced the AEP estimate of a day that
  * has settlement inputs, one more event per day says how its imbalance cost and status changed
  * (`settlement_repriced`): an operator who read yesterday's estimated cost learns it was replaced.
  * Used by `POST /v1/imbalance-prices` and the inbox (`./inbox.ts`).
@@ -13,6 +13,7 @@ import { PRICE_KIND, type PriceLayout, readPriceFile } from "./price_files.ts";
 import { type PriceOutcome, pricesOfDay, priceSources, storePrices } from "./prices_store.ts";
 import { pointsByDay } from "./day_split.ts";
 import { settleDay } from "./settle_day.ts";
+import { parseTrades, storeTrades, type TradesOutcome } from "./intraday_trades.ts";
 
 /** What an import of prices did (the answer of `POST /v1/imbalance-prices`). */
 export interface PricesImport extends PriceOutcome {
@@ -140,4 +141,41 @@ async function repricedEvent(
       previous_status: was.status,
     },
   });
+}
+
+/** What an import of intraday trades did (the answer of `POST /v1/intraday-trades`). */
+export interface TradesImport extends TradesOutcome {
+  message: string;
+}
+
+/**
+ * Imports the BRP's own intraday trades (`./intraday_trades.ts`): each day and area in the file
+ * replaces the trades stored for it.
+ * @throws {import("./errors.ts").SettlementInputRefused} nothing stored
+ */
+export async function importTrades(
+  deps: ImportDeps,
+  text: string,
+  by: string,
+  source: string,
+): Promise<TradesImport> {
+  const trades = parseTrades(text);
+  const stored = await storeTrades(deps.kv, trades, `${source} (${by})`, deps.clock.now());
+  const days = [...new Set(stored.days.map((d) => d.split(" ")[0]))];
+  const message = `${by} sent ${trades.length} intraday trade${
+    trades.length === 1 ? "" : "s"
+  } for ${stored.days.length} day${stored.days.length === 1 ? "" : "s"} and area${
+    stored.days.length === 1 ? "" : "s"
+  } (${days[0]}${
+    days.length > 1 ? ` to ${days.at(-1)}` : ""
+  }); they replace the trades stored for those and price the intraday energy there instead of ID AEP.`;
+  await deps.events.append({
+    kind: "intraday_trades_received",
+    level: "info",
+    message,
+    caller: by,
+    delivery_day: days.length === 1 ? days[0] : undefined,
+    data: { source, ...stored },
+  });
+  return { ...stored, message };
 }

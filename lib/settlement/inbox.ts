@@ -3,7 +3,8 @@
  * (and, when set, `sftp_actuals_inbox_dir` on the sFTP server) is recognised by its content —
  * EDIFACT (`UNA`/`UNB`: MSCONS actuals or balancing-group sums), the header of a price file we
  * take (`./price_files.ts`: the reBAP in either layout, the AEP estimate, ID AEP) or the CSV header
- * `market_location_id,start,kwh` (actuals) — and imported as through the API (`./import.ts`,
+ * `market_location_id,start,kwh` (actuals) or `control_area,start,mwh,eur_mwh` (the BRP's own
+ * intraday trades) — and imported as through the API (`./import.ts`,
  * `./import_prices.ts`; all or nothing per file). An imported
  * file moves to `processed/`, a bad one to `rejected/` with the reason: a
  * `settlement_input_rejected` warning event and, beside the file (local or sFTP), a text file
@@ -18,15 +19,16 @@ import type { ServiceContext } from "../context.ts";
 import { type InboxSource, localInbox, sftpInbox } from "../fahrplan/inbox_source.ts";
 import { SettlementInputRefused } from "./errors.ts";
 import { importActuals } from "./import.ts";
-import { importPrices } from "./import_prices.ts";
+import { importPrices, importTrades } from "./import_prices.ts";
+import { isTradesCsv } from "./intraday_trades.ts";
 import { priceLayout } from "./price_files.ts";
 
 /** What happened to one file. */
 export interface ActualsInboxResult {
   file: string;
   outcome: "imported" | "rejected";
-  /** `mscons`, `csv` (actuals) or `prices` (reBAP, AEP estimate, ID AEP). */
-  kind?: "mscons" | "csv" | "prices";
+  /** `mscons`, `csv` (actuals), `prices` (reBAP, AEP estimate, ID AEP) or `trades` (own). */
+  kind?: "mscons" | "csv" | "prices" | "trades";
   /** The import's sentence, or why the file was rejected. */
   message: string;
 }
@@ -34,10 +36,11 @@ export interface ActualsInboxResult {
 type Deps = Pick<ServiceContext, "kv" | "clock" | "events" | "redactor" | "config">;
 
 /** What a file holds, by its first characters; `null` when not recognised. */
-export function recogniseFile(text: string): "mscons" | "csv" | "prices" | null {
+export function recogniseFile(text: string): "mscons" | "csv" | "prices" | "trades" | null {
   const t = text.replace(/^\uFEFF/, "").trimStart();
   if (t.startsWith("UNA") || t.startsWith("UNB")) return "mscons";
   if (priceLayout(t)) return "prices";
+  if (isTradesCsv(t)) return "trades";
   if (/^market_location_id,start,kwh\s*(\r?\n|$)/.test(t)) return "csv";
   return null;
 }
@@ -85,8 +88,13 @@ async function importFrom(
     const text = () => new TextDecoder().decode(bytes);
     let reason: string;
     try {
-      if (kind === "prices") {
-        const r = await importPrices(deps, text(), by, `file ${name}`);
+      if (kind === "prices" || kind === "trades") {
+        const r = await (kind === "prices" ? importPrices : importTrades)(
+          deps,
+          text(),
+          by,
+          `file ${name}`,
+        );
         await claimed.moveTo("processed");
         out.push({ file: name, outcome: "imported", kind, message: r.message });
         continue;
@@ -104,7 +112,7 @@ async function importFrom(
         continue;
       }
       reason =
-        "not recognised: neither EDIFACT (UNA/UNB), nor a price file (the reBAP, the data service's reBAP, AEP estimate or ID AEP: Datum;Zeitzone;von;bis;… or Datum von;(Uhrzeit) von;…), nor the CSV header market_location_id,start,kwh";
+        "not recognised: neither EDIFACT (UNA/UNB), nor a price file (the reBAP, the data service's reBAP, AEP estimate or ID AEP: Datum;Zeitzone;von;bis;… or Datum von;(Uhrzeit) von;…), nor the CSV headers market_location_id,start,kwh (actuals) or control_area,start,mwh,eur_mwh (own intraday trades)";
     } catch (err) {
       if (err instanceof SettlementInputRefused) {
         const msgs = err.issues.map((i) => i.msg);

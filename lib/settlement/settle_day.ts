@@ -62,6 +62,9 @@ export async function settleMonth(
         long_mwh: a.totals.long_mwh,
         cost_eur: a.totals.cost_eur,
         day_ahead_cost_eur: a.totals.day_ahead_cost_eur,
+        imbalance_avoided_eur: a.totals.imbalance_avoided_eur,
+        intraday_energy_cost_eur: a.totals.intraday_energy_cost_eur,
+        intraday_saving_eur: a.totals.intraday_saving_eur,
         status: a.completeness.status,
         actual_quarter_hours: a.actual_mw.filter((v) => v !== null).length,
       });
@@ -71,6 +74,6 @@ export async function settleMonth(
     month,
     areas: [...names].map(([control_area, name]) => ({ control_area, name })),
     cells,
-    totals: sumTotals(cells.map((c) => ({ ...c, intraday_saving_eur: null }))),
+    totals: sumTotals(cells),
   };
 }

@@ -213,6 +213,11 @@ export const KEYS = {
   imbalancePrices: (day: string): Deno.KvKey => ["imbalance_prices", day],
   /** The intraday index price ID AEP of one day. Owner: `lib/settlement/id_aep_store.ts`. */
   intradayPrices: (day: string): Deno.KvKey => ["intraday_prices", day],
+  /**
+   * The BRP's own intraday trades of one day and control area, per quarter-hour. Owner:
+   * `lib/settlement/intraday_trades.ts`.
+   */
+  intradayTrades: (day: string, area: string): Deno.KvKey => ["intraday_trades", day, area],
 
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
@@ -239,6 +244,7 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "metering_point_sums",
   "imbalance_prices",
   "intraday_prices",
+  "intraday_trades",
 ];
 
 /**

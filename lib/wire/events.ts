@@ -33,6 +33,7 @@ export const EVENT_KINDS = [
   "actuals_received",
   "imbalance_prices_received",
   "intraday_prices_received",
+  "intraday_trades_received",
   "settlement_repriced",
   "settlement_input_rejected",
 ] as const;

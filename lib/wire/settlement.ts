@@ -110,7 +110,21 @@ export const SettlementTotalsSchema = z.object({
   cost_eur: z.number(),
   /** The same for the last day-ahead version alone, EUR; `null`: no day-ahead version. */
   day_ahead_cost_eur: z.number().nullable(),
-  /** `day_ahead_cost_eur − cost_eur`: what the intraday versions saved (< 0: lost), EUR. */
+  /**
+   * `day_ahead_cost_eur − cost_eur`: the imbalance cost the intraday versions avoided, gross —
+   * before the cost of the energy they moved (what `intraday_saving_eur` was before), EUR.
+   */
+  imbalance_avoided_eur: z.number().nullable(),
+  /**
+   * Σ (schedule − day-ahead) × 0.25 h × price: what the energy the intraday versions bought (+) or
+   * sold (−) cost at the BRP's own trade prices or ID AEP, EUR; `null` where energy moved at a
+   * quarter-hour without either price.
+   */
+  intraday_energy_cost_eur: z.number().nullable(),
+  /**
+   * `imbalance_avoided_eur − intraday_energy_cost_eur`: what the intraday versions saved, net
+   * (< 0: lost), EUR; `null` while the cost of the intraday energy is not known.
+   */
   intraday_saving_eur: z.number().nullable(),
 });
 /** Totals of one area or of the day. */
@@ -147,6 +161,14 @@ export const AreaSettlementSchema = z.object({
   cost_eur: nums,
   /** The cost had only the day-ahead version stood, EUR. */
   day_ahead_cost_eur: nums,
+  /** (schedule − day-ahead) × 0.25 h: energy the intraday versions bought (+) or sold (−), MWh. */
+  intraday_mwh: nums,
+  /** The price that energy is valued at, EUR/MWh: own trades' volume-weighted price, or ID AEP. */
+  intraday_price_eur_mwh: nums,
+  /** Where that price comes from: `trades` (the BRP's own), `id_aep`; `null`: none known. */
+  intraday_price_source: z.array(z.enum(["trades", "id_aep"]).nullable()),
+  /** intraday_mwh × price, EUR: > 0 the BRP paid for energy bought intraday. */
+  intraday_cost_eur: nums,
   totals: SettlementTotalsSchema,
   accuracy: z.object({
     schedule: AccuracySchema,
@@ -191,6 +213,10 @@ export const MonthCellSchema = z.object({
   long_mwh: z.number(),
   cost_eur: z.number(),
   day_ahead_cost_eur: z.number().nullable(),
+  /** As in {@link SettlementTotalsSchema}: gross, the intraday energy's cost, and net. */
+  imbalance_avoided_eur: z.number().nullable(),
+  intraday_energy_cost_eur: z.number().nullable(),
+  intraday_saving_eur: z.number().nullable(),
   status: z.enum(["provisional", "final"]),
   /**
    * Quarter-hours of the day with an actual in the area; 0: nothing measured yet (a day with only

@@ -66,3 +66,12 @@ export const PricesImportSchema = z.object({
   repriced: z.array(z.object({ day: z.string(), quarter_hours: z.number().int() })),
   message: z.string(),
 });
+
+/** `POST /v1/intraday-trades` → 200. */
+export const TradesImportSchema = z.object({
+  /** Trades read. */
+  trades: z.number().int(),
+  /** `YYYY-MM-DD <control area EIC>` of each day and area whose trades were replaced. */
+  days: z.array(z.string()),
+  message: z.string(),
+});

@@ -7,14 +7,19 @@
  * (docs/settlement.md). A refusal is a 422 whose items name message, segment and location.
  * @module
  */
+import type { z } from "zod";
 import { HttpProblem } from "../../lib/http/errors.ts";
 import { answer } from "../../lib/http/respond.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { readJson } from "../../lib/http/validation.ts";
 import { ActualsJson } from "../../lib/settlement/actuals_input.ts";
 import { type ActualsFormat, importActuals } from "../../lib/settlement/import.ts";
-import { importPrices } from "../../lib/settlement/import_prices.ts";
-import { ActualsImportSchema, PricesImportSchema } from "../../lib/wire/settlement_inputs.ts";
+import { importPrices, importTrades } from "../../lib/settlement/import_prices.ts";
+import {
+  ActualsImportSchema,
+  PricesImportSchema,
+  TradesImportSchema,
+} from "../../lib/wire/settlement_inputs.ts";
 
 /** The format of a request's body by its Content-Type, or 415. */
 function formatOf(contentType: string | undefined): ActualsFormat {
@@ -72,23 +77,52 @@ export function registerActuals(ctx: RouteContext): void {
     return answer(await importActuals(ctx, format, body, by, `POST /v1/actuals`));
   });
 
-  ctx.routes.add({
-    method: "post",
+  csvImport(ctx, {
     path: "/v1/imbalance-prices",
-    access: "process",
     summary:
       "Send imbalance prices (text/csv): the reBAP (table download or data service), the TSOs' AEP estimate (used only where no reBAP is known), or ID AEP; a newer file replaces older prices of the same quarter-hours",
+    description:
+      "one of: Datum;Zeitzone;von;bis;Einheit;reBAP unterdeckt;reBAP ueberdeckt (DD.MM.YYYY;CET|CEST;…); Datum;Zeitzone;von;bis;Datenkategorie;Datentyp;Einheit;reBAP unterdeckt;reBAP ueberdeckt (UTC rows, reBAP, Qualitätsgesichert); Datum;Zeitzone;von;bis;Datenkategorie;Datentyp;Einheit;AEP-Schätzer;Status (UTC rows); Datum von;(Uhrzeit) von;Zeitzone;(Uhrzeit) bis;Zeitzone;ID AEP in €/MWh (YYYY-MM-DD, UTC). German numbers; N.A. = not known",
+    what: "a reBAP, AEP estimate or ID AEP file",
+    schema: PricesImportSchema,
+    run: importPrices,
+  });
+  csvImport(ctx, {
+    path: "/v1/intraday-trades",
+    summary:
+      "Send the BRP's own intraday trades (text/csv control_area,start,mwh,eur_mwh): they price the energy the intraday versions moved instead of ID AEP; a file replaces the trades of every day and area it holds",
+    description:
+      "header control_area,start,mwh,eur_mwh; control_area an EIC, start ISO 8601 with offset at a quarter-hour, mwh > 0 bought / < 0 sold, eur_mwh the price",
+    what: "control_area,start,mwh,eur_mwh",
+    schema: TradesImportSchema,
+    run: importTrades,
+  });
+}
+
+/** A `text/csv` import route of scope `process` (prices, trades): 415 for another type. */
+function csvImport(ctx: RouteContext, o: {
+  path: string;
+  summary: string;
+  description: string;
+  what: string;
+  schema: z.ZodType;
+  run: (deps: RouteContext, text: string, by: string, source: string) => Promise<unknown>;
+}): void {
+  ctx.routes.add({
+    method: "post",
+    path: o.path,
+    access: "process",
+    summary: o.summary,
     tags: ["settlement"],
     altBodies: [{
       contentType: "text/csv",
       schema: { type: "string" },
-      description:
-        "one of: Datum;Zeitzone;von;bis;Einheit;reBAP unterdeckt;reBAP ueberdeckt (DD.MM.YYYY;CET|CEST;…); Datum;Zeitzone;von;bis;Datenkategorie;Datentyp;Einheit;reBAP unterdeckt;reBAP ueberdeckt (UTC rows, reBAP, Qualitätsgesichert); Datum;Zeitzone;von;bis;Datenkategorie;Datentyp;Einheit;AEP-Schätzer;Status (UTC rows); Datum von;(Uhrzeit) von;Zeitzone;(Uhrzeit) bis;Zeitzone;ID AEP in €/MWh (YYYY-MM-DD, UTC). German numbers; N.A. = not known",
+      description: o.description,
     }],
     responses: {
-      200: { description: "stored", schema: PricesImportSchema },
+      200: { description: "stored", schema: o.schema },
       415: { description: "Content-Type is not text/csv" },
-      422: { description: "refused in words (line and why); nothing stored" },
+      422: { description: "refused in words (line, field and why); nothing stored" },
     },
   }, async (c) => {
     const by = c.get("principal")?.caller ?? "unknown";
@@ -96,11 +130,9 @@ export function registerActuals(ctx: RouteContext): void {
     if (type !== "text/csv") {
       throw new HttpProblem(
         415,
-        `Content-Type ${
-          type || "(none)"
-        } is not accepted here; send text/csv (a reBAP, AEP estimate or ID AEP file).`,
+        `Content-Type ${type || "(none)"} is not accepted here; send text/csv (${o.what}).`,
       );
     }
-    return answer(await importPrices(ctx, await c.req.text(), by, "POST /v1/imbalance-prices"));
+    return answer(await o.run(ctx, await c.req.text(), by, `POST ${o.path}`));
   });
 }

@@ -82,7 +82,7 @@ Deno.test("demo: next open day handed over to the TSOs and confirmed 4 of 4; CSV
     const last = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-1)!;
     assert.match(
       last,
-      /^yesterday: [\d,]+\.\d MWh short, [\d,]+\.\d MWh long, imbalance cost -?[\d,]+\.\d\d EUR \(day-ahead only: -?[\d,]+\.\d\d EUR\), estimated: priced by the TSOs' AEP estimate until the reBAP is published after quality assurance$/,
+      /^yesterday: [\d,]+\.\d MWh short, [\d,]+\.\d MWh long, imbalance cost -?[\d,]+\.\d\d EUR \(day-ahead only: -?[\d,]+\.\d\d EUR\); intraday saved -?[\d,]+\.\d\d EUR net of -?[\d,]+\.\d\d EUR for the intraday energy at ID AEP; estimated: priced by the TSOs' AEP estimate until the reBAP is published after quality assurance$/,
     );
     const y = (summary as { yesterday: { line: string; status: string; cost_eur: number } })
       .yesterday;

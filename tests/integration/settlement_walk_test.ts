@@ -2,8 +2,9 @@
  * After delivery, on a fake clock (docs/settlement.md): forecast → day-ahead version → two
  * intraday versions (one with frozen quarter-hours) → delivery → actuals (CSV) and the real reBAP
  * prices arrive → the settlement equals a hand computation in this test for every quarter-hour
- * (imbalance, price direction, cost, the day-ahead alternative), `final` only when complete; then
- * an MSCONS correction of one quarter-hour changes the numbers and says so. On a 96-quarter-hour
+ * (imbalance, price direction, cost, the day-ahead alternative), `final` only when complete; what
+ * the intraday versions saved net of the energy they moved, at ID AEP and at the BRP's own trade
+ * price, by hand too; then an MSCONS correction of one quarter-hour changes the numbers and says so. On a 96-quarter-hour
  * day, on 28 March 2027 (92) and on 25 October 2026 (100). The prices are the real March file's
  * rows of the day (the October day: the demo's synthetic file in the same layout), read here by hand.
  */
@@ -21,6 +22,20 @@ import { promtool, PROMTOOL_PATH } from "../support/prometheus.ts";
 const MARCH = Deno.readTextFileSync(
   new URL("../fixtures/rebap/reBAP_2027-03_synthetic.csv", import.meta.url),
 );
+const ID_AEP = Deno.readTextFileSync(
+  new URL("../fixtures/rebap/ID-AEP_2027-03_synthetic_datenservice.csv", import.meta.url),
+);
+
+/** ID AEP by hand: UTC start (ms) → EUR/MWh, or `null` for `N.A.`. */
+function idAepByHand(): Map<number, number | null> {
+  const out = new Map<number, number | null>();
+  for (const l of ID_AEP.trim().split("\n").slice(1)) {
+    const [date, von, , , , v] = l.split(";");
+    out.set(Date.parse(`${date}T${von}Z`), v === "N.A." ? null : Number(v.replace(",", ".")));
+  }
+  return out;
+}
+
 /** The day's reBAP file: the real March 2027 file, or the demo's synthetic one in its layout. */
 const rebapOf = (day: string) => day.startsWith("2027-03") ? MARCH : rebapFile(day);
 
@@ -146,8 +161,63 @@ for (const day of ["2027-03-10", "2027-03-28", "2026-10-25"]) {
       close(a.totals.day_ahead_cost_eur, daCost, "day-ahead cost", 0.006);
       close(a.totals.short_mwh, short, "short");
       close(a.totals.long_mwh, long, "long");
-      close(a.totals.intraday_saving_eur, daCost - cost, "saving", 0.006);
+      close(a.totals.imbalance_avoided_eur, daCost - cost, "imbalance avoided", 0.006);
       assert.deepEqual(s.totals, a.totals);
+      if (!day.startsWith("2027-03")) {
+        // No ID AEP for this day: the net figure is unknown, never the gross one relabelled.
+        assert.equal(a.totals.intraday_energy_cost_eur, null);
+        assert.equal(a.totals.intraday_saving_eur, null);
+      } else {
+        // The energy the intraday versions bought, at ID AEP, by hand; then one own trade.
+        r = await call(`${w.r.s.url}/v1/imbalance-prices`, {
+          method: "POST",
+          headers: { ...proc, "content-type": "text/csv" },
+          body: ID_AEP,
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        const aep = idAepByHand();
+        const energyCost = (price: (i: number) => number) => {
+          let sum = 0;
+          for (let i = 0; i < n; i++) sum += (schedule[i] - 1) * 0.25 * price(i);
+          return sum;
+        };
+        const atAep = (i: number) => aep.get(dd.quarterHours[i].epochMilliseconds)!;
+        let b = (await settlement()).areas[0];
+        for (const i of [0, f3 - 1, f3, n - 1]) {
+          close(b.intraday_mwh[i], (schedule[i] - 1) * 0.25, `intraday energy ${i}`);
+          assert.equal(b.intraday_price_eur_mwh[i], atAep(i), `ID AEP ${i}`);
+          close(b.intraday_cost_eur[i], (schedule[i] - 1) * 0.25 * atAep(i), `intraday cost ${i}`);
+        }
+        close(b.totals.intraday_energy_cost_eur, energyCost(atAep), "energy cost", 0.006);
+        close(
+          b.totals.intraday_saving_eur,
+          daCost - cost - energyCost(atAep),
+          "net saving",
+          0.011,
+        );
+        // Own trades in quarter-hour 50: 0.4 MWh at 100 and 0.1 MWh at 50 → 90 EUR/MWh.
+        const start = dd.quarterHours[50].toString();
+        r = await call(`${w.r.s.url}/v1/intraday-trades`, {
+          method: "POST",
+          headers: { ...proc, "content-type": "text/csv" },
+          body:
+            `control_area,start,mwh,eur_mwh\n${a.control_area},${start},0.4,100\n${a.control_area},${start},0.1,50\n`,
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        b = (await settlement()).areas[0];
+        assert.deepEqual(
+          [b.intraday_price_eur_mwh[50], b.intraday_price_source[50], b.intraday_price_source[49]],
+          [90, "trades", "id_aep"],
+        );
+        const withTrade = (i: number) => i === 50 ? 90 : atAep(i);
+        close(b.totals.intraday_energy_cost_eur, energyCost(withTrade), "with the trade", 0.006);
+        close(
+          b.totals.intraday_saving_eur,
+          daCost - cost - energyCost(withTrade),
+          "net with the trade",
+          0.011,
+        );
+      }
 
       // An MSCONS correction of quarter-hour 40: the numbers change, and the answer says so.
       const q = dd.quarterHours[40].epochMilliseconds;

@@ -73,11 +73,17 @@ export function areaFrom(o: {
     price_source: price.map((p) => p === null ? null : "rebap"),
     cost_eur: cost,
     day_ahead_cost_eur: daCost,
+    intraday_mwh: o.schedule.map((v, i) => r3((v - o.dayAhead[i]) * 0.25)),
+    intraday_price_eur_mwh: o.schedule.map(() => null),
+    intraday_price_source: o.schedule.map(() => null),
+    intraday_cost_eur: o.schedule.map(() => null),
     totals: {
       short_mwh: sum(imbalance.map((v) => (v !== null && v > 0 ? v : 0))),
       long_mwh: sum(imbalance.map((v) => (v !== null && v < 0 ? -v : 0))),
       cost_eur: costSum,
       day_ahead_cost_eur: daSum,
+      imbalance_avoided_eur: r3(daSum - costSum),
+      intraday_energy_cost_eur: 0,
       intraday_saving_eur: r3(daSum - costSum),
     },
     accuracy: {
@@ -156,6 +162,8 @@ export function daySettlement(day: string, firstUtc: string, n = 96): DaySettlem
       long_mwh: t("long_mwh"),
       cost_eur: t("cost_eur"),
       day_ahead_cost_eur: t("day_ahead_cost_eur"),
+      imbalance_avoided_eur: t("imbalance_avoided_eur"),
+      intraday_energy_cost_eur: 0,
       intraday_saving_eur: t("intraday_saving_eur"),
     },
   };
@@ -172,6 +180,9 @@ export function monthSettlement(month: string, days: number): MonthSettlement {
       long_mwh: 1 + k * 0.5,
       cost_eur: 300 + d * 10 + k * 100,
       day_ahead_cost_eur: k === 1 && d === 0 ? null : 800 + d * 10,
+      imbalance_avoided_eur: k === 1 && d === 0 ? null : 500 - k * 100,
+      intraday_energy_cost_eur: k === 1 && d === 0 ? null : 0,
+      intraday_saving_eur: k === 1 && d === 0 ? null : 500 - k * 100,
       status: (d === days - 1 ? "provisional" : "final") as "provisional" | "final",
       actual_quarter_hours: 96,
     }));
@@ -190,6 +201,8 @@ export function monthSettlement(month: string, days: number): MonthSettlement {
       long_mwh: sum((c) => c.long_mwh),
       cost_eur: sum((c) => c.cost_eur),
       day_ahead_cost_eur: da,
+      imbalance_avoided_eur: da - sum((c) => c.cost_eur),
+      intraday_energy_cost_eur: 0,
       intraday_saving_eur: da - sum((c) => c.cost_eur),
     },
   };

@@ -19,6 +19,7 @@ import {
   formatNumber,
   imbalanceText,
   operatorLocale,
+  savingWords,
   sourceLines,
   totalsSentence,
 } from "../../lib/console/settlement_texts.ts";
@@ -44,7 +45,9 @@ const TOTALS: SettlementTotals = {
   long_mwh: 1.1,
   cost_eur: 412.5,
   day_ahead_cost_eur: 1030,
-  intraday_saving_eur: 617.5,
+  imbalance_avoided_eur: 617.5,
+  intraday_energy_cost_eur: 105.2,
+  intraday_saving_eur: 512.3,
 };
 
 Deno.test("fixtures match the wire shapes the routes will answer", () => {
@@ -197,6 +200,20 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
   assert.match(t, /customer forecasts: 1.1 MWh \(24.4 %\)/);
   assert.match(t, /profile G25: — over 14 locations, mean —/, "unknown deviation: —, not 0");
   assert.match(t, /The intraday versions (saved|cost)/);
+  const words = (t: SettlementTotals, locale = "en") =>
+    savingWords(t, locale)?.replace(/\u00a0/g, " ");
+  assert.equal(
+    words(TOTALS),
+    "the intraday versions saved 512.30 EUR net (617.50 EUR of imbalance avoided, less 105.20 EUR for the intraday energy)",
+  );
+  assert.equal(
+    words({ ...TOTALS, intraday_energy_cost_eur: null, intraday_saving_eur: null }),
+    "the intraday versions avoided 617.50 EUR of imbalance, before the cost of the intraday energy",
+  );
+  assert.equal(
+    words({ ...TOTALS, intraday_energy_cost_eur: 700, intraday_saving_eur: -82.5 }, "de-DE"),
+    "the intraday versions cost 82,50 EUR net (617,50 EUR of imbalance avoided, less 700,00 EUR for the intraday energy)",
+  );
   assert.doesNotMatch(html, /style=/, "no style attribute: the CSP forbids inline style");
   // The same day open twice (day list and month view): every id stays unique.
   const twice = renderToString(

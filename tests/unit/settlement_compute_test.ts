@@ -10,6 +10,7 @@ import {
   settleQuarterHour,
   sumTotals,
 } from "../../lib/settlement/compute.ts";
+import type { SettlementTotals } from "../../lib/wire/settlement.ts";
 import { PLAIN_QUALITY } from "../../lib/settlement/quality_tally.ts";
 
 const QH = [
@@ -33,6 +34,8 @@ function inputs(over: Partial<AreaInputs> = {}): AreaInputs {
     price_short: [100, 50, 70, -20],
     price_long: [90, 40, 70, -30],
     price_source: null,
+    id_aep: [60, 60, 60, 60],
+    trade_price: null,
     locations: { metered: 2, profile_settled: 5, missing: 0 },
     by_source: [],
     ...over,
@@ -55,7 +58,10 @@ Deno.test("settlement: imbalance, direction price and cost per quarter-hour, by 
     long_mwh: 0.5,
     cost_eur: 10,
     day_ahead_cost_eur: 105,
-    intraday_saving_eur: 95,
+    imbalance_avoided_eur: 95,
+    // The intraday versions bought (10 − 8) × 0.25 = 0.5 MWh a quarter-hour at ID AEP 60: 120 EUR.
+    intraday_energy_cost_eur: 120,
+    intraday_saving_eur: -25,
   });
   // |s − a| = 2, 2, 0, 4 → MAE 2; bias (s − a) = −2, 2, 0, −4 → −1; nMAE 8 / 44 = 18.1818 %
   assert.deepEqual(a.accuracy.schedule, { mae_mw: 2, bias_mw: -1, nmae_pct: 18.1818 });
@@ -96,21 +102,62 @@ Deno.test("settlement: quarter-hour rule and totals over areas", () => {
     price: null,
     cost: null,
   });
-  const t = sumTotals([
-    { short_mwh: 1, long_mwh: 2, cost_eur: 3, day_ahead_cost_eur: 4, intraday_saving_eur: 1 },
-    {
-      short_mwh: 1,
-      long_mwh: 0,
-      cost_eur: -1,
-      day_ahead_cost_eur: null,
-      intraday_saving_eur: null,
-    },
-  ]);
-  assert.deepEqual(t, {
-    short_mwh: 2,
+  const part = (o: Partial<SettlementTotals>): SettlementTotals => ({
+    short_mwh: 1,
     long_mwh: 2,
-    cost_eur: 2,
-    day_ahead_cost_eur: null,
-    intraday_saving_eur: null,
+    cost_eur: 3,
+    day_ahead_cost_eur: 4,
+    imbalance_avoided_eur: 1,
+    intraday_energy_cost_eur: 0.5,
+    intraday_saving_eur: 0.5,
+    ...o,
   });
+  assert.deepEqual(sumTotals([part({}), part({ cost_eur: -1, day_ahead_cost_eur: 2 })]), {
+    short_mwh: 2,
+    long_mwh: 4,
+    cost_eur: 2,
+    day_ahead_cost_eur: 6,
+    imbalance_avoided_eur: 4,
+    intraday_energy_cost_eur: 1,
+    intraday_saving_eur: 3,
+  });
+  const t = sumTotals([part({}), part({ day_ahead_cost_eur: null })]);
+  assert.deepEqual(
+    [t.day_ahead_cost_eur, t.imbalance_avoided_eur, t.intraday_saving_eur],
+    [null, null, null],
+  );
+  const u = sumTotals([part({}), part({ intraday_energy_cost_eur: null })]);
+  assert.deepEqual([u.imbalance_avoided_eur, u.intraday_saving_eur], [2, null]);
+});
+
+Deno.test("settlement: the intraday energy at own trade prices where given, else ID AEP; null without", () => {
+  // Schedule 10 MW, day-ahead 8 MW: 0.5 MWh bought each quarter-hour. Own trades at 40 in QH 1.
+  const a = settleArea(inputs({ trade_price: [null, 40, null, null] }));
+  assert.deepEqual(a.intraday_mwh, [0.5, 0.5, 0.5, 0.5]);
+  assert.deepEqual(a.intraday_price_eur_mwh, [60, 40, 60, 60]);
+  assert.deepEqual(a.intraday_price_source, ["id_aep", "trades", "id_aep", "id_aep"]);
+  assert.deepEqual(a.intraday_cost_eur, [30, 20, 30, 30]);
+  assert.deepEqual(
+    [
+      a.totals.imbalance_avoided_eur,
+      a.totals.intraday_energy_cost_eur,
+      a.totals.intraday_saving_eur,
+    ],
+    [95, 110, -15],
+  );
+  // ID AEP missing where energy moved: the net figure is unknown, the gross one stays.
+  const b = settleArea(inputs({ id_aep: [60, null, 60, 60] }));
+  assert.deepEqual(b.intraday_cost_eur, [30, null, 30, 30]);
+  assert.deepEqual(
+    [
+      b.totals.imbalance_avoided_eur,
+      b.totals.intraday_energy_cost_eur,
+      b.totals.intraday_saving_eur,
+    ],
+    [95, null, null],
+  );
+  // No intraday change in a quarter-hour: it costs nothing, with or without a price.
+  const c = settleArea(inputs({ schedule: { version: 1, mw: [8, 8, 8, 8] }, id_aep: null }));
+  assert.deepEqual(c.intraday_cost_eur, [0, 0, 0, 0]);
+  assert.equal(c.totals.intraday_saving_eur, 0);
 });
