@@ -24,6 +24,8 @@ export interface PackedActuals {
   substitutes?: Record<number, SubstituteNote>;
   /** Version of a monthly settlement series (ISO-8601 UTC); absent otherwise. */
   version?: string;
+  /** The sender's market partner id (MSCONS `NAD+MS`): the DSO of a balancing-group sum. */
+  sender?: string;
   updated_at: string;
   source: string;
 }
@@ -131,6 +133,8 @@ export function mergeRecord(
   if (quality) record.quality = quality;
   if (notes) record.substitutes = notes;
   if (version !== null) record.version = version;
+  const sender = part.series.sender ?? base?.sender;
+  if (sender) record.sender = sender;
   return { record, counts, replaced: counts.replaced };
 }
 

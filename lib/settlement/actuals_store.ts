@@ -43,6 +43,8 @@ export interface StoredActuals {
   substitutes?: Record<number, SubstituteNote>;
   /** Version of a monthly settlement series (ISO-8601 UTC); absent otherwise. */
   version?: string;
+  /** The sender's market partner id (MSCONS `NAD+MS`): the DSO of a balancing-group sum. */
+  sender?: string;
   /** ISO-8601 UTC instant of the last change. */
   updated_at: string;
   /** Where the last change came from (message or file, caller). */
@@ -84,6 +86,7 @@ export function unpacked(key: Deno.KvKey, rec: PackedActuals | StoredActuals): S
   if (rec.quality) out.quality = rec.quality;
   if (rec.substitutes) out.substitutes = rec.substitutes;
   if (rec.version) out.version = rec.version;
+  if (rec.sender) out.sender = rec.sender;
   return out;
 }
 

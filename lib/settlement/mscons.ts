@@ -40,8 +40,7 @@ import {
   UNITS,
 } from "./mscons_codes.ts";
 import { type LocationProblem, OpenLocation } from "./mscons_location.ts";
-import { isoMinute, type MeteredSeries, ownerText } from "./series.ts";
-import { MARKET_TIME_ZONE } from "../domain/delivery_day.ts";
+import { type MeteredSeries, ownerText } from "./series.ts";
 import { METERING_POINT } from "../domain/metering_point.ts";
 
 export { UNITS } from "./mscons_codes.ts";
@@ -73,7 +72,19 @@ interface Message {
   header: boolean;
   /** True when the message is refused as a whole (its locations are skipped). */
   refused: boolean;
+  /** The sender's market partner id (`NAD+MS`), e.g. the DSO of a balancing-group sum. */
+  sender?: string;
 }
+
+/** A message before its header is read. */
+const newMessage = (name: string, header: boolean): Message => ({
+  name,
+  pid: undefined,
+  kind: "by_location",
+  bgm: undefined,
+  header,
+  refused: false,
+});
 
 /**
  * Reads an MSCONS interchange.
@@ -88,14 +99,7 @@ export function parseMscons(text: string): MsconsInterchange {
   let reference = "";
   let messages = 0;
   let segments = 0;
-  let msg: Message = {
-    name: "before the first message (UNH)",
-    pid: undefined,
-    kind: "by_location",
-    bgm: undefined,
-    header: false,
-    refused: false,
-  };
+  let msg = newMessage("before the first message (UNH)", false);
   let open: OpenLocation | null = null;
 
   const problem = (s: Where, text: string, type: LocationProblem) => {
@@ -110,38 +114,13 @@ export function parseMscons(text: string): MsconsInterchange {
   };
   const closeLocation = (s: Segment) => {
     if (!open) return;
-    const at = open;
     const read = open.close(s, problem);
-    if (read && checkMonth(at, s)) series.push(read);
+    const why = read && msg.bgm === "BK" ? open.monthProblem() : undefined;
+    if (why) {
+      problem(s, why, why.startsWith("a monthly") ? "value_error.mscons" : "value_error.gap");
+    } else if (read) series.push(msg.sender ? { ...read, sender: msg.sender } : read);
     open = null;
   };
-  /** A monthly settlement series lies in its month and has its version (AHB 13003 [70]). */
-  const checkMonth = (loc: OpenLocation, s: Segment): boolean => {
-    if (msg.bgm !== "BK") return true;
-    const missing = loc.month === undefined
-      ? "its settlement month (DTM+492, format 610)"
-      : loc.version === undefined
-      ? "its version (DTM+293, format 304)"
-      : null;
-    if (missing) {
-      problem(s, `a monthly settlement series (BGM+BK) needs ${missing}`, "value_error.mscons");
-      return false;
-    }
-    const { start, end } = loc.span;
-    const first = localMonth(start!), last = localMonth(end! - 1);
-    if (first !== loc.month || last !== loc.month) {
-      problem(
-        s,
-        `the quantities ${isoMinute(start!)}–${
-          isoMinute(end!)
-        } are not all in the settlement month ${loc.month} (Europe/Berlin)`,
-        "value_error.gap",
-      );
-      return false;
-    }
-    return true;
-  };
-
   try {
     readSegments(text, (s, syntax) => {
       segments = s.position;
@@ -160,14 +139,7 @@ export function parseMscons(text: string): MsconsInterchange {
           closeLocation(s);
           messages++;
           const type = s.at(1);
-          msg = {
-            name: `message ${s.at(0) ?? messages} (UNH+${s.at(0) ?? ""})`,
-            pid: undefined,
-            kind: "by_location",
-            bgm: undefined,
-            header: true,
-            refused: false,
-          };
+          msg = newMessage(`message ${s.at(0) ?? messages} (UNH+${s.at(0) ?? ""})`, true);
           if (type !== "MSCONS") {
             problem(s, `this is a ${type ?? "?"} message, not MSCONS`, "value_error.mscons");
           }
@@ -179,6 +151,9 @@ export function parseMscons(text: string): MsconsInterchange {
           return;
         case "RFF":
           if (msg.header && s.at(0) === "Z13") readPid(s);
+          return;
+        case "NAD": // the sender (the DSO of a sum): NAD+MS+<MP-ID>
+          if (msg.header && s.at(0) === "MS") msg.sender = s.at(1);
           return;
         case "UNS":
           msg.header = false;
@@ -373,12 +348,6 @@ export function parseMscons(text: string): MsconsInterchange {
       }
     }
   }
-}
-
-/** The Europe/Berlin month `YYYY-MM` of an instant. */
-function localMonth(ms: number): string {
-  return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(MARKET_TIME_ZONE)
-    .toPlainDate().toString().slice(0, 7);
 }
 
 /** Where a location's `LOC` segment is, for sentences (`MeteredSeries.where`). */

@@ -7,6 +7,7 @@
  * wrong is handed to `problem` in words. Pure.
  * @module
  */
+import { MARKET_TIME_ZONE } from "../domain/delivery_day.ts";
 import { QUALITY } from "./mscons_codes.ts";
 import {
   isoMinute,
@@ -180,8 +181,28 @@ export class OpenLocation {
     return out;
   }
 
-  /** UTC ms of the first quarter-hour read and of the end of the last one (for checks at close). */
-  get span(): { start: number | undefined; end: number | undefined } {
-    return { start: this.#start, end: this.#next };
+  /**
+   * Why the location, read as a monthly settlement series (`BGM+BK`), cannot be taken: without its
+   * month (`DTM+492`) or version (`DTM+293`, AHB 13003 [70]), or with quantities outside its
+   * Europe/Berlin month; `undefined` when it can.
+   */
+  monthProblem(): string | undefined {
+    const missing = this.month === undefined
+      ? "its settlement month (DTM+492, format 610)"
+      : this.version === undefined
+      ? "its version (DTM+293, format 304)"
+      : null;
+    if (missing) return `a monthly settlement series (BGM+BK) needs ${missing}`;
+    const start = this.#start!, end = this.#next!;
+    if (localMonth(start) === this.month && localMonth(end - 1) === this.month) return undefined;
+    return `the quantities ${isoMinute(start)}–${
+      isoMinute(end)
+    } are not all in the settlement month ${this.month} (Europe/Berlin)`;
   }
+}
+
+/** The Europe/Berlin month `YYYY-MM` of an instant. */
+function localMonth(ms: number): string {
+  return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(MARKET_TIME_ZONE)
+    .toPlainDate().toString().slice(0, 7);
 }

@@ -51,6 +51,8 @@ export interface MeteredSeries {
    * version replaces an older one, never the reverse. Absent for every other series.
    */
   version?: string;
+  /** The sender's market partner id (MSCONS `NAD+MS`), e.g. the DSO of a balancing-group sum. */
+  sender?: string;
   /** Where it came from, for sentences: e.g. `message 1 (UNH+1, BGM MSI5422), segment 11 (LOC)`. */
   where: string;
 }

@@ -218,6 +218,15 @@ export const KEYS = {
    * `lib/settlement/intraday_trades.ts`.
    */
   intradayTrades: (day: string, area: string): Deno.KvKey => ["intraday_trades", day, area],
+  /**
+   * The operator's mark on the clearing list of one month and control area (checked, objected).
+   * Owner: `lib/settlement/clearing_marks.ts`.
+   */
+  clearingMark: (month: string, area: string): Deno.KvKey => ["clearing_marks", month, area],
+  /** Every clearing mark of one month, for `kv.list`. */
+  clearingMarksOfMonth: (month: string): Deno.KvListSelector => ({
+    prefix: ["clearing_marks", month],
+  }),
 
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,

@@ -35,6 +35,7 @@ export const EVENT_KINDS = [
   "intraday_prices_received",
   "intraday_trades_received",
   "settlement_repriced",
+  "clearing_marked",
   "settlement_input_rejected",
 ] as const;
 /** One of {@link EVENT_KINDS}. */

@@ -12,7 +12,7 @@ import { DaySettlementSchema, MonthSettlementSchema } from "../../lib/wire/settl
 import { dayParam } from "./delivery_days.ts";
 
 /** The month path parameter `YYYY-MM`, or 422. */
-function monthParam(raw: string | undefined): string {
+export function monthParam(raw: string | undefined): string {
   const m = raw ?? "";
   if (/^\d{4}-(0[1-9]|1[0-2])$/.test(m)) return m;
   throw new ValidationFailed([{
