@@ -92,6 +92,9 @@ Deno.test("a crash between archive and delete leaves the day whole and archived;
         actuals: 0,
         balancing_group_sums: 0,
         imbalance_prices: 0,
+        intraday_prices: 0,
+        intraday_trades: 0,
+        metering_point_sums: 0,
         status_request: 0,
       });
     }
