@@ -21,9 +21,15 @@ export type ScheduleEntry = DayOverview["schedules"][number];
  */
 export const LOCKED_DEVIATION_MIN_MWH = 0.1;
 
-/** `day-ahead` or `intraday`, as people write it. */
+/** `day-ahead`, `intraday` or `post-delivery correction`, as people write it. */
 export function phaseLabel(phase: ScheduleEntry["phase"]): string {
-  return phase === "intraday" ? "intraday" : phase === "day_ahead" ? "day-ahead" : "schedule";
+  return phase === "intraday"
+    ? "intraday"
+    : phase === "day_ahead"
+    ? "day-ahead"
+    : phase === "post_delivery"
+    ? "post-delivery correction"
+    : "schedule";
 }
 
 /**
