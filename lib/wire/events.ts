@@ -33,6 +33,8 @@ export const EVENT_KINDS = [
   "actuals_received",
   "imbalance_prices_received",
   "settlement_input_rejected",
+  // Post-delivery corrections (docs/post-delivery.md).
+  "post_delivery_correction_sent",
 ] as const;
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = typeof EVENT_KINDS[number];
