@@ -82,7 +82,8 @@ export function phaseLine(day: DayOverview, frozenNow?: string): string | null {
     : [newest.frozen_before ?? "", frozenNow].sort().at(-1);
   return [
     `${phaseLabel(newest.phase)} ${lo === hi ? `v${hi}` : `v${lo}–v${hi}`}`,
-    frozenText(day.delivery_day, frozen),
+    // A correction after delivery freezes nothing: every quarter-hour is past.
+    newest.phase === "post_delivery" ? null : frozenText(day.delivery_day, frozen),
     `${confirmed} of ${list.length} confirmed`,
   ].filter(Boolean).join(" · ");
 }
