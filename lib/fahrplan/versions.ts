@@ -51,17 +51,12 @@ export async function scheduleVersion(
   nowMs: number,
   above = 0,
 ): Promise<ScheduleVersion> {
-  const key = KEYS.scheduleVersion(day, controlArea);
-  return await retryKv(`schedule version of ${day} ${controlArea}`, async () => {
-    const cur = await kv.get<ScheduleVersion>(key);
-    const next = versionFor(cur.value, aggregateVersion, nowMs, above);
-    if (next === cur.value) return next;
-    if (next.message_version > MAX_MESSAGE_VERSION) {
-      throw tooManyVersions(day, controlArea);
-    }
-    const r = await kv.atomic().check(cur).set(key, next).commit();
-    return r.ok ? next : undefined;
-  });
+  return await storeVersion(
+    kv,
+    day,
+    controlArea,
+    (cur) => versionFor(cur, aggregateVersion, nowMs, above),
+  );
 }
 
 /**
@@ -80,17 +75,30 @@ export async function nextMessageVersion(
   nowMs: number,
   above = 0,
 ): Promise<ScheduleVersion> {
+  return await storeVersion(kv, day, controlArea, (cur) => ({
+    message_version: Math.max(cur?.message_version ?? 0, above) + 1,
+    aggregate_version: cur?.aggregate_version ?? 0,
+    created_at: new Date(nowMs).toISOString(),
+  }));
+}
+
+/**
+ * Stores the version `make` gives from the stored one (unless it returns the stored one itself),
+ * with a check of the stored one, so two callers never store over each other.
+ * @throws {ScheduleInvalid} past {@link MAX_MESSAGE_VERSION} (nothing stored)
+ */
+async function storeVersion(
+  kv: Deno.Kv,
+  day: string,
+  controlArea: string,
+  make: (cur: ScheduleVersion | null) => ScheduleVersion,
+): Promise<ScheduleVersion> {
   const key = KEYS.scheduleVersion(day, controlArea);
   return await retryKv(`schedule version of ${day} ${controlArea}`, async () => {
     const cur = await kv.get<ScheduleVersion>(key);
-    const next: ScheduleVersion = {
-      message_version: Math.max(cur.value?.message_version ?? 0, above) + 1,
-      aggregate_version: cur.value?.aggregate_version ?? 0,
-      created_at: new Date(nowMs).toISOString(),
-    };
-    if (next.message_version > MAX_MESSAGE_VERSION) {
-      throw tooManyVersions(day, controlArea);
-    }
+    const next = make(cur.value);
+    if (next === cur.value) return next;
+    if (next.message_version > MAX_MESSAGE_VERSION) throw tooManyVersions(day, controlArea);
     const r = await kv.atomic().check(cur).set(key, next).commit();
     return r.ok ? next : undefined;
   });

@@ -13,16 +13,15 @@
  */
 import { MarketPlatformError, sendSchedules } from "../adapters/market_platform.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
-import { tsoOverrides } from "../config/fields.ts";
 import type { ServiceContext } from "../context.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { DomainError, InvalidInput, PublishFailed } from "../domain/errors.ts";
-import { assertValidSchedule, buildSchedule, scheduleFileName } from "../fahrplan/document.ts";
+import { scheduleFileName } from "../fahrplan/document.ts";
 import { standingVersion, versionHistory } from "../fahrplan/history.ts";
 import { nextMessageVersion } from "../fahrplan/versions.ts";
 import { renderModule } from "../fahrplan/xml_modules.ts";
 import { deliverFile } from "../pipeline/publish.ts";
-import { markDocumentSent } from "../pipeline/schedule_documents.ts";
+import { markDocumentSent, scheduleFor } from "../pipeline/schedule_documents.ts";
 import { SubmitFailed } from "../pipeline/submit.ts";
 import { assertParties } from "../pipeline/submit_checks.ts";
 import { settleDay } from "../settlement/settle_day.ts";
@@ -127,21 +126,11 @@ export async function sendCorrection(
       `The correction changes no quarter-hour of version ${standing.version}, the schedule ${tso} has for ${day}. Nothing was sent.`,
     );
   }
-  const build = (version: number) =>
-    buildSchedule({
-      day,
-      aggregateVersion: standing.aggregate_version,
-      controlArea: area,
-      mw,
-      senderEic: cfg.sender_eic ?? "",
-      balancingGroup: cfg.balancing_group ?? "",
-      counterpartyEic: cfg.counterparty_eic ?? "",
-      messageVersion: version,
-      createdAtMs: now,
-      tsoOverrides: tsoOverrides(cfg.tso_party_eics),
-    });
+  // The parties as configured, nothing frozen (every quarter-hour is past), checked (throws).
+  const agg = { delivery_day: day, version: standing.aggregate_version };
+  const build = (version: number) => scheduleFor(cfg, agg, area, mw, version, now);
   // Checked before a version number is taken: an invalid document uses up no version.
-  assertValidSchedule(build(history.at(-1)!.version + 1));
+  build(history.at(-1)!.version + 1);
   const v = await nextMessageVersion(svc.kv, day, area, now, history.at(-1)!.version);
   const doc = build(v.message_version);
   const format = cfg.schedule_format === "cim" ? "cim" : "ess";

@@ -16,8 +16,14 @@ import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { versionHistory } from "../../lib/fahrplan/history.ts";
 import type { PostDelivery } from "../../lib/wire/post_delivery.ts";
 import { call } from "../support/app.ts";
-import { ext, postForecast, proc, putLocation, rig } from "../support/day_ahead_rig.ts";
-import { assertCimValid, PARTIES } from "../support/fahrplan.ts";
+import {
+  ext,
+  platformDocumentsRig,
+  postForecast,
+  proc,
+  putLocation,
+} from "../support/day_ahead_rig.ts";
+import { assertCimValid } from "../support/fahrplan.ts";
 import { startWalk } from "../support/intraday_walk.ts";
 import { AREAS, maloId } from "../support/portfolio.ts";
 
@@ -30,20 +36,9 @@ const berlin = (date: string, hhmm: string) =>
 
 Deno.test("post-delivery over the platform (cim): answered by poll; TenneT capped on Easter Sunday, Amprion open until Tuesday", async () => {
   const DAY = "2026-04-02"; // Thursday before Easter
-  const r = await rig(
+  const r = await platformDocumentsRig(
     new Date(berlin("2026-03-31", "09:00")).toISOString(),
-    {
-      SENDER_EIC: PARTIES.sender,
-      BALANCING_GROUP: PARTIES.balancingGroup,
-      COUNTERPARTY_EIC: PARTIES.counterparty,
-      SCHEDULE_CHANNEL: "platform",
-      SCHEDULE_FORMAT: "cim",
-      ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
-      ORCHESTRATOR_HORIZON_DAYS: "2",
-      ORCHESTRATOR_AUTOSTART: "true",
-    },
-    undefined,
-    (clock) => ({ clock }),
+    "cim",
   );
   const tick = () => r.s.bridge.orchestrator.tick("replica-a");
   const at = (date: string, hhmm: string) => r.clock.set(berlin(date, hhmm));
