@@ -80,6 +80,13 @@ export async function sendCorrection(
     );
   }
   assertParties(cfg, true, "nothing was sent");
+  if (
+    cfg.schedule_channel !== "files" && (!cfg.market_platform_url || !cfg.market_platform_api_key)
+  ) {
+    throw new CorrectionRefused(
+      "The market platform is not configured (market_platform_url and market_platform_api_key); the correction was not sent.",
+    );
+  }
   const now = svc.clock.now();
   const w = correctionWindow(cfg, day, area, now);
   const tso = `${w.tso_name} (${w.tso})`;
@@ -208,8 +215,8 @@ export async function sendCorrection(
 }
 
 /**
- * One document to the market platform (`POST {url}/schedules`, docs/fahrplan.md), with the
- * idempotency key `<day>-post-delivery-v<version>-<area>`; no attempt after the TSO's deadline.
+ * One document to the market platform (`POST {url}/schedules`, docs/fahrplan.md; URL and key
+ * checked by the caller), with the idempotency key `<day>-post-delivery-v<version>-<area>`; no attempt after the TSO's deadline.
  * @returns the platform's submission id (`null` when its receipt named none)
  * @throws {SubmitFailed} when the platform refused or could not be reached in time
  */
@@ -218,16 +225,11 @@ async function sendToPlatform(
   cfg: EffectiveConfig,
   d: { day: string; area: string; file: string; xml: string; version: number; deadlineMs: number },
 ): Promise<string | null> {
-  if (!cfg.market_platform_url || !cfg.market_platform_api_key) {
-    throw new CorrectionRefused(
-      "The market platform is not configured (market_platform_url and market_platform_api_key); the correction was not sent.",
-    );
-  }
   try {
     const r = await sendSchedules(
       {
-        url: cfg.market_platform_url,
-        apiKey: cfg.market_platform_api_key,
+        url: cfg.market_platform_url!,
+        apiKey: cfg.market_platform_api_key!,
         timeoutSeconds: cfg.market_platform_timeout_seconds,
         stopAfterMs: d.deadlineMs - svc.clock.now(),
         stopReason: `the TSO's post-delivery deadline (${new Date(d.deadlineMs).toISOString()})`,
