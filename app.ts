@@ -33,6 +33,7 @@ import { registerOrchestrate } from "./routes/v1/orchestrate.ts";
 import { registerActuals } from "./routes/v1/actuals.ts";
 import { registerSettlement } from "./routes/v1/settlement.ts";
 import { registerClearing } from "./routes/v1/clearing.ts";
+import { registerPostDelivery } from "./routes/v1/post_delivery.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerConfig } from "./routes/v1/console/config.ts";
 import { registerEvents } from "./routes/v1/console/events.ts";
@@ -275,6 +276,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerActuals(ctx);
   registerSettlement(ctx);
   registerClearing(ctx);
+  registerPostDelivery(ctx);
   registerMetrics(ctx, metrics);
   registerStateGauges(metrics, {
     kv,

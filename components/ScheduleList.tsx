@@ -8,7 +8,11 @@
 import type { DayOverview } from "../lib/console/types.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { tsoSummary } from "../lib/console/day_texts.ts";
-import { lockedDeviationText, statusRequestText } from "../lib/console/intraday_texts.ts";
+import {
+  lockedDeviationText,
+  phaseLabel,
+  statusRequestText,
+} from "../lib/console/intraday_texts.ts";
 import { formatBerlinHm } from "../lib/console/format.ts";
 import { PhaseLine } from "./PhaseLine.tsx";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
@@ -84,7 +88,7 @@ export function ScheduleList(
             <Badge tone={TONE[s.tso_status] ?? "neutral"}>{s.tso_status}</Badge>
             {s.phase && (
               <span class="muted schedule-phase">
-                {s.phase === "intraday" ? "intraday" : "day-ahead"}
+                {phaseLabel(s.phase)}
                 {s.sent_at ? `, sent ${formatBerlinHm(s.sent_at)} Berlin` : ""}
               </span>
             )}

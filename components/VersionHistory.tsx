@@ -119,7 +119,9 @@ export function VersionHistory({ day, area, load, stamp }: VersionHistoryProps) 
                   <td data-label="Phase">{phaseLabel(v.phase)}</td>
                   <td data-label="Sent">{sentText(day, v.sent_at)}</td>
                   <td data-label="Frozen">
-                    {frozenText(day, v.frozen_before) ?? "nothing frozen"}
+                    {v.phase === "post_delivery"
+                      ? "after delivery"
+                      : frozenText(day, v.frozen_before) ?? "nothing frozen"}
                   </td>
                   <td data-label="TSO">
                     <Badge tone={TONE[v.tso_status] ?? "neutral"}>{v.tso_status}</Badge>

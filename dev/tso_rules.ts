@@ -5,9 +5,13 @@
  * message identification, and — given a clock — must not change a quarter-hour that starts within
  * the lead time at its receipt, compared with the last version accepted (0 where none). A version
  * received between the TSO deadline and 18:00 the day before is confirmed only from 18:00
- * (StromNZV § 5; the TSOs process the next day from 18:00).
+ * (StromNZV § 5; the TSOs process the next day from 18:00). A version received after the day's
+ * delivery ended is a post-delivery correction (docs/post-delivery.md): accepted until the
+ * receiving TSO's deadline (lib/domain/tso_calendars.ts, without configured extra days), rejected
+ * in words after it.
  * @module
  */
+import { correctionDeadline } from "../lib/domain/tso_calendars.ts";
 
 const ZONE = "Europe/Berlin";
 
@@ -17,6 +21,10 @@ export interface ReceivedSchedule {
   version: number;
   /** Start of the day's interval (UTC); `null` when unreadable. */
   start: Temporal.Instant | null;
+  /** End of the day's interval (UTC); `null` when unreadable. */
+  end: Temporal.Instant | null;
+  /** The receiving TSO's EIC (`""` when unreadable). */
+  receiver: string;
   /** Quantities per time series, by position (0-based). */
   qty: number[][];
 }
@@ -43,21 +51,29 @@ export function receivedSchedule(root: Node): ReceivedSchedule | null {
     }
     return out;
   });
+  const period = cim?.["schedule_Time_Period.timeInterval"];
   const interval = String(
     ess
       ? ess.ScheduleTimeInterval?.["@_v"] ?? ""
-      : text(cim["schedule_Time_Period.timeInterval"]?.start) ?? "",
+      : `${text(period?.start) ?? ""}/${text(period?.end) ?? ""}`,
   );
-  let start: Temporal.Instant | null = null;
-  try {
-    start = Temporal.Instant.from(interval.split("/")[0]);
-  } catch {
-    start = null;
-  }
+  const instant = (t: string | undefined) => {
+    try {
+      return Temporal.Instant.from(t ?? "");
+    } catch {
+      return null;
+    }
+  };
   return {
     id: String(ess ? ess.MessageIdentification?.["@_v"] ?? "" : text(cim.mRID) ?? ""),
     version: Number(ess ? ess.MessageVersion?.["@_v"] : text(cim.revisionNumber)),
-    start,
+    start: instant(interval.split("/")[0]),
+    end: instant(interval.split("/")[1]),
+    receiver: String(
+      ess
+        ? ess.ReceiverIdentification?.["@_v"] ?? ""
+        : text(cim["receiver_MarketParticipant.mRID"]) ?? "",
+    ),
     qty,
   };
 }
@@ -92,6 +108,7 @@ function broken(
     return `version ${doc.version} is not above the last version ${last.version} received`;
   }
   if (nowMs === null || !doc.start) return null;
+  if (doc.end && nowMs >= doc.end.epochMilliseconds) return afterDelivery(doc, nowMs);
   const limit = nowMs + leadMinutes * 60_000;
   for (let s = 0; s < doc.qty.length; s++) {
     for (let i = 0; i < doc.qty[s].length; i++) {
@@ -108,6 +125,17 @@ function broken(
     }
   }
   return null;
+}
+
+/**
+ * A version received after delivery: a post-delivery correction, accepted until the receiving
+ * TSO's deadline (16:00 of the next working day by its calendar), else rejected in words.
+ */
+function afterDelivery(doc: ReceivedSchedule, nowMs: number): string | null {
+  const day = doc.start!.toZonedDateTimeISO(ZONE).toPlainDate().toString();
+  const d = correctionDeadline(doc.receiver, day);
+  if (nowMs < d.deadline.epochMilliseconds) return null;
+  return `a post-delivery correction of ${day} received after the deadline ${d.local} Berlin of ${d.tso_name}`;
 }
 
 /**

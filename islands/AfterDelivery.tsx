@@ -5,7 +5,10 @@
  * (`lib/wire/settlement.ts`) with the operator's key when the day is chosen, and again shortly
  * after a live event about actuals, imbalance prices or the settlement. Shows the day's totals in
  * one sentence over all areas, then per control area its chart ({@link SettlementChart}) and
- * summary ({@link SettlementSummary}).
+ * summary ({@link SettlementSummary}), and its post-delivery correction
+ * ({@link PostDeliveryCorrection}: `GET /v1/delivery-days/{day}/post-delivery`, the TSO's window
+ * and the proposal to set the schedule to the actual, sent with
+ * `POST …/schedules/{area}/post-delivery` after a confirm in words).
  *
  * A 404 (no settlement for the day, or a service without the route) is a plain sentence, never a
  * broken view; another refusal says the service's sentence; 401/403/503 stay quiet (the key gate
@@ -15,6 +18,7 @@
 import { useEffect, useId, useState } from "preact/hooks";
 import { SettlementChart } from "../components/SettlementChart.tsx";
 import { SettlementSummary, StatusBadge } from "../components/SettlementSummary.tsx";
+import { PostDeliveryCorrection } from "../components/PostDeliveryCorrection.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { formatLocalFull, MARKET_ZONE } from "../lib/console/format.ts";
 import { api, feed, isRefusal, now, today } from "../lib/console/session.ts";
@@ -26,6 +30,7 @@ import {
 } from "../lib/console/settlement_texts.ts";
 import { weekdayDate } from "../lib/console/day_texts.ts";
 import type { DaySettlement } from "../lib/wire/settlement.ts";
+import type { CorrectionSent, PostDelivery } from "../lib/wire/post_delivery.ts";
 import type { EventKind, EventRecord } from "../lib/wire/events.ts";
 
 /**
@@ -50,6 +55,22 @@ export function changesSettlement(e: Pick<EventRecord, "kind" | "delivery_day">,
   if (!SETTLEMENT_EVENTS.has(e.kind)) return false;
   return day === undefined || e.delivery_day === undefined || e.delivery_day === day;
 }
+
+/**
+ * The live event kinds after which a day's post-delivery corrections are read again (with its
+ * settlement: a correction the TSO rejects no longer counts): a correction sent, a TSO answer.
+ */
+export const CORRECTION_EVENTS: ReadonlySet<EventKind> = new Set<EventKind>([
+  "post_delivery_correction_sent",
+  "schedule_acknowledged",
+  "schedule_confirmed",
+  "schedule_rejected",
+  "anomaly_reported",
+]);
+
+/** Whether `e` can change the corrections of `day` (an event of {@link CORRECTION_EVENTS} of it). */
+export const changesCorrections = (e: Pick<EventRecord, "kind" | "delivery_day">, day: string) =>
+  CORRECTION_EVENTS.has(e.kind) && e.delivery_day === day;
 
 /** Whether a day's settlement has any actual (metered, profile-settled or a balancing-group sum). */
 export const anyActual = (s: DaySettlement) =>
@@ -77,10 +98,16 @@ export interface AfterDeliveryViewProps {
   nowMs: number;
   /** Fixed chart width (tests). */
   width?: number;
+  /** The day's post-delivery corrections (`null`/absent: not shown). */
+  post?: PostDelivery | null;
+  /** Sends the correction of an area from the actuals; resolves to a sentence. */
+  onCorrect?: (area: string) => Promise<string>;
 }
 
 /** The view of one loaded (or not) day: pure, rendered by the island and by the tests. */
-export function AfterDeliveryView({ day, load, locale, nowMs, width }: AfterDeliveryViewProps) {
+export function AfterDeliveryView(
+  { day, load, locale, nowMs, width, post, onCorrect }: AfterDeliveryViewProps,
+) {
   // Unique per instance: the same day can be open in the day list and in the month view.
   const uid = useId().replace(/[^A-Za-z0-9_-]/g, "_");
   const head = (
@@ -161,6 +188,15 @@ export function AfterDeliveryView({ day, load, locale, nowMs, width }: AfterDeli
             nowMs={nowMs}
             totals={n > 1}
           />
+          {post?.areas.filter((p) => p.control_area === a.control_area).map((p) => (
+            <PostDeliveryCorrection
+              key={p.control_area}
+              day={day}
+              area={p}
+              locale={locale}
+              onCorrect={onCorrect && (() => onCorrect(p.control_area))}
+            />
+          ))}
         </section>
       ))}
     </div>
@@ -186,9 +222,31 @@ export async function readSettlement(
   }
 }
 
-/** The island part: loads `day`'s settlement and shows it. */
+/**
+ * Sends the correction of `area` on `day` from the actuals; the sentence of the answer, or an
+ * error with the service's sentence.
+ */
+export async function sendCorrection(
+  day: string,
+  area: string,
+  post: (path: string, body: unknown) => Promise<CorrectionSent>,
+): Promise<string> {
+  try {
+    const r = await post(`/v1/delivery-days/${day}/schedules/${area}/post-delivery`, {
+      from: "actuals",
+    });
+    return `Correction v${r.version} sent to ${r.tso_name} (${r.file}): ${r.changed_quarter_hours} quarter-hours set to the actual.`;
+  } catch (err) {
+    throw new Error(
+      `The correction was not sent: ${err instanceof ApiError ? err.detail : String(err)}`,
+    );
+  }
+}
+
+/** The island part: loads `day`'s settlement and its corrections and shows them. */
 export function AfterDelivery({ day }: { day: string }) {
   const [load, setLoad] = useState<{ day: string; value: SettlementLoad } | null>(null);
+  const [post, setPost] = useState<{ day: string; value: PostDelivery | null } | null>(null);
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
@@ -198,6 +256,12 @@ export function AfterDelivery({ day }: { day: string }) {
         live &&
         setLoad({ day, value: { kind: "error", text: "Refused: see the message at the top." } })
       );
+    // A service without the route (404) or a refusal: no correction part, never a broken view.
+    api<PostDelivery>("GET", `/v1/delivery-days/${day}/post-delivery`)
+      .then(
+        (value) => live && setPost({ day, value }),
+        () => live && setPost({ day, value: null }),
+      );
     return () => {
       live = false;
     };
@@ -205,7 +269,10 @@ export function AfterDelivery({ day }: { day: string }) {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const off = feed.subscribe((batch, source) => {
-      if (source !== "live" || !batch.some((e) => changesSettlement(e, day))) return;
+      if (
+        source !== "live" ||
+        !batch.some((e) => changesSettlement(e, day) || changesCorrections(e, day))
+      ) return;
       clearTimeout(timer);
       timer = setTimeout(() => setTick((t) => t + 1), 800);
     });
@@ -222,6 +289,12 @@ export function AfterDelivery({ day }: { day: string }) {
       load={load?.day === day ? load.value : { kind: "loading" }}
       locale={browserLocale()}
       nowMs={now.peek()}
+      post={post?.day === day ? post.value : null}
+      onCorrect={async (area) => {
+        const text = await sendCorrection(day, area, (p, b) => api<CorrectionSent>("POST", p, b));
+        setTick((t) => t + 1);
+        return text;
+      }}
     />
   );
 }

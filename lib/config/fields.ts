@@ -11,6 +11,7 @@ import { z } from "zod";
 import { ANSWER_FIELDS } from "./answer_fields.ts";
 import { INTRADAY_FIELDS } from "./intraday_fields.ts";
 import { SETTLEMENT_FIELDS } from "./settlement_fields.ts";
+import { nonWorkingDaysProblems, POST_DELIVERY_FIELDS } from "./post_delivery_fields.ts";
 import { decimal, eic, eicPair, hhmm, hostname, list, num } from "./field_values.ts";
 
 /** One configurable field. */
@@ -197,6 +198,7 @@ export const CONFIG_FIELDS = {
   },
   ...INTRADAY_FIELDS,
   ...SETTLEMENT_FIELDS,
+  ...POST_DELIVERY_FIELDS,
   holiday_region: {
     env: "HOLIDAY_REGION",
     schema: z.string().regex(/^DE(-[A-Z]{2})?$/, "expected DE or DE-<state>, e.g. DE-BY"),
@@ -290,6 +292,8 @@ export function parseConfigEnv(
 export interface CrossFieldProblem {
   field: FieldName;
   msg: string;
+  /** Stable type of the 422 item (default `value_error.missing`). */
+  type?: string;
 }
 
 /**
@@ -309,6 +313,12 @@ export function crossFieldProblems(
       msg: "schedule_channel is files: choose the document format, ess or cim",
     });
   }
+  for (
+    const msg of nonWorkingDaysProblems(
+      (effective.tso_non_working_days ?? []) as string[],
+      (effective.tso_party_eics ?? []) as string[],
+    )
+  ) out.push({ field: "tso_non_working_days", msg, type: "value_error.unknown_tso" });
   const sftpNeededBy = effective.publish_target === "sftp"
     ? "publish_target is sftp"
     : effective.sftp_inbox_dir

@@ -248,9 +248,9 @@ export class RuntimeConfig {
           problems.map((p) => ({
             loc: ["body", p.field],
             msg: p.msg,
-            type: "value_error.missing",
+            type: p.type ?? "value_error.missing",
             input: null,
-            ctx: { requires: "publish_target=sftp" },
+            ctx: p.type ? {} : { requires: "publish_target=sftp" },
           })),
           "ERR_CONFIG_INVALID",
         );

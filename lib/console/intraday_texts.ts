@@ -21,9 +21,15 @@ export type ScheduleEntry = DayOverview["schedules"][number];
  */
 export const LOCKED_DEVIATION_MIN_MWH = 0.1;
 
-/** `day-ahead` or `intraday`, as people write it. */
+/** `day-ahead`, `intraday` or `post-delivery correction`, as people write it. */
 export function phaseLabel(phase: ScheduleEntry["phase"]): string {
-  return phase === "intraday" ? "intraday" : phase === "day_ahead" ? "day-ahead" : "schedule";
+  return phase === "intraday"
+    ? "intraday"
+    : phase === "day_ahead"
+    ? "day-ahead"
+    : phase === "post_delivery"
+    ? "post-delivery correction"
+    : "schedule";
 }
 
 /**
@@ -76,7 +82,8 @@ export function phaseLine(day: DayOverview, frozenNow?: string): string | null {
     : [newest.frozen_before ?? "", frozenNow].sort().at(-1);
   return [
     `${phaseLabel(newest.phase)} ${lo === hi ? `v${hi}` : `v${lo}–v${hi}`}`,
-    frozenText(day.delivery_day, frozen),
+    // A correction after delivery freezes nothing: every quarter-hour is past.
+    newest.phase === "post_delivery" ? null : frozenText(day.delivery_day, frozen),
     `${confirmed} of ${list.length} confirmed`,
   ].filter(Boolean).join(" · ");
 }

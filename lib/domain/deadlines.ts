@@ -17,8 +17,11 @@
 import { type DeliveryDay, MARKET_TIME_ZONE } from "./delivery_day.ts";
 import { GateClosed } from "./errors.ts";
 
-/** The phase a schedule version is sent in: before the TSO deadline, or after it. */
-export type SchedulePhase = "day_ahead" | "intraday";
+/**
+ * The phase a schedule version is sent in: before the TSO deadline, after it until the day's last
+ * open quarter-hour, or after delivery as a post-delivery correction (docs/post-delivery.md).
+ */
+export type SchedulePhase = "day_ahead" | "intraday" | "post_delivery";
 
 /** `localTime` (`HH:MM`, Europe/Berlin) on the local day before `d`, as a UTC instant. */
 export function dayBefore(d: DeliveryDay, localTime: string): Temporal.Instant {
@@ -47,7 +50,7 @@ export function schedulePhase(
   d: DeliveryDay,
   nowMs: number,
   tsoDeadlineLocalTime: string,
-): SchedulePhase {
+): "day_ahead" | "intraday" {
   return nowMs < tsoDeadline(d, tsoDeadlineLocalTime).epochMilliseconds ? "day_ahead" : "intraday";
 }
 

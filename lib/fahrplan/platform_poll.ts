@@ -21,6 +21,7 @@ import {
   dropPending,
   type PendingPlatformDocument,
   pendingPlatformDocuments,
+  POLL_FOR_MS,
   type TsoState,
 } from "./tso_status.ts";
 import { deliveryDay } from "../domain/delivery_day.ts";
@@ -61,9 +62,6 @@ const POLL_SOURCE = {
   label: "Asking the market platform about the schedule documents",
 };
 
-/** How long after the end of its delivery day a document is still asked about (ms). */
-const GIVE_UP_AFTER_MS = 86_400_000;
-
 /** The warning that a document is no longer asked about, and why. */
 async function stopped(
   svc: PollServices,
@@ -103,10 +101,19 @@ export async function pollPlatform(
       version: p.version,
       platform_id: p.platform_id,
     };
-    // A day over for more than a day gets no answer any more: the polling ends, in words.
-    if (deliveryDay(p.delivery_day).end.epochMilliseconds + GIVE_UP_AFTER_MS < now) {
+    // A day over for more than a day (a correction: sent more than a day ago) gets no answer any
+    // more: the polling ends, in words.
+    const until = p.poll_until
+      ? Date.parse(p.poll_until)
+      : deliveryDay(p.delivery_day).end.epochMilliseconds + POLL_FOR_MS;
+    if (until < now) {
       await dropPending(svc.kv, p.delivery_day, p.control_area);
-      await stopped(svc, p, "its delivery day ended more than a day ago", by);
+      await stopped(
+        svc,
+        p,
+        "its delivery day ended, and the document left, more than a day ago",
+        by,
+      );
       return { ...base, outcome: "stopped", reason: "delivery day over" };
     }
     try {

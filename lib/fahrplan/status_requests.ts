@@ -61,6 +61,8 @@ export class StatusRequestRefused extends DomainError {
 }
 
 const MINUTE = 60_000;
+/** A status of a day before yesterday is still followed when it changed within this (ms). */
+const RECENT_MS = 86_400_000;
 
 /**
  * Whether the TSO's answer about the stored status is overdue at `nowMs`, and which one.
@@ -176,7 +178,9 @@ export async function sendStatusRequest(
 
 /**
  * Sends a status request for every day's and area's schedule whose answer is overdue and was
- * not asked for yet in that version and state; days from yesterday on (Berlin).
+ * not asked for yet in that version and state; days from yesterday on (Berlin), and an older day
+ * of the last week whose status changed within the last day (a post-delivery correction,
+ * docs/post-delivery.md).
  * @returns the requests sent now
  */
 export async function requestOverdueStatuses(
@@ -190,13 +194,15 @@ export async function requestOverdueStatuses(
     .toPlainDate();
   const sent: StatusRequestRecord[] = [];
   const days = new Set<string>();
-  const from = KEYS.tsoStatusesFrom(today.subtract({ days: 1 }).toString());
+  const yesterday = today.subtract({ days: 1 }).toString();
+  const from = KEYS.tsoStatusesFrom(today.subtract({ days: 7 }).toString());
   for await (const e of svc.kv.list(from)) {
     days.add(String(e.key[1]));
   }
   for (const day of days) {
     const asked = await statusRequestsOf(svc.kv, day);
     for (const status of await tsoStatuses(svc.kv, day)) {
+      if (day < yesterday && now - Date.parse(status.at) > RECENT_MS) continue;
       const overdue = overdueOf(day, status, now, cfg);
       if (!overdue) continue;
       const last = asked[status.control_area];

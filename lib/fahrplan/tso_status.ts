@@ -8,6 +8,7 @@
  * (`KEYS.platformPending`, its submission id) until its state is final, for the orchestrator to poll.
  * @module
  */
+import { deliveryDay } from "../domain/delivery_day.ts";
 import { retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
 
@@ -43,7 +44,16 @@ export interface PendingPlatformDocument {
   version: number;
   /** The platform's submission id. */
   platform_id: string;
+  /**
+   * ISO-8601 UTC instant after which it is no longer asked about: a day after its delivery day
+   * ended, or after it was sent when that is later (a post-delivery correction,
+   * docs/post-delivery.md). Absent in records written before: a day after the day ended.
+   */
+  poll_until?: string;
 }
+
+/** How long after the end of its delivery day, or after it left, a document is asked about. */
+export const POLL_FOR_MS = 86_400_000;
 
 /**
  * Records that a document was handed over (`sent`); never for an older version than stored, and
@@ -64,6 +74,9 @@ export async function markSent(
       control_area: s.control_area,
       version: s.version,
       platform_id: s.platform_id,
+      poll_until: new Date(
+        Math.max(deliveryDay(day).end.epochMilliseconds, Date.parse(s.at)) + POLL_FOR_MS,
+      ).toISOString(),
     }
     : null;
   await retryKv(`schedule status of ${day} ${s.control_area}`, async () => {

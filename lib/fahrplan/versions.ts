@@ -14,6 +14,13 @@ import { KEYS } from "../store/keys.ts";
  */
 export const MAX_MESSAGE_VERSION = 999;
 
+/** The refusal of a version past {@link MAX_MESSAGE_VERSION}, in words. */
+function tooManyVersions(day: string, controlArea: string): ScheduleInvalid {
+  return new ScheduleInvalid([
+    `the schedule of ${day} for ${controlArea} already has ${MAX_MESSAGE_VERSION} versions, the most the format allows (3 digits in the file name); no further version can be sent for this day and control area`,
+  ]);
+}
+
 /** The stored version of one day's and area's schedule. */
 export interface ScheduleVersion {
   /** Message version (ESS `MessageVersion`, CIM `revisionNumber`), from 1. */
@@ -44,16 +51,54 @@ export async function scheduleVersion(
   nowMs: number,
   above = 0,
 ): Promise<ScheduleVersion> {
+  return await storeVersion(
+    kv,
+    day,
+    controlArea,
+    (cur) => versionFor(cur, aggregateVersion, nowMs, above),
+  );
+}
+
+/**
+ * The next message version of a day and area whatever the aggregate: a post-delivery correction
+ * (docs/post-delivery.md) carries no new aggregate but is a new version all the same. Stored
+ * atomically with the stored aggregate version kept, so two callers never get the same number.
+ * @param nowMs instant of the new version, ms since the epoch
+ * @param above the version must be above this one (the newest in the version history)
+ * @throws {ScheduleInvalid} when it would exceed {@link MAX_MESSAGE_VERSION} (nothing stored)
+ * @throws {KvContentionError} when KV stays contended
+ */
+export async function nextMessageVersion(
+  kv: Deno.Kv,
+  day: string,
+  controlArea: string,
+  nowMs: number,
+  above = 0,
+): Promise<ScheduleVersion> {
+  return await storeVersion(kv, day, controlArea, (cur) => ({
+    message_version: Math.max(cur?.message_version ?? 0, above) + 1,
+    aggregate_version: cur?.aggregate_version ?? 0,
+    created_at: new Date(nowMs).toISOString(),
+  }));
+}
+
+/**
+ * Stores the version `make` gives from the stored one (unless it returns the stored one itself),
+ * with a check of the stored one, so two callers never store over each other.
+ * @throws {ScheduleInvalid} past {@link MAX_MESSAGE_VERSION} (nothing stored)
+ */
+async function storeVersion(
+  kv: Deno.Kv,
+  day: string,
+  controlArea: string,
+  make: (cur: ScheduleVersion | null) => ScheduleVersion,
+): Promise<ScheduleVersion> {
   const key = KEYS.scheduleVersion(day, controlArea);
   return await retryKv(`schedule version of ${day} ${controlArea}`, async () => {
     const cur = await kv.get<ScheduleVersion>(key);
-    const next = versionFor(cur.value, aggregateVersion, nowMs, above);
+    const next = make(cur.value);
     if (next === cur.value) return next;
-    if (next.message_version > MAX_MESSAGE_VERSION) {
-      throw new ScheduleInvalid([
-        `the schedule of ${day} for ${controlArea} already has ${MAX_MESSAGE_VERSION} versions, the most the format allows (3 digits in the file name); no further version can be sent for this day and control area`,
-      ]);
-    }
+    if (next.message_version > MAX_MESSAGE_VERSION) throw tooManyVersions(day, controlArea);
     const r = await kv.atomic().check(cur).set(key, next).commit();
     return r.ok ? next : undefined;
   });

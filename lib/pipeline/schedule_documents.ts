@@ -138,7 +138,7 @@ export async function prepareDocuments(
  */
 export function scheduleFor(
   cfg: EffectiveConfig,
-  agg: Aggregate,
+  agg: Pick<Aggregate, "delivery_day" | "version">,
   area: string,
   mw: number[],
   messageVersion: number,

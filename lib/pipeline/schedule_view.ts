@@ -25,7 +25,8 @@ export interface ScheduleEntry extends TsoStatus {
   first_sent_at: string | null;
   /**
    * MWh: Σ over the quarter-hours frozen now of |open position − the schedule the TSO has| ×
-   * 0.25 h, 3 decimals; `null` before the first aggregate.
+   * 0.25 h, 3 decimals (after delivery: the schedule it had at delivery, before any post-delivery
+   * correction); `null` before the first aggregate.
    */
   locked_deviation_mwh: number | null;
   /**
@@ -76,8 +77,12 @@ export async function scheduleEntries(
     const h = await historyVersion(kv, day, t.control_area, t.version);
     const first = t.version === 1 ? h : await historyVersion(kv, day, t.control_area, 1);
     const mw = agg?.areas[t.control_area];
+    // The schedule the TSO had at delivery: a post-delivery correction changes what is settled
+    // (docs/post-delivery.md), not the forecast error that delivery locked in.
     const standing = frozen > 0 && mw
-      ? standingVersion(await versionHistory(kv, day, t.control_area))?.quantities ?? []
+      ? standingVersion(
+        (await versionHistory(kv, day, t.control_area)).filter((v) => v.phase !== "post_delivery"),
+      )?.quantities ?? []
       : [];
     return {
       ...t,

@@ -139,10 +139,11 @@ export const DayOverviewSchema = z.object({
     /** The market platform's submission id (documents sent over `schedule_channel=platform`). */
     platform_id: z.string().optional(),
     /**
-     * `day_ahead` or `intraday` (docs/intraday.md); `null` for a version without history. The
-     * route always sends the three; optional in the type for older producers of the shape.
+     * `day_ahead` or `intraday` (docs/intraday.md), `post_delivery` (docs/post-delivery.md);
+     * `null` for a version without history. The route always sends the three; optional in the
+     * type for older producers of the shape.
      */
-    phase: z.enum(["day_ahead", "intraday"]).nullable().optional(),
+    phase: z.enum(["day_ahead", "intraday", "post_delivery"]).nullable().optional(),
     /** ISO-8601 UTC instant the version was handed over; `null` without history. */
     sent_at: z.string().nullable().optional(),
     /** ISO-8601 UTC start of the first open quarter-hour at sending; `null` without history. */

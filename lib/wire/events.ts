@@ -37,6 +37,8 @@ export const EVENT_KINDS = [
   "settlement_repriced",
   "clearing_marked",
   "settlement_input_rejected",
+  // Post-delivery corrections (docs/post-delivery.md).
+  "post_delivery_correction_sent",
 ] as const;
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = typeof EVENT_KINDS[number];

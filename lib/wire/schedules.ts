@@ -14,8 +14,11 @@ export const ScheduleVersionSchema = z.object({
   version: z.number().int(),
   /** Aggregate version whose open position it carries in its open quarter-hours. */
   aggregate_version: z.number().int(),
-  /** `day_ahead` before the TSO deadline, `intraday` from it on. */
-  phase: z.enum(["day_ahead", "intraday"]),
+  /**
+   * `day_ahead` before the TSO deadline, `intraday` from it on, `post_delivery` a correction after
+   * delivery (docs/post-delivery.md).
+   */
+  phase: z.enum(["day_ahead", "intraday", "post_delivery"]),
   /** ISO-8601 UTC instant it was handed over. */
   sent_at: z.string(),
   /** ISO-8601 UTC start of the first open quarter-hour at sending (the day's end: none). */

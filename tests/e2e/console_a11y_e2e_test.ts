@@ -18,30 +18,13 @@
  * Skipped with a printed reason when Chromium is missing, unless REQUIRE_E2E=1.
  */
 import assert from "node:assert/strict";
-import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import { launchChromium, skipBrowserTests, watchProblems } from "../support/chromium.ts";
+import { axeViolations } from "../support/axe.ts";
 import { PROC } from "../support/day_ahead_rig.ts";
 import { EVENING, evening, TODAY } from "../support/evening.ts";
 import { tempDir } from "../support/temp.ts";
-
-/** The WCAG 2.1 A and AA violations axe-core finds in the page, one line each. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axe.source);
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const a = (globalThis as any).axe;
-    const r = await a.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-    });
-    // deno-lint-ignore no-explicit-any
-    return r.violations.map((v: any) =>
-      // deno-lint-ignore no-explicit-any
-      `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`
-    );
-  });
-}
 
 /** Opens the console and enters the key with the keyboard. */
 async function enterKey(page: Page, url: string, key = PROC) {

@@ -14,8 +14,7 @@ import { receivedSchedule } from "../../dev/tso_rules.ts";
 import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { frozenCount } from "../../lib/domain/deadlines.ts";
 import { versionHistory } from "../../lib/fahrplan/history.ts";
-import { postForecast, putLocation, rig } from "../support/day_ahead_rig.ts";
-import { PARTIES } from "../support/fahrplan.ts";
+import { platformDocumentsRig, postForecast, putLocation } from "../support/day_ahead_rig.ts";
 import { AREAS } from "../support/portfolio.ts";
 
 const parser = new XMLParser({
@@ -32,20 +31,9 @@ const berlin = (date: string, hhmm: string) =>
 
 for (const format of ["ess", "cim"] as const) {
   Deno.test(`platform channel (${format}): day-ahead, after the deadline, and on the day with frozen quarter-hours`, async () => {
-    const r = await rig(
+    const r = await platformDocumentsRig(
       new Date(berlin("2027-03-26", "09:00")).toISOString(),
-      {
-        SENDER_EIC: PARTIES.sender,
-        BALANCING_GROUP: PARTIES.balancingGroup,
-        COUNTERPARTY_EIC: PARTIES.counterparty,
-        SCHEDULE_CHANNEL: "platform",
-        SCHEDULE_FORMAT: format,
-        ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
-        ORCHESTRATOR_HORIZON_DAYS: "2",
-        ORCHESTRATOR_AUTOSTART: "true",
-      },
-      undefined,
-      (clock) => ({ clock }),
+      format,
     );
     const tick = () => r.s.bridge.orchestrator.tick("replica-a");
     const at = (date: string, hhmm: string) => r.clock.set(berlin(date, hhmm));

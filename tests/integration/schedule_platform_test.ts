@@ -232,7 +232,7 @@ Deno.test("platform channel: a document still not final a day after its delivery
     assert.equal(warnings[0].level, "warning");
     assert.match(
       String(warnings[0].message),
-      /its delivery day ended more than a day ago; its status stays as it is/,
+      /its delivery day ended, and the document left, more than a day ago; its status stays as it is/,
     );
     await r.s.bridge.orchestrator.tick("replica-a");
     assert.equal(r.sim.statusRequests(), asked);

@@ -41,6 +41,29 @@ export interface Rig {
 }
 
 /**
+ * {@link rig} on the `platform` channel with ESS or CIM documents of the test parties
+ * (`PARTIES`) for Amprion and TenneT, the simulator keeping the TSO's rules on the service's
+ * clock, the orchestrator running, two days ahead.
+ */
+export function platformDocumentsRig(nowIso: string, format: "ess" | "cim"): Promise<Rig> {
+  return rig(
+    nowIso,
+    {
+      SENDER_EIC: PARTIES.sender,
+      BALANCING_GROUP: PARTIES.balancingGroup,
+      COUNTERPARTY_EIC: PARTIES.counterparty,
+      SCHEDULE_CHANNEL: "platform",
+      SCHEDULE_FORMAT: format,
+      ACTIVE_CONTROL_AREAS: `${AREAS.amprion},${AREAS.tennet}`,
+      ORCHESTRATOR_HORIZON_DAYS: "2",
+      ORCHESTRATOR_AUTOSTART: "true",
+    },
+    undefined,
+    (clock) => ({ clock }),
+  );
+}
+
+/**
  * Simulator + service with the clock at `nowIso`. `platformUrl` replaces the simulator's URL
  * (e.g. a proxy in front of it); `simOpts` are the simulator's options (e.g. the clock).
  */

@@ -50,10 +50,12 @@ export const TSO = "10XDE-RWENET---W";
  * Starts a walk over `day` at 09:00 Berlin two days before it, with one consumption market
  * location in Amprion.
  * @param rejectIf the simulator's extra rejection (see `startTsoSimulator`)
+ * @param env more environment of the service (e.g. `SCHEDULE_FORMAT: "cim"`)
  */
 export async function startWalk(
   day: string,
   rejectIf?: (file: string) => string | null,
+  env: Record<string, string> = {},
 ): Promise<Walk> {
   const inbox = await Deno.makeTempDir({ prefix: "bridge-intraday-inbox-" });
   const berlin = (offset: number, hhmm: string) =>
@@ -65,6 +67,7 @@ export async function startWalk(
     ACTIVE_CONTROL_AREAS: AREAS.amprion,
     SCHEDULE_INBOX_DIR: inbox,
     ORCHESTRATOR_HORIZON_DAYS: "2",
+    ...env,
   });
   const tsos = startTsoSimulator({
     outbox: r.outbox,

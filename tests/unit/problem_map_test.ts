@@ -48,6 +48,7 @@ Deno.test("code → status: the table of docs/architecture.md, every code", () =
     ERR_SCHEDULE_INVALID: 409,
     ERR_SCHEMA_INVALID: 409,
     ERR_STATUS_REQUEST_REFUSED: 409,
+    ERR_CORRECTION_REFUSED: 409,
     ERR_SUBMISSION_IN_FLIGHT: 409,
     ERR_PASS_RUNNING: 409,
     ERR_FORECAST_COVERAGE: 409,

@@ -51,3 +51,27 @@ Deno.test("TSO rules: between 14:30 and 18:00 the day before, confirmed from 18:
   assert.equal(confirmFrom(start, at("2026-11-24T15:00:00Z")), at("2026-11-24T17:00:00Z"));
   assert.equal(confirmFrom(start, at("2026-11-24T17:00:00Z")), at("2026-11-24T17:00:00Z"));
 });
+
+for (const format of ["ess", "cim"] as const) {
+  Deno.test(`TSO rules (${format}): after delivery a changed version is a correction, until Amprion's deadline`, () => {
+    // Fri 27 Nov 2026 in Amprion: corrections until Mon 30 Nov 16:00 Berlin (15:00 UTC).
+    const day = "2026-11-27";
+    const doc = (version: number, mw: number) =>
+      receivedSchedule(parser.parse(renderSchedule(
+        buildSchedule({ ...scheduleInput(day, version), mw: Array(96).fill(mw) }),
+        format,
+      )))!;
+    assert.equal(doc(1, 1).receiver, "10XDE-RWENET---W");
+    assert.equal(doc(1, 1).end?.toString(), "2026-11-27T23:00:00Z");
+    const memory: TsoMemory = new Map();
+    assert.equal(judge(memory, doc(1, 1), at("2026-11-26T08:00:00Z"), 15), null);
+    // During delivery every quarter-hour before 09:15 is inside the lead time.
+    assert.match(judge(memory, doc(2, 2), at("2026-11-27T08:00:00Z"), 15)!, /lead time/);
+    // After delivery, before the deadline: the whole day may change.
+    assert.equal(judge(memory, doc(3, 2), at("2026-11-30T14:59:00Z"), 15), null);
+    assert.match(
+      judge(memory, doc(4, 3), at("2026-11-30T15:01:00Z"), 15)!,
+      /post-delivery correction of 2026-11-27 received after the deadline Mon 30 Nov 2026 16:00 Berlin of Amprion/,
+    );
+  });
+}
