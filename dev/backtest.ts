@@ -10,7 +10,7 @@
  * names), `--radiation-unit J/m2|W/m2` (default J/m2 per hour, OpenSTEF's), `--latitude`,
  * `--longitude` (default 52.1, 5.2: the Netherlands, where OpenSTEF's location is),
  * `--holiday-region` (default NL), `--gate-closure HH:MM` (default 12:00), and the model's
- * `--window-days`, `--half-life-days`, `--alpha`. Bad input is refused in words, exit code 2.
+ * `--window-days`, `--half-life-days` (a number or `none`), `--alpha`. Bad input is refused in words, exit code 2.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -34,7 +34,7 @@ const USAGE =
   "usage: deno task backtest -- --history <csv> [--history <csv>…] --from YYYY-MM-DD --to YYYY-MM-DD " +
   "[--reference <csv>] [--out <csv>] [--json] [--chart <svg>] [--columns load=NAME,…] " +
   "[--radiation-unit J/m2|W/m2] [--latitude DEG] [--longitude DEG] [--holiday-region NL] " +
-  "[--gate-closure HH:MM] [--window-days N] [--half-life-days N] [--alpha X]";
+  "[--gate-closure HH:MM] [--window-days N] [--half-life-days N|none] [--alpha X]";
 
 /** Runs the backtest for `args`; returns the exit code (0 done, 2 refused). Output to `out`/`err`. */
 export async function main(
@@ -113,7 +113,10 @@ function options(args: string[]): Options {
         "holiday-region": { type: "string", default: "NL" },
         "gate-closure": { type: "string", default: "12:00" },
         "window-days": { type: "string", default: String(DEFAULT_OPTIONS.windowDays) },
-        "half-life-days": { type: "string", default: String(DEFAULT_OPTIONS.halfLifeDays) },
+        "half-life-days": {
+          type: "string",
+          default: String(DEFAULT_OPTIONS.halfLifeDays ?? "none"),
+        },
         alpha: { type: "string", default: String(DEFAULT_OPTIONS.alpha) },
       },
     }).values;
@@ -152,7 +155,9 @@ function options(args: string[]): Options {
     gateClosure: v["gate-closure"],
     model: {
       windowDays: number(v["window-days"], "--window-days", 14, 400, true),
-      halfLifeDays: number(v["half-life-days"], "--half-life-days", 0.5, 10_000),
+      halfLifeDays: v["half-life-days"] === "none"
+        ? null
+        : number(v["half-life-days"], "--half-life-days", 0.5, 10_000),
       alpha: number(v.alpha, "--alpha", 0, 1e6),
       minDays: DEFAULT_OPTIONS.minDays,
     },

@@ -42,13 +42,17 @@ import { fitRidge, predictRow, type RidgeFit } from "./ridge.ts";
 /** How a day's values were made. */
 export type ForecastMethod = "learned" | "learned_without_weather" | "load_7_days_before" | "none";
 
-/** The model's settings (docs/forecasting.md, "Fit"; chosen on the training months only). */
+/**
+ * The model's settings (docs/forecasting.md, "Fit"): the defaults are the best of 36 candidates
+ * on the training months of the OpenSTEF set (replayed 2020-09-15 … 2020-10-30), never tuned on
+ * the test month.
+ */
 export interface ModelOptions {
-  /** Days of actuals the fit reads, ending with the latest known day (default 56). */
+  /** Days of actuals the fit reads, ending with the latest known day (default 21). */
   windowDays: number;
-  /** Half-life of the rows' weights, days: a day `h` older counts half (default 14). */
-  halfLifeDays: number;
-  /** Ridge strength on standardised features (default 0.01). */
+  /** Half-life of the rows' weights, days: a day `h` older counts half; `null` = equal (default). */
+  halfLifeDays: number | null;
+  /** Ridge strength on standardised features (default 0.001). */
   alpha: number;
   /** Complete days of actuals below which the forecast falls back to the week before (default 14). */
   minDays: number;
@@ -56,9 +60,9 @@ export interface ModelOptions {
 
 /** Defaults of {@link ModelOptions}. */
 export const DEFAULT_OPTIONS: Readonly<ModelOptions> = Object.freeze({
-  windowDays: 56,
-  halfLifeDays: 14,
-  alpha: 0.01,
+  windowDays: 21,
+  halfLifeDays: null,
+  alpha: 0.001,
   minDays: 14,
 });
 
@@ -180,7 +184,7 @@ function fit(
   let r = 0;
   for (let k = first; k <= last; k++) {
     const rows = dayRows(ctx, set, k);
-    const weight = 0.5 ** ((last - k) / opt.halfLifeDays);
+    const weight = opt.halfLifeDays === null ? 1 : 0.5 ** ((last - k) / opt.halfLifeDays);
     for (let i = 0; i < view.days[k].length; i++, r++) {
       const target = view.load[view.dayStart[k] + i];
       use[r] = rows.ok[i] && !Number.isNaN(target) ? 1 : 0;
