@@ -10,7 +10,9 @@
  * names), `--radiation-unit J/m2|W/m2` (default J/m2 per hour, OpenSTEF's), `--latitude`,
  * `--longitude` (default 52.1, 5.2: the Netherlands, where OpenSTEF's location is),
  * `--holiday-region` (default NL), `--gate-closure HH:MM` (default 12:00), and the model's
- * `--window-days`, `--half-life-days` (a number or `none`), `--alpha`. Bad input is refused in words, exit code 2.
+ * `--window-days`, `--half-life-days` (a number or `none`), `--alpha`; for measuring:
+ * `--without NAME,…` (leave features out, by name prefix) and `--days-before N` (forecast made N
+ * days before delivery at the gate-closure time; default 1). Bad input is refused in words, exit code 2.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -34,7 +36,7 @@ const USAGE =
   "usage: deno task backtest -- --history <csv> [--history <csv>…] --from YYYY-MM-DD --to YYYY-MM-DD " +
   "[--reference <csv>] [--out <csv>] [--json] [--chart <svg>] [--columns load=NAME,…] " +
   "[--radiation-unit J/m2|W/m2] [--latitude DEG] [--longitude DEG] [--holiday-region NL] " +
-  "[--gate-closure HH:MM] [--window-days N] [--half-life-days N|none] [--alpha X]";
+  "[--gate-closure HH:MM] [--window-days N] [--half-life-days N|none] [--alpha X] [--without NAME,…] [--days-before N]";
 
 /** Runs the backtest for `args`; returns the exit code (0 done, 2 refused). Output to `out`/`err`. */
 export async function main(
@@ -53,6 +55,7 @@ export async function main(
       from: o.from,
       to: o.to,
       gateClosureLocalTime: o.gateClosure,
+      daysBefore: o.daysBefore,
       site: { latitude: o.latitude, longitude: o.longitude, holidayRegion: o.holidayRegion },
       model: o.model,
     });
@@ -88,6 +91,7 @@ interface Options {
   longitude: number;
   holidayRegion: string;
   gateClosure: string;
+  daysBefore: number;
   model: ModelOptions;
 }
 
@@ -118,6 +122,8 @@ function options(args: string[]): Options {
           default: String(DEFAULT_OPTIONS.halfLifeDays ?? "none"),
         },
         alpha: { type: "string", default: String(DEFAULT_OPTIONS.alpha) },
+        without: { type: "string", default: "" },
+        "days-before": { type: "string", default: "1" },
       },
     }).values;
   } catch (e) {
@@ -160,7 +166,9 @@ function options(args: string[]): Options {
         : number(v["half-life-days"], "--half-life-days", 0.5, 10_000),
       alpha: number(v.alpha, "--alpha", 0, 1e6),
       minDays: DEFAULT_OPTIONS.minDays,
+      without: v.without.split(",").map((w) => w.trim()).filter(Boolean),
     },
+    daysBefore: number(v["days-before"], "--days-before", 1, 14, true),
   };
 }
 
@@ -241,7 +249,9 @@ function methods(r: BacktestResult): string {
 function table(r: BacktestResult, o: Options): string {
   const f = r.figures;
   const head =
-    `Backtest ${o.from} … ${o.to}: ${r.days.length} Berlin days, each forecast at ${o.gateClosure} Berlin the day before; ` +
+    `Backtest ${o.from} … ${o.to}: ${r.days.length} Berlin days, each forecast at ${o.gateClosure} Berlin ${
+      o.daysBefore === 1 ? "the day before" : `${o.daysBefore} days before`
+    }; ` +
     `${f.quarterHours} quarter-hours compared (P1 ${f.p1.toFixed(2)} MW, P99 ${
       f.p99.toFixed(2)
     } MW)`;
@@ -276,6 +286,8 @@ function asJson(r: BacktestResult, o: Options) {
     from: o.from,
     to: o.to,
     gate_closure_local_time: o.gateClosure,
+    days_before: o.daysBefore,
+    model_options: o.model,
     quarter_hours: f.quarterHours,
     p1_mw: f.p1,
     p99_mw: f.p99,

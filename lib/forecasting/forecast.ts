@@ -25,6 +25,7 @@ import {
   dayRows,
   type FeatureContext,
   featureContext,
+  type FeatureSet,
   featureSet,
   lagIndex,
   PROFILE_DAYS,
@@ -56,6 +57,11 @@ export interface ModelOptions {
   alpha: number;
   /** Complete days of actuals below which the forecast falls back to the week before (default 14). */
   minDays: number;
+  /**
+   * Features left out, by name or name prefix (e.g. `ghi` leaves out `ghi`, `ghi_2d_before`, …):
+   * for measuring what a feature group adds (docs/forecasting.md, "What each part adds"). Default none.
+   */
+  without: readonly string[];
 }
 
 /** Defaults of {@link ModelOptions}. */
@@ -64,6 +70,7 @@ export const DEFAULT_OPTIONS: Readonly<ModelOptions> = Object.freeze({
   halfLifeDays: null,
   alpha: 0.001,
   minDays: 14,
+  without: [],
 });
 
 /** What a fitted model is, for a person (issue 33 item 4: the forecast model's page). */
@@ -162,7 +169,8 @@ export function forecastDays(req: ForecastRequest): DayForecast[] {
 interface Fitted {
   fit: RidgeFit;
   summary: ModelSummary;
-  set: ReturnType<typeof featureSet>;
+  set: FeatureSet;
+  drop: number[];
 }
 
 /** Fits the model of a lead with or without weather; a sentence when it cannot. */
@@ -175,6 +183,7 @@ function fit(
   const { view } = ctx;
   const set = featureSet(lead, weather);
   const p = set.names.length;
+  const drop = dropped(set, opt.without);
   const last = view.lastKnownDay;
   const first = Math.max(0, last - opt.windowDays + 1);
   let n = 0;
@@ -183,7 +192,7 @@ function fit(
   const use = new Uint8Array(n);
   let r = 0;
   for (let k = first; k <= last; k++) {
-    const rows = dayRows(ctx, set, k);
+    const rows = rowsWithout(ctx, set, k, drop);
     const weight = opt.halfLifeDays === null ? 1 : 0.5 ** ((last - k) / opt.halfLifeDays);
     for (let i = 0; i < view.days[k].length; i++, r++) {
       const target = view.load[view.dayStart[k] + i];
@@ -202,7 +211,10 @@ function fit(
   }
   const f = fitRidge(x, y, use, w, p, opt.alpha);
   const coefficients: Record<string, number> = { intercept: f.intercept };
-  set.names.forEach((name, j) => coefficients[name] = f.coefficients[j]);
+  const features = set.names.filter((_, j) => !drop.includes(j));
+  set.names.forEach((name, j) => {
+    if (!drop.includes(j)) coefficients[name] = f.coefficients[j];
+  });
   const summary: ModelSummary = {
     method: weather ? "learned" : "learned_without_weather",
     trainedAt: new Date(view.cutoffMs).toISOString(),
@@ -213,16 +225,36 @@ function fit(
       days: last - first + 1,
       rows: f.rows,
     },
-    features: [...set.names],
+    features,
     coefficients,
     inSampleMae: f.inSampleMae,
   };
-  return { fit: f, summary, set };
+  return { fit: f, summary, set, drop };
+}
+
+/** Column indices of the features `without` names (by prefix). */
+const dropped = (set: FeatureSet, without: readonly string[]) =>
+  set.names.flatMap((name, j) => without.some((w) => name.startsWith(w)) ? [j] : []);
+
+/** The rows of day `k` with the dropped columns held at 0 (constant: the fit gives them 0). */
+function rowsWithout(ctx: FeatureContext, set: FeatureSet, k: number, drop: readonly number[]) {
+  const rows = dayRows(ctx, set, k);
+  const p = set.names.length;
+  if (drop.length === 0) return rows;
+  for (let i = 0; i < rows.ok.length; i++) {
+    let good = 1;
+    for (let j = 0; j < p; j++) {
+      if (drop.includes(j)) rows.values[i * p + j] = 0;
+      else if (Number.isNaN(rows.values[i * p + j])) good = 0;
+    }
+    rows.ok[i] = good;
+  }
+  return rows;
 }
 
 /** The fitted values of day `k`; a sentence naming the first missing feature when there is one. */
 function predictDay(ctx: FeatureContext, f: Fitted, k: number): number[] | string {
-  const rows = dayRows(ctx, f.set, k);
+  const rows = rowsWithout(ctx, f.set, k, f.drop);
   const p = f.set.names.length;
   const out: number[] = [];
   const day = ctx.view.days[k];

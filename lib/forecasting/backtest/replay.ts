@@ -1,7 +1,7 @@
 /**
  * The backtest (docs/forecasting.md, "The backtest"): replays each Berlin day D from `from` to
  * `to` as the service would — the forecast made at D's gate closure (12:00 Berlin on D−1 by
- * default) by {@link forecastDays}, the same code the service runs, with only what was known then:
+ * default, as `gateClosure` of lib/domain/deadlines.ts puts it) by {@link forecastDays}, the same code the service runs, with only what was known then:
  *
  * - the history's actuals of a day count as known from 06:00 Berlin of the next day (a DSO's
  *   delivery), so at the gate closure D−2 is the latest complete day;
@@ -14,8 +14,7 @@
  * (the load of the same wall-clock quarter-hour then) and a reference forecast when given.
  * @module
  */
-import { addDays, deliveryDay, localDayOf } from "../../domain/delivery_day.ts";
-import { gateClosure } from "../../domain/deadlines.ts";
+import { addDays, localDayOf } from "../../domain/delivery_day.ts";
 import { lagIndex } from "../features.ts";
 import { type DayForecast, forecastDays, type ModelOptions } from "../forecast.ts";
 import { type LoadValue, type Site, viewAt, type WeatherValue } from "../inputs.ts";
@@ -31,6 +30,11 @@ export interface BacktestOptions {
   to: string;
   /** `HH:MM` Berlin on the day before (default `12:00`, SDAC). */
   gateClosureLocalTime?: string;
+  /**
+   * Days before delivery the forecast is made, at `gateClosureLocalTime` (default 1: the day-ahead
+   * gate closure; 2 = the day before that, for what lead time costs).
+   */
+  daysBefore?: number;
   site: Site;
   model?: Partial<ModelOptions>;
 }
@@ -114,7 +118,7 @@ export function replay(
   const rows: BacktestRow[] = [];
   const made: DayForecast[] = [];
   for (let day = opt.from; day <= opt.to; day = addDays(day, 1)) {
-    const cutoffMs = gateClosure(deliveryDay(day), gc).epochMilliseconds;
+    const cutoffMs = localTimeOn(addDays(day, -(opt.daysBefore ?? 1)), gc);
     const [f] = forecastDays({
       cutoffMs,
       days: [day],
