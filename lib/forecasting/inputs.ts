@@ -8,7 +8,6 @@
  * out of the forecast in the same unit.
  * @module
  */
-import { addDays, localDayOf } from "../domain/delivery_day.ts";
 import { QH_MS } from "../settlement/series.ts";
 import { type LocalDay, localDays } from "./local_days.ts";
 
@@ -145,10 +144,6 @@ export function completeDays(view: View, lastDay: number): number {
   }
   return count;
 }
-
-/** The Berlin day of the cut-off, and `n` days after it. */
-export const cutoffDayPlus = (cutoffMs: number, n: number): string =>
-  addDays(localDayOf(cutoffMs), n);
 
 /** Quarter-hours of missing weather filled between two received neighbours (1 hour). */
 export const MAX_WEATHER_GAP = 4;

@@ -17,7 +17,6 @@
  * @module
  */
 import { addDays, deliveryDay, localDayOf, MARKET_TIME_ZONE } from "../domain/delivery_day.ts";
-import { QH_MS } from "../settlement/series.ts";
 
 /** Slots of a standard day. */
 export const SLOTS_PER_DAY = 96;
@@ -85,12 +84,25 @@ function buildLocalDay(day: string): LocalDay {
  */
 export function localDays(first: string, last: string): LocalDay[] {
   const out: LocalDay[] = [];
-  for (let d = first; d <= last; d = addDays(d, 1)) out.push(localDay(d));
+  for (let d = first; d <= last; d = shiftDay(d, 1)) out.push(localDay(d));
   return out;
 }
 
-/** The Berlin day (`YYYY-MM-DD`) a quarter-hour starting at `ms` (UTC) belongs to. */
-export const dayOfInstant = (ms: number): string => localDayOf(ms);
+/**
+ * The Berlin day (`YYYY-MM-DD`) of the instant `ms` (UTC); memoized per UTC hour, in which the
+ * Berlin date cannot change (Berlin's offsets are whole hours).
+ */
+export function dayOfInstant(ms: number): string {
+  const hour = Math.floor(ms / 3_600_000);
+  let day = dayMemo.get(hour);
+  if (day === undefined) {
+    day = localDayOf(ms);
+    if (dayMemo.size >= 8 * MAX_MEMO) dayMemo.delete(dayMemo.keys().next().value!);
+    dayMemo.set(hour, day);
+  }
+  return day;
+}
+const dayMemo = new Map<number, string>();
 
 /**
  * When the actuals of the quarter-hour starting at `startMs` count as known: 06:00 Berlin on the
@@ -98,7 +110,7 @@ export const dayOfInstant = (ms: number): string => localDayOf(ms);
  * "What is known when"). UTC ms.
  */
 export function actualsKnownAt(startMs: number): number {
-  return localTimeOn(addDays(localDayOf(startMs), 1), "06:00");
+  return localTimeOn(shiftDay(dayOfInstant(startMs), 1), "06:00");
 }
 
 /** `hhmm` (`HH:MM`, Europe/Berlin) on the Berlin day `day`, as UTC ms; memoized (bounded). */
@@ -115,5 +127,15 @@ export function localTimeOn(day: string, hhmm: string): number {
 }
 const timeMemo = new Map<string, number>();
 
-/** Start of the quarter-hour containing `ms` (UTC quarter-hours align with Berlin ones). */
-export const quarterHourOf = (ms: number): number => Math.floor(ms / QH_MS) * QH_MS;
+/** The Berlin day `n` days after `day` (before, for a negative `n`); memoized. */
+export function shiftDay(day: string, n: number): string {
+  const key = `${day}|${n}`;
+  let shifted = shiftMemo.get(key);
+  if (shifted === undefined) {
+    shifted = addDays(day, n);
+    if (shiftMemo.size >= MAX_MEMO) shiftMemo.delete(shiftMemo.keys().next().value!);
+    shiftMemo.set(key, shifted);
+  }
+  return shifted;
+}
+const shiftMemo = new Map<string, string>();

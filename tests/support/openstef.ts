@@ -5,9 +5,8 @@
  * @module
  */
 import { joinHistories, parseHistory } from "../../lib/forecasting/backtest/history_csv.ts";
-import { weatherReceivedAt } from "../../lib/forecasting/backtest/replay.ts";
-import type { LoadValue, Site, WeatherValue } from "../../lib/forecasting/inputs.ts";
-import { actualsKnownAt } from "../../lib/forecasting/local_days.ts";
+import { historyInputs } from "../../lib/forecasting/backtest/replay.ts";
+import type { Site } from "../../lib/forecasting/inputs.ts";
 
 /** Paths of the set's files, relative to the working directory (the repository). */
 export const OPENSTEF = {
@@ -19,9 +18,11 @@ export const OPENSTEF = {
 /** The backtest's default site for the set: the Netherlands. */
 export const NL_SITE: Site = { latitude: 52.1, longitude: 5.2, holidayRegion: "NL" };
 
-/** Both files joined, as read by the backtest. */
+let cached: ReturnType<typeof joinHistories> | undefined;
+
+/** Both files joined, as read by the backtest (read once per process; do not change it). */
 export function openstefHistory() {
-  return joinHistories(
+  return cached ??= joinHistories(
     [OPENSTEF.train, OPENSTEF.test].map((name) => ({
       name,
       history: parseHistory(Deno.readTextFileSync(name), name),
@@ -31,21 +32,5 @@ export function openstefHistory() {
 
 /** The set's load and weather between two UTC instants (ms, end exclusive), with their known-at times. */
 export function openstefInputs(fromMs = -Infinity, toMs = Infinity) {
-  const h = openstefHistory();
-  const load: LoadValue[] = [];
-  const weather: WeatherValue[] = [];
-  h.startMs.forEach((startMs, r) => {
-    if (startMs < fromMs || startMs >= toMs) return;
-    if (!Number.isNaN(h.load[r])) {
-      load.push({ startMs, value: h.load[r], knownAtMs: actualsKnownAt(startMs) });
-    }
-    weather.push({
-      startMs,
-      temperatureC: h.temperatureC[r],
-      ghiWm2: h.ghiWm2[r],
-      windSpeedMs: h.windSpeedMs[r],
-      receivedAtMs: weatherReceivedAt(startMs),
-    });
-  });
-  return { load, weather };
+  return historyInputs(openstefHistory(), fromMs, toMs);
 }

@@ -11,6 +11,10 @@ import { actualsKnownAt, localDay } from "../../lib/forecasting/local_days.ts";
 
 const gate = (day: string) => deliveryDay(day).gateClosure.epochMilliseconds;
 
+/** The correction of 2026-11-06 at its gate closure. */
+const correct6th = (series: { load: LoadValue[]; customer: CustomerValue[] }) =>
+  correctCustomerForecast({ cutoffMs: gate("2026-11-06"), days: ["2026-11-06"], ...series })[0];
+
 /** Actuals of `first` … `last` and a customer forecast `f(actual, hour)` of each, received two days ahead. */
 function series(first: string, last: string, f: (actual: number, hour: number) => number) {
   const load: LoadValue[] = [];
@@ -35,12 +39,7 @@ Deno.test("customer correction: a forecast 20 % high plus 3 in the afternoon is 
     "2026-11-06",
     (a, h) => h >= 12 && h < 18 ? 1.2 * a + 3 : a,
   );
-  const [d] = correctCustomerForecast({
-    cutoffMs: gate("2026-11-06"),
-    days: ["2026-11-06"],
-    customer,
-    load,
-  });
+  const d = correct6th({ load, customer });
   assert.equal(d.method, "customer_corrected");
   assert.equal(d.mae!.days, 28);
   assert.ok(d.mae!.corrected < 0.5 * d.mae!.customer, JSON.stringify(d.mae));
@@ -58,12 +57,7 @@ Deno.test("customer correction: a forecast 20 % high plus 3 in the afternoon is 
 
 Deno.test("customer correction: a forecast the correction cannot beat is used as it is", () => {
   const { load, customer } = series("2026-09-01", "2026-11-06", (a) => a);
-  const [d] = correctCustomerForecast({
-    cutoffMs: gate("2026-11-06"),
-    days: ["2026-11-06"],
-    customer,
-    load,
-  });
+  const d = correct6th({ load, customer });
   assert.equal(d.method, "customer");
   assert.equal(d.correction, null);
   const own = customer.filter((v) => v.startMs >= localDay("2026-11-06").startMs).map((v) =>
@@ -74,11 +68,7 @@ Deno.test("customer correction: a forecast the correction cannot beat is used as
 
 Deno.test("customer correction: too little history, no forecast, and nothing after the cut-off", () => {
   const short = series("2026-10-25", "2026-11-06", (a) => 2 * a);
-  const [few] = correctCustomerForecast({
-    cutoffMs: gate("2026-11-06"),
-    days: ["2026-11-06"],
-    ...short,
-  });
+  const few = correct6th(short);
   assert.equal(few.method, "customer");
   assert.match(few.reason, /fewer than 14 days to judge$/);
   const { load, customer } = series(

@@ -18,7 +18,7 @@ import { addDays, localDayOf } from "../../domain/delivery_day.ts";
 import { lagIndex } from "../features.ts";
 import { type DayForecast, forecastDays, type ModelOptions } from "../forecast.ts";
 import { type LoadValue, type Site, viewAt, type WeatherValue } from "../inputs.ts";
-import { actualsKnownAt, localTimeOn } from "../local_days.ts";
+import { actualsKnownAt, dayOfInstant, localTimeOn, shiftDay } from "../local_days.ts";
 import type { History } from "./history_csv.ts";
 import { BacktestInputError } from "./history_csv.ts";
 import { type Figures, figures, percentile } from "./metrics.ts";
@@ -75,7 +75,36 @@ export interface BacktestResult {
  * the day before its Berlin day. UTC ms.
  */
 export function weatherReceivedAt(startMs: number): number {
-  return localTimeOn(addDays(localDayOf(startMs), -1), "06:00");
+  return localTimeOn(shiftDay(dayOfInstant(startMs), -1), "06:00");
+}
+
+/**
+ * A history's rows as the forecast's inputs, with the backtest's rules of when each was known:
+ * actuals from 06:00 Berlin of the next day ({@link actualsKnownAt}), weather from
+ * {@link weatherReceivedAt}. Rows between `fromMs` and `toMs` (UTC ms, end exclusive) only.
+ */
+export function historyInputs(
+  history: History,
+  fromMs = -Infinity,
+  toMs = Infinity,
+): { load: LoadValue[]; weather: WeatherValue[] } {
+  const load: LoadValue[] = [];
+  const weather: WeatherValue[] = [];
+  for (let r = 0; r < history.startMs.length; r++) {
+    const startMs = history.startMs[r];
+    if (startMs < fromMs || startMs >= toMs) continue;
+    if (!Number.isNaN(history.load[r])) {
+      load.push({ startMs, value: history.load[r], knownAtMs: actualsKnownAt(startMs) });
+    }
+    weather.push({
+      startMs,
+      temperatureC: history.temperatureC[r],
+      ghiWm2: history.ghiWm2[r],
+      windSpeedMs: history.windSpeedMs[r],
+      receivedAtMs: weatherReceivedAt(startMs),
+    });
+  }
+  return { load, weather };
 }
 
 /**
@@ -90,21 +119,7 @@ export function replay(
 ): BacktestResult {
   if (opt.from > opt.to) throw new BacktestInputError(`--from ${opt.from} is after --to ${opt.to}`);
   const gc = opt.gateClosureLocalTime ?? "12:00";
-  const load: LoadValue[] = [];
-  const weather: WeatherValue[] = [];
-  for (let r = 0; r < history.startMs.length; r++) {
-    const startMs = history.startMs[r];
-    if (!Number.isNaN(history.load[r])) {
-      load.push({ startMs, value: history.load[r], knownAtMs: actualsKnownAt(startMs) });
-    }
-    weather.push({
-      startMs,
-      temperatureC: history.temperatureC[r],
-      ghiWm2: history.ghiWm2[r],
-      windSpeedMs: history.windSpeedMs[r],
-      receivedAtMs: weatherReceivedAt(startMs),
-    });
-  }
+  const { load, weather } = historyInputs(history);
   if (load.length === 0) throw new BacktestInputError("the history has no load values");
   const firstHistory = localDayOf(history.startMs[0]);
   const lastHistory = localDayOf(history.startMs[history.startMs.length - 1]);
