@@ -20,7 +20,7 @@
  * d.values!.length; // 96
  * @module
  */
-import { addDays, localDayOf } from "../domain/delivery_day.ts";
+import { addDays, localDayOf, parseDay } from "../domain/delivery_day.ts";
 import {
   dayRows,
   type FeatureContext,
@@ -127,6 +127,7 @@ const FALLBACK_WEEKS = 4;
  */
 export function forecastDays(req: ForecastRequest): DayForecast[] {
   const opt = { ...DEFAULT_OPTIONS, ...req.options };
+  for (const day of req.days) parseDay(day);
   if (req.days.length === 0) return [];
   const sorted = [...req.days].sort();
   const cutoffDay = localDayOf(req.cutoffMs);

@@ -3,7 +3,7 @@
  * reasons, clock-change days (92 and 100 quarter-hours), the fit itself.
  */
 import assert from "node:assert/strict";
-import { addDays, deliveryDay } from "../../lib/domain/delivery_day.ts";
+import { addDays, deliveryDay, InvalidDeliveryDayError } from "../../lib/domain/delivery_day.ts";
 import { UnknownHolidayRegionError } from "../../lib/domain/slp/day_type.ts";
 import { type DayForecast, forecastDays } from "../../lib/forecasting/forecast.ts";
 import type { LoadValue, WeatherValue } from "../../lib/forecasting/inputs.ts";
@@ -256,7 +256,7 @@ Deno.test("learned forecast: clock-change days get 92 and 100 quarter-hours of f
   assert.ok(d100.values!.every(Number.isFinite));
 });
 
-Deno.test("learned forecast: an unknown holiday region is refused by name", () => {
+Deno.test("learned forecast: an unknown holiday region and a day that is no date are refused by name", () => {
   const { load } = synthetic("2026-09-01", "2026-11-03");
   assert.throws(
     () =>
@@ -268,6 +268,17 @@ Deno.test("learned forecast: an unknown holiday region is refused by name", () =
         site: { ...DE_SITE, holidayRegion: "XX-YY" },
       }),
     UnknownHolidayRegionError,
+  );
+  assert.throws(
+    () =>
+      forecastDays({
+        cutoffMs: gate("2026-11-05"),
+        days: ["2026-11-31"],
+        load,
+        weather: [],
+        site: DE_SITE,
+      }),
+    InvalidDeliveryDayError,
   );
 });
 
