@@ -44,6 +44,10 @@ export async function main(
   out: (s: string) => void = (s) => console.log(s),
   err: (s: string) => void = (s) => console.error(s),
 ): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    out(USAGE);
+    return 0;
+  }
   try {
     const o = options(args);
     const histories = await Promise.all(o.history.map(async (name) => ({

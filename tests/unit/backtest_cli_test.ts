@@ -186,6 +186,9 @@ Deno.test("backtest: bad input is refused in words, exit code 2, nothing written
     assert.match(err, /^backtest: /);
   }
   assert.deepEqual([...Deno.readDirSync(dir.path)], []);
+  const help = await run(["--", "--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.out, /^usage: deno task backtest -- --history <csv>/);
 });
 
 Deno.test("backtest: history files refused by line and column; the same row in two files read once", async () => {
