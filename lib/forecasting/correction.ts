@@ -11,9 +11,9 @@
  * Actuals are those known at the cut-off. Pure: no storage, no clock.
  * @module
  */
-import { addDays, localDayOf } from "../domain/delivery_day.ts";
+import { localDayOf } from "../domain/delivery_day.ts";
 import { type LoadValue, viewAt } from "./inputs.ts";
-import { localDay, localTimeOn } from "./local_days.ts";
+import { localDay, localTimeOn, shiftDay } from "./local_days.ts";
 
 /** One quarter-hour of a customer forecast and when it was received. */
 export interface CustomerValue {
@@ -68,7 +68,7 @@ const SHRINK = 0.1;
 export function correctCustomerForecast(req: CorrectionRequest): CorrectedDay[] {
   const gc = req.gateClosureLocalTime ?? "12:00";
   const cutoffDay = localDayOf(req.cutoffMs);
-  const first = addDays(cutoffDay, -(2 * CORRECTION_DAYS + 3));
+  const first = shiftDay(cutoffDay, -(2 * CORRECTION_DAYS + 3));
   const view = viewAt(req.cutoffMs, first, cutoffDay, req.load, []);
   const versions = new Map<number, CustomerValue[]>();
   for (const v of req.customer) {
@@ -93,7 +93,7 @@ export function correctCustomerForecast(req: CorrectionRequest): CorrectedDay[] 
       };
     });
   };
-  const gateOf = (day: string) => localTimeOn(addDays(day, -1), gc);
+  const gateOf = (day: string) => localTimeOn(shiftDay(day, -1), gc);
   /** A past day's pairs as its schedule had them (customer as of its gate closure), memoized. */
   const pastDays = new Map<string, ReturnType<typeof dayPairs>>();
   const pastPairs = (day: string) => {
@@ -104,18 +104,37 @@ export function correctCustomerForecast(req: CorrectionRequest): CorrectedDay[] 
     }
     return pairs;
   };
-  /** The pairs of the CORRECTION_DAYS days before `day`'s latest actuals (d−2 … d−29). */
-  const history = (day: string) => {
-    const out: ReturnType<typeof dayPairs> = [];
-    for (let n = 2; n < CORRECTION_DAYS + 2; n++) {
-      out.push(...pastPairs(addDays(day, -n)));
+  /** Per-hour sums of a past day's pairs, memoized (see {@link fitCorrection}). */
+  const pastStats = new Map<string, Float64Array>();
+  const statsOf = (day: string) => {
+    let st = pastStats.get(day);
+    if (!st) {
+      st = new Float64Array(24 * STATS);
+      for (const p of pastPairs(day)) {
+        const r = p.actual - p.customer, o = p.hour * STATS;
+        st[o] += 1;
+        st[o + 1] += p.customer;
+        st[o + 2] += r;
+        st[o + 3] += p.customer * p.customer;
+        st[o + 4] += p.customer * r;
+      }
+      pastStats.set(day, st);
     }
-    return out;
+    return st;
+  };
+  /** The sums over the CORRECTION_DAYS days before `day`'s latest actuals (d−2 … d−29). */
+  const history = (day: string) => {
+    const sum = new Float64Array(24 * STATS);
+    for (let n = 2; n < CORRECTION_DAYS + 2; n++) {
+      const st = statsOf(shiftDay(day, -n));
+      for (let j = 0; j < sum.length; j++) sum[j] += st[j];
+    }
+    return sum;
   };
   // Judge: each of the last 28 days, corrected by a fit on the 28 days before it.
   let raw = 0, corrected = 0, judged = 0, n = 0;
   for (let back = 1; back <= CORRECTION_DAYS; back++) {
-    const d = addDays(cutoffDay, -back);
+    const d = shiftDay(cutoffDay, -back);
     const pairs = pastPairs(d);
     if (pairs.length === 0) continue;
     const c = fitCorrection(history(d));
@@ -128,7 +147,7 @@ export function correctCustomerForecast(req: CorrectionRequest): CorrectedDay[] 
   }
   const mae = n ? { customer: raw / n, corrected: corrected / n, days: judged } : null;
   const useIt = mae !== null && judged >= MIN_DAYS && mae.corrected < mae.customer;
-  const correction = fitCorrection(history(addDays(cutoffDay, 1)));
+  const correction = fitCorrection(history(shiftDay(cutoffDay, 1)));
   return req.days.map((day) => {
     const pairs = dayPairs(day, req.cutoffMs);
     if (pairs.some((p) => !Number.isFinite(p.customer))) {
@@ -170,26 +189,24 @@ export function correctCustomerForecast(req: CorrectionRequest): CorrectedDay[] 
   });
 }
 
-/** Least-squares bias and scale per hour, the scale shrunk towards 1; identity where no data. */
-function fitCorrection(
-  pairs: readonly { hour: number; customer: number; actual: number }[],
-): Correction {
+/** Sums per hour kept for a fit: n, Σ customer, Σ (actual − customer), Σ customer², Σ customer × (actual − customer). */
+const STATS = 5;
+
+/**
+ * Least-squares bias and scale per hour from the per-hour sums, the scale shrunk towards 1;
+ * the identity where an hour has fewer than 2 pairs.
+ */
+function fitCorrection(sums: Float64Array): Correction {
   const bias = Array<number>(24).fill(0), scale = Array<number>(24).fill(1);
-  const byHour = Array.from({ length: 24 }, () => [] as { customer: number; actual: number }[]);
-  for (const p of pairs) byHour[p.hour].push(p);
-  byHour.forEach((ps, h) => {
-    if (ps.length < 2) return;
-    const mc = ps.reduce((a, p) => a + p.customer, 0) / ps.length;
-    const mr = ps.reduce((a, p) => a + p.actual - p.customer, 0) / ps.length;
-    let sxx = 0, sxr = 0;
-    for (const p of ps) {
-      sxx += (p.customer - mc) ** 2;
-      sxr += (p.customer - mc) * (p.actual - p.customer - mr);
-    }
-    const beta = sxx > 0 ? sxr / (sxx * (1 + SHRINK)) : 0;
+  for (let h = 0; h < 24; h++) {
+    const o = h * STATS, n = sums[o];
+    if (n < 2) continue;
+    const mc = sums[o + 1] / n, mr = sums[o + 2] / n;
+    const sxx = sums[o + 3] - n * mc * mc, sxr = sums[o + 4] - n * mc * mr;
+    const beta = sxx > 1e-12 * (1 + sums[o + 3]) ? sxr / (sxx * (1 + SHRINK)) : 0;
     scale[h] = 1 + beta;
     bias[h] = mr - beta * mc;
-  });
+  }
   return { bias, scale };
 }
 
