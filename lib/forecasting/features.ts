@@ -1,0 +1,249 @@
+/**
+ * The features of the learned forecast (docs/forecasting.md, "Features"), for one quarter-hour t of
+ * a day D whose latest known actuals are `lead` days before it (2 at the day-ahead gate closure):
+ *
+ * | name | what |
+ * | --- | --- |
+ * | `load_{lead}d_before` | load of the same quarter-hour `lead` days before |
+ * | `load_{week}d_before` | the same `week` = 7 (14, …: the first multiple of 7 ≥ lead) days before |
+ * | `profile_7d` | mean load of the same quarter-hour over the 7 latest known days (D−lead … D−lead−6) |
+ * | `profile_ghi_7d`, `profile_wind_power_7d` | the weather of those same quarter-hours, averaged alike |
+ * | `ghi`, `ghi_{lead}d_before`, `ghi_{week}d_before` | global horizontal irradiance, W/m² |
+ * | `temperature` | °C |
+ * | `wind_power`, `wind_power_{lead}d_before`, `wind_power_{week}d_before` | wind speed through a normalised turbine curve, 0…1 |
+ * | `sun_elevation` | sine of the sun's elevation at the quarter-hour's middle, 0 below the horizon (npm suncalc) |
+ * | `non_working_day`, `non_working_day_{lead}d_before` | 1 on Saturday, Sunday and public holidays of the site's region (npm date-holidays) |
+ *
+ * The lagged weather lets the fit take the weather of the lagged day back out of its load (a
+ * sunny day two days ago is no reason for a low load tomorrow). Without weather (none received for
+ * the day) the set keeps the load, profile, sun and calendar features. A lagged load that is not
+ * known stands in as the profile; a row whose profile or weather is missing is left out of the fit
+ * and, on the forecast day, moves the day to the next method.
+ * @module
+ */
+import * as SunCalc from "suncalc";
+import { publicHolidays } from "../domain/slp/day_type.ts";
+import { QH_MS } from "../settlement/series.ts";
+import type { Site, View } from "./inputs.ts";
+import { SLOTS_PER_DAY } from "./local_days.ts";
+
+/** Days the profile averages over. */
+export const PROFILE_DAYS = 7;
+
+/** Which features a fit uses. */
+export interface FeatureSet {
+  /** Names, in column order (without the intercept). */
+  readonly names: readonly string[];
+  /** Days between the forecast day and its latest known actuals (≥ 1). */
+  readonly lead: number;
+  /** The weekly lag: the first multiple of 7 that is ≥ `lead`. */
+  readonly week: number;
+  /** Whether the weather features are in. */
+  readonly weather: boolean;
+}
+
+/** The feature set for a lead (days) with or without weather. */
+export function featureSet(lead: number, weather: boolean): FeatureSet {
+  const week = Math.max(7, Math.ceil(lead / 7) * 7);
+  const lags = week === lead ? [lead] : [lead, week];
+  const names = [
+    ...lags.map((n) => `load_${n}d_before`),
+    "profile_7d",
+    ...(weather
+      ? [
+        "profile_ghi_7d",
+        "profile_wind_power_7d",
+        "ghi",
+        ...lags.map((n) => `ghi_${n}d_before`),
+        "temperature",
+        "wind_power",
+        ...lags.map((n) => `wind_power_${n}d_before`),
+      ]
+      : []),
+    "sun_elevation",
+    "non_working_day",
+    `non_working_day_${lead}d_before`,
+  ];
+  return { names, lead, week, weather };
+}
+
+/**
+ * Normalised wind power, 0…1, from the wind speed in m/s: a generic turbine curve (cut-in 3 m/s,
+ * cubic to rated at 12 m/s, cut-out above 25 m/s). The fit scales it to the location's capacity.
+ */
+export function windPower(speedMs: number): number {
+  if (!(speedMs >= 3) || speedMs > 25) return Number.isNaN(speedMs) ? NaN : 0;
+  return speedMs >= 12 ? 1 : (speedMs ** 3 - 27) / (12 ** 3 - 27);
+}
+
+/**
+ * Per-view arrays the rows read: sun and wind power per grid quarter-hour, non-working days, and
+ * load, GHI and wind power by day and wall-clock slot (`k * 96 + slot`, the slot's quarter-hour as
+ * {@link lagIndex} picks it), from which the lags and profiles are read.
+ */
+export interface FeatureContext {
+  view: View;
+  sun: Float64Array;
+  windPower: Float64Array;
+  nonWorking: Uint8Array;
+  slotLoad: Float64Array;
+  slotGhi: Float64Array;
+  slotWindPower: Float64Array;
+  /** Profiles per lead (load, GHI, wind power by day and slot), made when first asked for. */
+  profiles: Map<number, { load: Float64Array; ghi: Float64Array; windPower: Float64Array }>;
+}
+
+/**
+ * Computes the per-quarter-hour and per-day inputs of the features for a view.
+ * @throws {import("../domain/slp/day_type.ts").UnknownHolidayRegionError} for a region date-holidays does not know
+ */
+export function featureContext(view: View, site: Site): FeatureContext {
+  const n = view.load.length;
+  const sun = new Float64Array(n);
+  const wp = new Float64Array(n);
+  for (let j = 0; j < n; j++) wp[j] = windPower(view.wind[j]);
+  const days = view.days.length;
+  const nonWorking = new Uint8Array(days);
+  const slotLoad = new Float64Array(days * SLOTS_PER_DAY);
+  const slotGhi = new Float64Array(days * SLOTS_PER_DAY);
+  const slotWindPower = new Float64Array(days * SLOTS_PER_DAY);
+  for (let k = 0; k < days; k++) {
+    const d = view.days[k];
+    sun.set(sunOfDay(site, d.day, d.startMs, d.length), view.dayStart[k]);
+    const holidays = publicHolidays(Number(d.day.slice(0, 4)), site.holidayRegion);
+    nonWorking[k] = d.weekday >= 6 || holidays.has(d.day) ? 1 : 0;
+    for (let slot = 0; slot < SLOTS_PER_DAY; slot++) {
+      const j = view.dayStart[k] + d.indexOfSlot[slot];
+      slotLoad[k * SLOTS_PER_DAY + slot] = view.load[j];
+      slotGhi[k * SLOTS_PER_DAY + slot] = view.ghi[j];
+      slotWindPower[k * SLOTS_PER_DAY + slot] = wp[j];
+    }
+  }
+  return {
+    view,
+    sun,
+    windPower: wp,
+    nonWorking,
+    slotLoad,
+    slotGhi,
+    slotWindPower,
+    profiles: new Map(),
+  };
+}
+
+/**
+ * The profiles for a lead: per day k and slot, the mean load over the days k−lead … k−lead−6
+ * where it is known, and the mean GHI and wind power of those same quarter-hours; NaN where none.
+ */
+function profilesOf(ctx: FeatureContext, lead: number) {
+  let made = ctx.profiles.get(lead);
+  if (made) return made;
+  const size = ctx.slotLoad.length;
+  made = {
+    load: new Float64Array(size),
+    ghi: new Float64Array(size),
+    windPower: new Float64Array(size),
+  };
+  const S = SLOTS_PER_DAY;
+  for (let k = 0; k < ctx.view.days.length; k++) {
+    for (let slot = 0; slot < S; slot++) {
+      let load = 0, ghi = 0, wp = 0, n = 0;
+      for (let d = Math.max(0, k - lead - PROFILE_DAYS + 1); d <= k - lead; d++) {
+        const v = ctx.slotLoad[d * S + slot];
+        if (Number.isNaN(v)) continue;
+        load += v;
+        ghi += ctx.slotGhi[d * S + slot];
+        wp += ctx.slotWindPower[d * S + slot];
+        n++;
+      }
+      made.load[k * S + slot] = n ? load / n : NaN;
+      made.ghi[k * S + slot] = n ? ghi / n : NaN;
+      made.windPower[k * S + slot] = n ? wp / n : NaN;
+    }
+  }
+  ctx.profiles.set(lead, made);
+  return made;
+}
+
+/** Days × places of sun elevations kept (about 20 MB): the locations of a weather point share them. */
+const MAX_SUN_MEMO = 20_000;
+const sunMemo = new Map<string, Float64Array>();
+
+/**
+ * Sine of the sun's elevation at the middle of each quarter-hour of a day at a place, 0 below the
+ * horizon (npm suncalc: apparent, refraction-corrected altitude); memoized per place and day.
+ */
+function sunOfDay(site: Site, day: string, startMs: number, length: number): Float64Array {
+  const key = `${site.latitude},${site.longitude},${day}`;
+  let out = sunMemo.get(key);
+  if (out) return out;
+  out = new Float64Array(length);
+  const date = new Date(0);
+  for (let i = 0; i < length; i++) {
+    date.setTime(startMs + i * QH_MS + QH_MS / 2);
+    const alt = SunCalc.getPosition(date, site.latitude, site.longitude).altitude;
+    out[i] = alt > 0 ? Math.sin(alt * Math.PI / 180) : 0;
+  }
+  if (sunMemo.size >= MAX_SUN_MEMO) sunMemo.delete(sunMemo.keys().next().value!);
+  sunMemo.set(key, out);
+  return out;
+}
+
+/** Grid index of the quarter-hour `i` of day `k`, `n` days before by wall-clock slot; -1 if off the grid. */
+export function lagIndex(view: View, k: number, i: number, n: number): number {
+  const p = k - n;
+  if (p < 0) return -1;
+  return view.dayStart[p] + view.days[p].indexOfSlot[view.days[k].slots[i]];
+}
+
+/** The feature rows of one day: `values` row-major (`length × names.length`), `ok` per row. */
+export interface DayRows {
+  values: Float64Array;
+  ok: Uint8Array;
+}
+
+/** Builds the rows of day `k` (index in the view) for a feature set. */
+export function dayRows(ctx: FeatureContext, set: FeatureSet, k: number): DayRows {
+  const { view } = ctx;
+  const S = SLOTS_PER_DAY;
+  const len = view.days[k].length;
+  const slots = view.days[k].slots;
+  const p = set.names.length;
+  const values = new Float64Array(len * p);
+  const ok = new Uint8Array(len);
+  const twoLags = set.week !== set.lead;
+  if (k - set.lead < 0) return { values, ok };
+  const prof = profilesOf(ctx, set.lead);
+  const a = (k - set.lead) * S, w = k - set.week >= 0 ? (k - set.week) * S : -1;
+  const nw = ctx.nonWorking[k], nwLag = ctx.nonWorking[k - set.lead];
+  for (let i = 0; i < len; i++) {
+    const t = view.dayStart[k] + i;
+    const s = slots[i];
+    const pl = prof.load[k * S + s];
+    let c = i * p;
+    values[c++] = orElse(ctx.slotLoad[a + s], pl);
+    if (twoLags) values[c++] = w >= 0 ? orElse(ctx.slotLoad[w + s], pl) : pl;
+    values[c++] = pl;
+    if (set.weather) {
+      values[c++] = prof.ghi[k * S + s];
+      values[c++] = prof.windPower[k * S + s];
+      values[c++] = view.ghi[t];
+      values[c++] = ctx.slotGhi[a + s];
+      if (twoLags) values[c++] = w >= 0 ? ctx.slotGhi[w + s] : NaN;
+      values[c++] = view.temperature[t];
+      values[c++] = ctx.windPower[t];
+      values[c++] = ctx.slotWindPower[a + s];
+      if (twoLags) values[c++] = w >= 0 ? ctx.slotWindPower[w + s] : NaN;
+    }
+    values[c++] = ctx.sun[t];
+    values[c++] = nw;
+    values[c++] = nwLag;
+    let good = 1;
+    for (let q = i * p; q < c; q++) if (Number.isNaN(values[q])) good = 0;
+    ok[i] = good;
+  }
+  return { values, ok };
+}
+
+/** `v`, or `fallback` where `v` is not known. */
+const orElse = (v: number, fallback: number) => Number.isNaN(v) ? fallback : v;

@@ -1,0 +1,168 @@
+/**
+ * The inputs of a learned forecast and what of them was known at a cut-off (docs/forecasting.md,
+ * "What is known when"). Every value carries the instant it became known; {@link viewAt} keeps
+ * only those known strictly before the cut-off and lays them on a grid of Berlin days, so no later
+ * code can see what was not known (no look-ahead by construction).
+ *
+ * Units are the caller's: load in any unit (MW in the backtest, kW average in the service) comes
+ * out of the forecast in the same unit.
+ * @module
+ */
+import { QH_MS } from "../settlement/series.ts";
+import { type LocalDay, localDays } from "./local_days.ts";
+
+/** One quarter-hour of load (actuals) and when it became known. */
+export interface LoadValue {
+  /** UTC ms of the quarter-hour's start (a multiple of 15 minutes). */
+  startMs: number;
+  /** Average power over the quarter-hour (MW or kW; the forecast comes out in the same unit). */
+  value: number;
+  /** UTC ms from which the value counts as known (received, or `actualsKnownAt(startMs)`). */
+  knownAtMs: number;
+}
+
+/** One UTC quarter-hour of weather at the location's weather point and when it was received. */
+export interface WeatherValue {
+  /** UTC ms of the quarter-hour's start. */
+  startMs: number;
+  /** Air temperature, °C. */
+  temperatureC: number;
+  /** Global horizontal irradiance, W/m², the mean over the quarter-hour. */
+  ghiWm2: number;
+  /** Wind speed, m/s (100 m where the source has it, else 10 m). */
+  windSpeedMs: number;
+  /** UTC ms the value was received; a later value for the same quarter-hour supersedes it. */
+  receivedAtMs: number;
+}
+
+/** Where the location is, for the sun's elevation and the holidays. */
+export interface Site {
+  /** Degrees north. */
+  latitude: number;
+  /** Degrees east. */
+  longitude: number;
+  /** A date-holidays region: a country (`NL`, `DE`) or country-state (`DE-NW`). */
+  holidayRegion: string;
+}
+
+/** What was known at a cut-off, on a grid of consecutive Berlin days. */
+export interface View {
+  /** The cut-off, UTC ms: only inputs known strictly before it are here. */
+  cutoffMs: number;
+  /** Consecutive Berlin days; index 0 is the grid's first day. */
+  days: readonly LocalDay[];
+  /** Grid index of each day's first quarter-hour. */
+  dayStart: Int32Array;
+  /** UTC ms of grid index 0 (00:00 Berlin of the first day). */
+  originMs: number;
+  /** Load per grid quarter-hour; NaN where not known at the cut-off. */
+  load: Float64Array;
+  /** GHI, W/m²; NaN where not received before the cut-off. */
+  ghi: Float64Array;
+  /** Temperature, °C; NaN where not received. */
+  temperature: Float64Array;
+  /** Wind speed, m/s; NaN where not received. */
+  wind: Float64Array;
+  /** Index in `days` of the latest day with at least one known actual; -1 when none. */
+  lastKnownDay: number;
+}
+
+/**
+ * Lays the inputs known strictly before `cutoffMs` on a grid of the Berlin days `firstDay` …
+ * `lastDay`. A load value counts when `knownAtMs < cutoffMs`; a weather value when
+ * `receivedAtMs < cutoffMs`, and of several for one quarter-hour the latest received wins (the
+ * later in the array on a tie). Values outside the days, non-finite or off the quarter-hour grid
+ * are left out. Weather gaps of up to {@link MAX_WEATHER_GAP} quarter-hours between two received
+ * values are interpolated linearly.
+ */
+export function viewAt(
+  cutoffMs: number,
+  firstDay: string,
+  lastDay: string,
+  load: readonly LoadValue[],
+  weather: readonly WeatherValue[],
+): View {
+  const days = localDays(firstDay, lastDay);
+  const dayStart = new Int32Array(days.length);
+  let n = 0;
+  for (let k = 0; k < days.length; k++) {
+    dayStart[k] = n;
+    n += days[k].length;
+  }
+  const originMs = days[0].startMs;
+  const at = (ms: number) => {
+    const i = (ms - originMs) / QH_MS;
+    return Number.isInteger(i) && i >= 0 && i < n ? i : -1;
+  };
+  const grid = { load: nanArray(n), ghi: nanArray(n), temperature: nanArray(n), wind: nanArray(n) };
+  for (const v of load) {
+    if (!(v.knownAtMs < cutoffMs) || !Number.isFinite(v.value)) continue;
+    const i = at(v.startMs);
+    if (i >= 0) grid.load[i] = v.value;
+  }
+  const received = new Float64Array(n).fill(-Infinity);
+  for (const w of weather) {
+    if (!(w.receivedAtMs < cutoffMs)) continue;
+    const i = at(w.startMs);
+    if (i < 0 || w.receivedAtMs < received[i]) continue;
+    received[i] = w.receivedAtMs;
+    grid.ghi[i] = finiteOrNaN(w.ghiWm2);
+    grid.temperature[i] = finiteOrNaN(w.temperatureC);
+    grid.wind[i] = finiteOrNaN(w.windSpeedMs);
+  }
+  for (const a of [grid.ghi, grid.temperature, grid.wind]) fillShortGaps(a, MAX_WEATHER_GAP);
+  let lastKnownDay = -1;
+  for (let k = days.length - 1; k >= 0 && lastKnownDay < 0; k--) {
+    for (let i = 0; i < days[k].length; i++) {
+      if (!Number.isNaN(grid.load[dayStart[k] + i])) {
+        lastKnownDay = k;
+        break;
+      }
+    }
+  }
+  return { cutoffMs, days, dayStart, originMs, ...grid, lastKnownDay };
+}
+
+/** Index in `view.days` of a Berlin date; -1 when outside the grid. */
+export function dayIndex(view: View, day: string): number {
+  const first = view.days[0].day;
+  if (day < first) return -1;
+  const k = Math.round(
+    Temporal.PlainDate.from(day).since(Temporal.PlainDate.from(first)).days,
+  );
+  return k < view.days.length ? k : -1;
+}
+
+/** Number of days up to `lastDay` (index) whose every quarter-hour of load is known. */
+export function completeDays(view: View, lastDay: number): number {
+  let count = 0;
+  for (let k = 0; k <= lastDay; k++) {
+    const s = view.dayStart[k];
+    let whole = true;
+    for (let i = 0; i < view.days[k].length && whole; i++) whole = !Number.isNaN(view.load[s + i]);
+    if (whole) count++;
+  }
+  return count;
+}
+
+/** Quarter-hours of missing weather filled between two received neighbours (1 hour). */
+export const MAX_WEATHER_GAP = 4;
+
+/**
+ * Fills runs of at most `max` NaNs that have a finite value on both sides by linear interpolation
+ * between those two (both known at the cut-off, so nothing later enters).
+ */
+export function fillShortGaps(a: Float64Array, max: number): void {
+  let last = -1;
+  for (let j = 0; j < a.length; j++) {
+    if (Number.isNaN(a[j])) continue;
+    const gap = j - last - 1;
+    if (last >= 0 && gap > 0 && gap <= max) {
+      for (let m = 1; m <= gap; m++) a[last + m] = a[last] + (a[j] - a[last]) * m / (gap + 1);
+    }
+    last = j;
+  }
+}
+
+const nanArray = (n: number) => new Float64Array(n).fill(NaN);
+const finiteOrNaN = (x: number) => Number.isFinite(x) ? x : NaN;
