@@ -83,6 +83,7 @@ export function asTotals(s: CellSum): SettlementTotals {
     imbalance_avoided_eur: avoided,
     intraday_energy_cost_eur: energy,
     intraday_saving_eur: avoided === null || energy === null ? null : avoided - energy,
+    post_delivery_moved_eur: null,
   };
 }
 

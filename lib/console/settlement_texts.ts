@@ -162,6 +162,17 @@ export function totalsSentence(
  * before the cost of the intraday energy"; `null` without a day-ahead version.
  */
 export function savingWords(t: SettlementTotals, locale: string): string | null {
+  const intraday = intradayWords(t, locale);
+  const moved = t.post_delivery_moved_eur;
+  if (moved === null) return intraday;
+  const corr = `the post-delivery correction moved ${
+    eur(Math.abs(moved), locale)
+  } of imbalance cost ${moved >= 0 ? "to" : "from"} the counterparty`;
+  return intraday ? `${intraday}; ${corr}` : corr;
+}
+
+/** What the intraday versions saved, net (see {@link savingWords}). */
+function intradayWords(t: SettlementTotals, locale: string): string | null {
   const gross = t.imbalance_avoided_eur, energy = t.intraday_energy_cost_eur;
   const net = t.intraday_saving_eur;
   if (gross === null) return null;

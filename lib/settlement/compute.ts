@@ -28,6 +28,11 @@ export interface AreaInputs {
   schedule: { version: number; mw: readonly number[] } | null;
   /** The last day-ahead version. */
   day_ahead: { version: number; mw: readonly number[] } | null;
+  /**
+   * When the standing version is a post-delivery correction: the version that stood when delivery
+   * ended (the last day-ahead or intraday one not rejected); else `null`.
+   */
+  before_correction: { version: number; mw: readonly number[] } | null;
   /** Net actual of the market locations, MW (consumption +); `null` where unknown. */
   market_location_mw: readonly (number | null)[];
   /** Substitute and provisional values among the metered market locations' values. */
@@ -50,9 +55,9 @@ export interface AreaInputs {
   by_source: AreaSettlement["accuracy"]["by_source"];
 }
 
-const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
-const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
-const r2 = (x: number) => Math.round(x * 100) / 100;
+const r6 = (x: number) => Math.round(x * 1e6) / 1e6 || 0; // never -0
+const r4 = (x: number) => Math.round(x * 1e4) / 1e4 || 0;
+const r2 = (x: number) => Math.round(x * 100) / 100 || 0;
 const or = <T>(x: T | null | undefined): T | null => x ?? null;
 
 /** Imbalance (MWh), price and cost of one quarter-hour; all `null` when an input is missing. */
@@ -97,12 +102,12 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
   const n = inp.quarter_hours.length;
   const bg = inp.balancing_group_mw;
   const actual = Array.from({ length: n }, (_, i) => or(bg ? bg[i] : inp.market_location_mw[i]));
-  const sched = inp.schedule?.mw, da = inp.day_ahead?.mw;
+  const sched = inp.schedule?.mw, da = inp.day_ahead?.mw, pre = inp.before_correction?.mw;
   const imbalance: (number | null)[] = [],
     price: (number | null)[] = [],
     cost: (number | null)[] = [];
   const daCost: (number | null)[] = [];
-  let short = 0, long = 0, total = 0, daTotal = 0, priced = 0, estimated = 0;
+  let short = 0, long = 0, total = 0, daTotal = 0, preTotal = 0, priced = 0, estimated = 0;
   const source: (PriceSource | null)[] = [];
   for (let i = 0; i < n; i++) {
     const ps = or(inp.price_short?.[i]), pl = or(inp.price_long?.[i]);
@@ -123,7 +128,9 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
     }
     if (q.cost !== null) total += q.cost;
     if (d.cost !== null) daTotal += d.cost;
+    if (pre) preTotal += settleQuarterHour(actual[i], or(pre[i]), ps, pl).cost ?? 0;
   }
+  if (!pre) preTotal = total;
   const worst = imbalance
     .map((im, index) => ({ im, index }))
     .filter((x): x is { im: number; index: number } => x.im !== null && x.im !== 0)
@@ -138,15 +145,16 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
       price_eur_mwh: price[index],
       cost_eur: cost[index],
     }));
-  const intraday = intradayEnergy(inp, n);
+  const intraday = intradayEnergy(inp.before_correction ?? inp.schedule, inp, n);
   const quality = bg
     ? inp.balancing_group_quality ?? inp.market_location_quality
     : inp.market_location_quality;
   const complete = inp.locations.missing === 0 && priced === n && estimated === 0 &&
     quality.provisional_quarter_hours === 0 && actual.every((a) => a !== null) &&
     inp.schedule !== null;
-  // From the rounded totals, so that the numbers shown subtract exactly.
-  const avoided = inp.day_ahead ? r2(r2(daTotal) - r2(total)) : null;
+  // From the rounded totals, so that the numbers shown subtract exactly. A post-delivery correction
+  // moves imbalance to the counterparty: not what intraday did, so it is counted on its own.
+  const avoided = inp.day_ahead ? r2(r2(daTotal) - r2(preTotal)) : null;
   const energyCost = inp.day_ahead ? intraday.total : null;
   const totals: SettlementTotals = {
     short_mwh: r6(short),
@@ -156,6 +164,7 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
     imbalance_avoided_eur: avoided,
     intraday_energy_cost_eur: energyCost,
     intraday_saving_eur: avoided !== null && energyCost !== null ? r2(avoided - energyCost) : null,
+    post_delivery_moved_eur: pre ? r2(r2(preTotal) - r2(total)) : null,
   };
   return {
     control_area: inp.control_area,
@@ -206,30 +215,39 @@ export function sumTotals(parts: readonly SettlementTotals[]): SettlementTotals 
   const daCost = all("day_ahead_cost_eur");
   const avoided = daCost === null ? null : r2(daCost - cost);
   const energy = daCost === null ? null : all("intraday_energy_cost_eur");
+  const moved = parts.filter((p) => p.post_delivery_moved_eur !== null);
+  const movedEur = moved.length
+    ? r2(moved.reduce((a, p) => a + p.post_delivery_moved_eur!, 0))
+    : null;
   return {
     short_mwh: r6(parts.reduce((a, p) => a + p.short_mwh, 0)),
     long_mwh: r6(parts.reduce((a, p) => a + p.long_mwh, 0)),
     cost_eur: cost,
     day_ahead_cost_eur: daCost,
-    imbalance_avoided_eur: avoided,
+    // Without the corrections' part: what the day-ahead and intraday versions left to the TSO.
+    imbalance_avoided_eur: avoided === null ? null : r2(avoided - (movedEur ?? 0)),
     intraday_energy_cost_eur: energy,
-    intraday_saving_eur: avoided !== null && energy !== null ? r2(avoided - energy) : null,
+    intraday_saving_eur: avoided !== null && energy !== null
+      ? r2(avoided - (movedEur ?? 0) - energy)
+      : null,
+    post_delivery_moved_eur: movedEur,
   };
 }
 
 /**
  * The energy the intraday versions moved against the day-ahead version and what it cost
  * (docs/settlement.md, "What intraday saved"): per quarter-hour `(schedule − day-ahead) × 0.25 h`
+ * of the schedule that stood when delivery ended (`delivered`: before a post-delivery correction)
  * MWh (> 0 bought, < 0 sold), valued at the volume-weighted price of the BRP's own trades where
  * given, else at ID AEP; the cost is `null` where energy moved and neither price is known, and so
  * is the total.
  */
-function intradayEnergy(inp: AreaInputs, n: number) {
+function intradayEnergy(delivered: AreaInputs["schedule"], inp: AreaInputs, n: number) {
   const mwh: (number | null)[] = [], price: (number | null)[] = [], cost: (number | null)[] = [];
   const source: ("trades" | "id_aep" | null)[] = [];
   let total: number | null = 0;
   for (let i = 0; i < n; i++) {
-    const s = or(inp.schedule?.mw[i]), d = or(inp.day_ahead?.mw[i]);
+    const s = or(delivered?.mw[i]), d = or(inp.day_ahead?.mw[i]);
     const e = s === null || d === null ? null : (s - d) * 0.25;
     const trade = or(inp.trade_price?.[i]), index = or(inp.id_aep?.[i]);
     const p = trade ?? index;

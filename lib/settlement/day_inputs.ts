@@ -232,12 +232,19 @@ export async function readSettlementInputs(
 }
 
 /** Schedule and day-ahead of an area's version history. */
-function schedules(history: ScheduleVersionRecord[]): Pick<AreaInputs, "schedule" | "day_ahead"> {
+function schedules(
+  history: ScheduleVersionRecord[],
+): Pick<AreaInputs, "schedule" | "day_ahead" | "before_correction"> {
   const standing = standingVersion(history);
   const da = history.filter((h) => h.phase === "day_ahead").at(-1);
+  const of = (v: ScheduleVersionRecord | null | undefined) =>
+    v ? { version: v.version, mw: v.quantities } : null;
+  // The schedule as delivery ended: what the day-ahead and intraday versions left standing.
+  const delivered = standingVersion(history.filter((h) => h.phase !== "post_delivery"));
   return {
-    schedule: standing ? { version: standing.version, mw: standing.quantities } : null,
-    day_ahead: da ? { version: da.version, mw: da.quantities } : null,
+    schedule: of(standing),
+    day_ahead: of(da),
+    before_correction: standing?.phase === "post_delivery" ? of(delivered) : null,
   };
 }
 

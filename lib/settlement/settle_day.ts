@@ -65,6 +65,7 @@ export async function settleMonth(
         imbalance_avoided_eur: a.totals.imbalance_avoided_eur,
         intraday_energy_cost_eur: a.totals.intraday_energy_cost_eur,
         intraday_saving_eur: a.totals.intraday_saving_eur,
+        post_delivery_moved_eur: a.totals.post_delivery_moved_eur,
         status: a.completeness.status,
         actual_quarter_hours: a.actual_mw.filter((v) => v !== null).length,
       });

@@ -126,6 +126,12 @@ export const SettlementTotalsSchema = z.object({
    * (< 0: lost), EUR; `null` while the cost of the intraday energy is not known.
    */
   intraday_saving_eur: z.number().nullable(),
+  /**
+   * The imbalance cost post-delivery corrections moved to the counterparty (the cost against the
+   * schedule that stood when delivery ended, less the cost against the corrected one), EUR;
+   * `null` when no correction stands. Not part of what intraday saved.
+   */
+  post_delivery_moved_eur: z.number().nullable(),
 });
 /** Totals of one area or of the day. */
 export type SettlementTotals = z.infer<typeof SettlementTotalsSchema>;
@@ -213,10 +219,11 @@ export const MonthCellSchema = z.object({
   long_mwh: z.number(),
   cost_eur: z.number(),
   day_ahead_cost_eur: z.number().nullable(),
-  /** As in {@link SettlementTotalsSchema}: gross, the intraday energy's cost, and net. */
+  /** As in {@link SettlementTotalsSchema}: gross, the intraday energy's cost, net, corrections. */
   imbalance_avoided_eur: z.number().nullable(),
   intraday_energy_cost_eur: z.number().nullable(),
   intraday_saving_eur: z.number().nullable(),
+  post_delivery_moved_eur: z.number().nullable(),
   status: z.enum(["provisional", "final"]),
   /**
    * Quarter-hours of the day with an actual in the area; 0: nothing measured yet (a day with only

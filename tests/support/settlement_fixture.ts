@@ -85,6 +85,7 @@ export function areaFrom(o: {
       imbalance_avoided_eur: r3(daSum - costSum),
       intraday_energy_cost_eur: 0,
       intraday_saving_eur: r3(daSum - costSum),
+      post_delivery_moved_eur: null,
     },
     accuracy: {
       schedule: { mae_mw: 0.8, bias_mw: -0.1, nmae_pct: 4.2 },
@@ -165,6 +166,7 @@ export function daySettlement(day: string, firstUtc: string, n = 96): DaySettlem
       imbalance_avoided_eur: t("imbalance_avoided_eur"),
       intraday_energy_cost_eur: 0,
       intraday_saving_eur: t("intraday_saving_eur"),
+      post_delivery_moved_eur: null,
     },
   };
 }
@@ -183,6 +185,7 @@ export function monthSettlement(month: string, days: number): MonthSettlement {
       imbalance_avoided_eur: k === 1 && d === 0 ? null : 500 - k * 100,
       intraday_energy_cost_eur: k === 1 && d === 0 ? null : 0,
       intraday_saving_eur: k === 1 && d === 0 ? null : 500 - k * 100,
+      post_delivery_moved_eur: null,
       status: (d === days - 1 ? "provisional" : "final") as "provisional" | "final",
       actual_quarter_hours: 96,
     }));
@@ -204,6 +207,7 @@ export function monthSettlement(month: string, days: number): MonthSettlement {
       imbalance_avoided_eur: da - sum((c) => c.cost_eur),
       intraday_energy_cost_eur: 0,
       intraday_saving_eur: da - sum((c) => c.cost_eur),
+      post_delivery_moved_eur: null,
     },
   };
 }

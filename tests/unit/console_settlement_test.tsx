@@ -48,6 +48,7 @@ const TOTALS: SettlementTotals = {
   imbalance_avoided_eur: 617.5,
   intraday_energy_cost_eur: 105.2,
   intraday_saving_eur: 512.3,
+  post_delivery_moved_eur: null,
 };
 
 Deno.test("fixtures match the wire shapes the routes will answer", () => {

@@ -27,6 +27,7 @@ function inputs(over: Partial<AreaInputs> = {}): AreaInputs {
     quarter_hours: QH,
     schedule: { version: 3, mw: [10, 10, 10, 10] },
     day_ahead: { version: 1, mw: [8, 8, 8, 8] },
+    before_correction: null,
     market_location_mw: [12, 8, 10, 14],
     market_location_quality: PLAIN_QUALITY,
     balancing_group_mw: null,
@@ -62,6 +63,7 @@ Deno.test("settlement: imbalance, direction price and cost per quarter-hour, by 
     // The intraday versions bought (10 − 8) × 0.25 = 0.5 MWh a quarter-hour at ID AEP 60: 120 EUR.
     intraday_energy_cost_eur: 120,
     intraday_saving_eur: -25,
+    post_delivery_moved_eur: null,
   });
   // |s − a| = 2, 2, 0, 4 → MAE 2; bias (s − a) = −2, 2, 0, −4 → −1; nMAE 8 / 44 = 18.1818 %
   assert.deepEqual(a.accuracy.schedule, { mae_mw: 2, bias_mw: -1, nmae_pct: 18.1818 });
@@ -110,6 +112,7 @@ Deno.test("settlement: quarter-hour rule and totals over areas", () => {
     imbalance_avoided_eur: 1,
     intraday_energy_cost_eur: 0.5,
     intraday_saving_eur: 0.5,
+    post_delivery_moved_eur: null,
     ...o,
   });
   assert.deepEqual(sumTotals([part({}), part({ cost_eur: -1, day_ahead_cost_eur: 2 })]), {
@@ -120,6 +123,7 @@ Deno.test("settlement: quarter-hour rule and totals over areas", () => {
     imbalance_avoided_eur: 4,
     intraday_energy_cost_eur: 1,
     intraday_saving_eur: 3,
+    post_delivery_moved_eur: null,
   });
   const t = sumTotals([part({}), part({ day_ahead_cost_eur: null })]);
   assert.deepEqual(
@@ -160,4 +164,17 @@ Deno.test("settlement: the intraday energy at own trade prices where given, else
   const c = settleArea(inputs({ schedule: { version: 1, mw: [8, 8, 8, 8] }, id_aep: null }));
   assert.deepEqual(c.intraday_cost_eur, [0, 0, 0, 0]);
   assert.equal(c.totals.intraday_saving_eur, 0);
+  // A post-delivery correction to the actual (12, 8, 10, 14) after v3: its imbalance moved to the
+  // counterparty is its own figure; what intraday saved is measured on v3, as delivered.
+  const d = settleArea(inputs({
+    schedule: { version: 4, mw: [12, 8, 10, 14] },
+    before_correction: { version: 3, mw: [10, 10, 10, 10] },
+  }));
+  assert.deepEqual(d.cost_eur, [0, 0, 0, 0]);
+  assert.deepEqual(
+    [d.totals.cost_eur, d.totals.post_delivery_moved_eur, d.totals.imbalance_avoided_eur],
+    [0, 10, 95],
+  );
+  assert.deepEqual(d.intraday_mwh, [0.5, 0.5, 0.5, 0.5]);
+  assert.equal(d.totals.intraday_saving_eur, -25);
 });
