@@ -32,6 +32,7 @@ import { registerMarketLocations } from "./routes/v1/market_locations.ts";
 import { registerOrchestrate } from "./routes/v1/orchestrate.ts";
 import { registerActuals } from "./routes/v1/actuals.ts";
 import { registerSettlement } from "./routes/v1/settlement.ts";
+import { registerWeather } from "./routes/v1/weather.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerConfig } from "./routes/v1/console/config.ts";
 import { registerEvents } from "./routes/v1/console/events.ts";
@@ -273,6 +274,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   // After delivery (docs/settlement.md).
   registerActuals(ctx);
   registerSettlement(ctx);
+  registerWeather(ctx);
   registerMetrics(ctx, metrics);
   registerStateGauges(metrics, {
     kv,

@@ -33,6 +33,9 @@ export const EVENT_KINDS = [
   "actuals_received",
   "imbalance_prices_received",
   "settlement_input_rejected",
+  // Weather (docs/weather.md).
+  "weather_received",
+  "weather_input_rejected",
 ] as const;
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = typeof EVENT_KINDS[number];
