@@ -11,6 +11,7 @@ import { z } from "zod";
 import { ANSWER_FIELDS } from "./answer_fields.ts";
 import { INTRADAY_FIELDS } from "./intraday_fields.ts";
 import { SETTLEMENT_FIELDS } from "./settlement_fields.ts";
+import { WEATHER_FIELDS } from "./weather_fields.ts";
 import { decimal, eic, eicPair, hhmm, hostname, list, num } from "./field_values.ts";
 
 /** One configurable field. */
@@ -197,6 +198,7 @@ export const CONFIG_FIELDS = {
   },
   ...INTRADAY_FIELDS,
   ...SETTLEMENT_FIELDS,
+  ...WEATHER_FIELDS,
   holiday_region: {
     env: "HOLIDAY_REGION",
     schema: z.string().regex(/^DE(-[A-Z]{2})?$/, "expected DE or DE-<state>, e.g. DE-BY"),
