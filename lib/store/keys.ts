@@ -217,6 +217,12 @@ export const KEYS = {
   weatherVersionsOf: (day: string, point: string): Deno.KvListSelector => ({
     prefix: ["weather", day, point],
   }),
+  /**
+   * The newest known value of every quarter-hour of one point's delivery day over all its
+   * versions, with when each was received: what "as known now" reads in one get. Written in the
+   * same atomic as each version. Owner: `lib/weather/store.ts`.
+   */
+  weatherLatest: (day: string, point: string): Deno.KvKey => ["weather_latest", day, point],
   /** A weather point that has received weather: first and last delivery. Owner: `lib/weather/points.ts`. */
   weatherPoint: (point: string): Deno.KvKey => ["weather_points", point],
   /** Every weather point, or those after `after` (id order), for `kv.list`. */
@@ -249,6 +255,7 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "balancing_group_sums",
   "imbalance_prices",
   "weather",
+  "weather_latest",
 ];
 
 /**

@@ -1,12 +1,15 @@
 /**
  * The weather of a point as known at an instant (docs/weather.md, "Reading: as known at T"): per
  * UTC quarter-hour and variable, the newest value received before T — never one received at or
- * after T (no look-ahead). Reads the versions `lib/weather/store.ts` writes, one reverse range
- * per delivery day (newest first, received before T), and stops reading a day as soon as every
- * asked quarter-hour has its newest value: usually after one version.
+ * after T (no look-ahead). Per point and delivery day `lib/weather/store.ts` keeps every version
+ * and, beside them, the newest value of each quarter-hour over all of them (`WeatherLatest`). When
+ * everything of a day was received before T — a forecast made now — that one record is the
+ * answer; else (a replay of an earlier T) the versions received before T are read newest first,
+ * until every asked quarter-hour has its value: usually after one or a few versions.
  * @module
  */
 import { deliveryDay, localDayOf } from "../domain/delivery_day.ts";
+import { getManyChunked } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
 import { QH_MS, type Variable, VARIABLES } from "./samples.ts";
 
@@ -28,33 +31,49 @@ export interface ComposedDay {
   receivedMs: Record<Variable, Float64Array>;
 }
 
-/** Versions read per list batch: the newest one usually answers a whole day. */
-const BATCH = 4;
+/** The record under `KEYS.weatherLatest`: the day's versions composed, newest value first. */
+export interface WeatherLatest extends ComposedDay {
+  /** Epoch ms of the newest version it holds: it answers every T after it. */
+  newest_received_ms: number;
+}
+
+/** Versions read per list batch (a replay): the newest few usually answer a whole day. */
+const BATCH = 8;
+
+/** Nothing known yet of a day of `n` quarter-hours. */
+export function emptyDay(n: number): ComposedDay {
+  const fresh = () => new Float64Array(n).fill(NaN);
+  return {
+    values: { temperature_c: fresh(), ghi_w_m2: fresh(), wind_speed_m_s: fresh() },
+    receivedMs: { temperature_c: fresh(), ghi_w_m2: fresh(), wind_speed_m_s: fresh() },
+  };
+}
 
 /**
  * The newest value of every quarter-hour `[first, end)` of one point's delivery day among the
- * versions received before `beforeMs` (all versions when `beforeMs` is `undefined`).
+ * versions received before `beforeMs`.
  */
 export async function composeDay(
   kv: Deno.Kv,
   day: string,
   point: string,
-  beforeMs: number | undefined,
+  beforeMs: number,
   first = 0,
   end = deliveryDay(day).quarterHours.length,
+  latestRead?: WeatherLatest | null,
 ): Promise<ComposedDay> {
-  const n = deliveryDay(day).quarterHours.length;
-  const fresh = () => new Float64Array(n).fill(NaN);
-  const out: ComposedDay = {
-    values: { temperature_c: fresh(), ghi_w_m2: fresh(), wind_speed_m_s: fresh() },
-    receivedMs: { temperature_c: fresh(), ghi_w_m2: fresh(), wind_speed_m_s: fresh() },
-  };
+  const latest = latestRead !== undefined
+    ? latestRead
+    : (await kv.get<WeatherLatest>(KEYS.weatherLatest(day, point))).value;
+  if (latest === null) return emptyDay(deliveryDay(day).quarterHours.length);
+  if (latest.newest_received_ms < beforeMs) return latest;
+  const out = emptyDay(deliveryDay(day).quarterHours.length);
   let open = VARIABLES.length * (end - first);
-  const selector = beforeMs === undefined
-    ? KEYS.weatherVersionsOf(day, point)
-    : KEYS.weatherVersionsBefore(day, point, beforeMs);
   for await (
-    const e of kv.list<WeatherVersion>(selector, { reverse: true, batchSize: BATCH })
+    const e of kv.list<WeatherVersion>(KEYS.weatherVersionsBefore(day, point, beforeMs), {
+      reverse: true,
+      batchSize: BATCH,
+    })
   ) {
     const received = e.key[3] as number;
     for (const v of VARIABLES) {
@@ -131,27 +150,32 @@ export async function weatherAsOf(
       wind_speed_m_s: new Array(n).fill(null),
     },
   };
-  const reads: Promise<void>[] = [];
+  const days: { day: string; first: number; end: number; offset: number }[] = [];
   for (let ms = fromMs; ms < toMs;) {
     const d = deliveryDay(localDayOf(ms));
     const dayStart = d.start.epochMilliseconds, dayEnd = d.end.epochMilliseconds;
     const first = (ms - dayStart) / QH_MS;
     const end = (Math.min(toMs, dayEnd) - dayStart) / QH_MS;
-    const offset = (ms - fromMs) / QH_MS - first; // index in `out` of the day's quarter-hour 0
-    reads.push(
-      composeDay(kv, d.day, point, asOfMs, first, end).then((c) => {
-        for (const v of VARIABLES) {
-          for (let i = first; i < end; i++) {
-            const x = c.values[v][i];
-            if (Number.isNaN(x)) continue;
-            out[v][offset + i] = x;
-            out.received_ms[v][offset + i] = c.receivedMs[v][i];
-          }
-        }
-      }),
-    );
+    // `offset`: the index in `out` of the day's quarter-hour 0.
+    days.push({ day: d.day, first, end, offset: (ms - fromMs) / QH_MS - first });
     ms = Math.min(toMs, dayEnd);
   }
+  // Every day's latest record at once (10 keys a read), then the versions where T is earlier.
+  const latest = await getManyChunked<WeatherLatest>(
+    kv,
+    days.map((d) => KEYS.weatherLatest(d.day, point)),
+  );
+  const reads = days.map(async ({ day, first, end, offset }, k) => {
+    const c = await composeDay(kv, day, point, asOfMs, first, end, latest[k].value);
+    for (const v of VARIABLES) {
+      for (let i = first; i < end; i++) {
+        const x = c.values[v][i];
+        if (Number.isNaN(x)) continue;
+        out[v][offset + i] = x;
+        out.received_ms[v][offset + i] = c.receivedMs[v][i];
+      }
+    }
+  });
   await Promise.all(reads);
   return out;
 }

@@ -4,19 +4,22 @@
  * something new is one **version** under `KEYS.weatherVersion(day, point, receivedMs)`: the
  * quarter-hour values it carried, three packed `Float64Array`s (`NaN` = not in this delivery;
  * 2.4 KiB at most, Deno KV keeps them as raw bytes). Older versions stay: a reader asking "as
- * known at T" (`./read.ts`) takes per quarter-hour the newest value received before T.
+ * known at T" (`./read.ts`) takes per quarter-hour the newest value received before T. Beside
+ * them, `KEYS.weatherLatest(day, point)` holds the newest value of each quarter-hour over all
+ * versions and when it was received (4.8 KiB at most), written in the same atomic as each
+ * version: what a reader of "now" gets in one read, and what a new delivery is compared with.
  *
- * A delivery whose every value equals the newest known one writes no version (posting the same
+ * A delivery whose every value equals the newest known one writes nothing (posting the same
  * answer twice changes nothing and says so). Two deliveries received in the same millisecond for
  * the same point and day make one version, the later one's values winning. Everything is checked
- * before this is called; the writes go in atomics of at most `maxChecks` versions, each version's
- * key checked as read. This module owns the key.
+ * before this is called; the writes go in atomics of at most half of `maxChecks` days, the version
+ * and the latest record of each checked as read. This module owns both keys.
  * @module
  */
 import { deliveryDay, localDayOf } from "../domain/delivery_day.ts";
 import { getManyChunked, maxChecks, retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
-import { composeDay, type WeatherVersion } from "./read.ts";
+import { emptyDay, type WeatherLatest, type WeatherVersion } from "./read.ts";
 import { QH_MS, type QuarterHourSeries, type Variable, VARIABLES } from "./samples.ts";
 
 /** What storing a delivery did, counted in quarter-hours (of a point) that carried a value. */
@@ -40,13 +43,10 @@ interface Piece {
   values: Record<Variable, Float64Array>;
 }
 
-/** Pieces read at once when comparing with what is known. */
-const CONCURRENT_READS = 32;
-
 /**
  * Stores checked quarter-hour series received at `receivedMs`.
  * @param source format, route or file and caller, kept with each version
- * @throws {import("../store/kv.ts").KvContentionError} when a write stayed contended (the versions
+ * @throws {import("../store/kv.ts").KvContentionError} when a write stayed contended (the days
  *   written before it stay; sending the delivery again stores the rest and changes nothing else)
  */
 export async function storeWeather(
@@ -57,23 +57,14 @@ export async function storeWeather(
 ): Promise<StoreOutcome> {
   const pieces = series.flatMap(piecesByDay);
   const out: StoreOutcome = { added: 0, changed: 0, unchanged: 0, versions: 0, days: [] };
-  const toWrite: Piece[] = [];
-  for (let i = 0; i < pieces.length; i += CONCURRENT_READS) {
-    const part = pieces.slice(i, i + CONCURRENT_READS);
-    const known = await Promise.all(part.map((p) => composeDay(kv, p.day, p.point, undefined)));
-    part.forEach((p, k) => {
-      const c = compare(p, known[k].values);
-      out.added += c.added;
-      out.changed += c.changed;
-      out.unchanged += c.unchanged;
-      if (c.added || c.changed) toWrite.push(p);
-    });
+  const step = Math.max(1, Math.floor(maxChecks(kv) / 2));
+  for (let i = 0; i < pieces.length; i += step) {
+    const counts = await writePieces(kv, pieces.slice(i, i + step), receivedMs, source);
+    out.added += counts.added;
+    out.changed += counts.changed;
+    out.unchanged += counts.unchanged;
+    out.versions += counts.versions;
   }
-  const step = Math.max(1, maxChecks(kv));
-  for (let i = 0; i < toWrite.length; i += step) {
-    await writeVersions(kv, toWrite.slice(i, i + step), receivedMs, source);
-  }
-  out.versions = toWrite.length;
   out.days = [...new Set(pieces.map((p) => p.day))].sort();
   return out;
 }
@@ -125,30 +116,48 @@ function compare(p: Piece, known: Record<Variable, Float64Array>) {
   return { added, changed, unchanged };
 }
 
-/** Writes versions in one atomic; a version already stored at the same instant is merged. */
-async function writeVersions(
+/**
+ * Compares pieces with their days' latest records and, in one atomic, writes a version and the
+ * latest record of each that brings anything new; a version stored at the same instant is merged.
+ */
+async function writePieces(
   kv: Deno.Kv,
   pieces: Piece[],
   receivedMs: number,
   source: string,
-): Promise<void> {
-  const keys = pieces.map((p) => KEYS.weatherVersion(p.day, p.point, receivedMs));
+): Promise<Omit<StoreOutcome, "days">> {
   const at = new Date(receivedMs).toISOString();
-  await retryKv(`store weather received at ${at}`, async () => {
-    const entries = await getManyChunked<WeatherVersion>(kv, keys);
+  const versionKeys = pieces.map((p) => KEYS.weatherVersion(p.day, p.point, receivedMs));
+  const latestKeys = pieces.map((p) => KEYS.weatherLatest(p.day, p.point));
+  return await retryKv(`store weather received at ${at}`, async () => {
+    const [versions, latests] = await Promise.all([
+      getManyChunked<WeatherVersion>(kv, versionKeys),
+      getManyChunked<WeatherLatest>(kv, latestKeys),
+    ]);
+    const counts = { added: 0, changed: 0, unchanged: 0, versions: 0 };
     const op = kv.atomic();
     pieces.forEach((p, k) => {
-      const prev = entries[k].value;
-      const value: WeatherVersion = {
+      const len = p.values.temperature_c.length;
+      const known = latests[k].value ?? { ...emptyDay(len), newest_received_ms: -Infinity };
+      const c = compare(p, known.values);
+      counts.added += c.added;
+      counts.changed += c.changed;
+      counts.unchanged += c.unchanged;
+      if (!c.added && !c.changed) return;
+      counts.versions++;
+      const prev = versions[k].value;
+      const version: WeatherVersion = {
         temperature_c: merged(prev?.temperature_c, p.values.temperature_c),
         ghi_w_m2: merged(prev?.ghi_w_m2, p.values.ghi_w_m2),
         wind_speed_m_s: merged(prev?.wind_speed_m_s, p.values.wind_speed_m_s),
         received_at: at,
         source: prev ? `${prev.source}; ${source}` : source,
       };
-      op.check(entries[k]).set(keys[k], value);
+      op.check(versions[k], latests[k])
+        .set(versionKeys[k], version)
+        .set(latestKeys[k], newer(known, p, receivedMs));
     });
-    return (await op.commit()).ok ? true : undefined;
+    return (await op.commit()).ok ? counts : undefined;
   });
 }
 
@@ -156,4 +165,23 @@ async function writeVersions(
 function merged(prev: Float64Array | undefined, next: Float64Array): Float64Array {
   if (!prev) return next;
   return next.map((x, i) => Number.isNaN(x) ? prev[i] : x);
+}
+
+/** The latest record with a piece received at `receivedMs`: per value, the later received wins. */
+function newer(known: WeatherLatest, p: Piece, receivedMs: number): WeatherLatest {
+  const out: WeatherLatest = {
+    values: { ...known.values },
+    receivedMs: { ...known.receivedMs },
+    newest_received_ms: Math.max(known.newest_received_ms, receivedMs),
+  };
+  for (const v of VARIABLES) {
+    const values = out.values[v] = known.values[v].slice();
+    const received = out.receivedMs[v] = known.receivedMs[v].slice();
+    p.values[v].forEach((x, i) => {
+      if (Number.isNaN(x) || received[i] > receivedMs) return;
+      values[i] = x;
+      received[i] = receivedMs;
+    });
+  }
+  return out;
 }

@@ -93,6 +93,8 @@ Deno.test("a crash between archive and delete leaves the day whole and archived;
         balancing_group_sums: 0,
         imbalance_prices: 0,
         status_request: 0,
+        weather: 0,
+        weather_latest: 0,
       });
     }
     const archivedEvents = (await storedEvents(s.kv)).filter((e) => e.kind === "day_archived");

@@ -108,6 +108,8 @@ Deno.test("three years with RETENTION_DAYS=30: entries level off, archive comple
         actuals: 0,
         balancing_group_sums: 0,
         imbalance_prices: 0,
+        weather: 0,
+        weather_latest: 0,
       }, day);
       assert.equal(m.files.filter((f) => f.path.startsWith("schedules/")).length, 2, day);
       assert.equal(m.files.find((f) => f.path === "forecasts-0001.csv")?.rows, 3, day);
