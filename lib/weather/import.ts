@@ -92,7 +92,21 @@ export async function importWeather(
     level: "info",
     message,
     caller: by,
-    data: { format, source, received_at, points, ...stored },
+    // At most 20 points, and the days as a range: a CSV of a thousand points or of years of
+    // history would outgrow a KV value (64 KiB).
+    data: {
+      format,
+      source,
+      received_at,
+      point_count: points.length,
+      points: points.slice(0, 20),
+      added: stored.added,
+      changed: stored.changed,
+      unchanged: stored.unchanged,
+      versions: stored.versions,
+      first_day: stored.days[0],
+      last_day: stored.days.at(-1),
+    },
   });
   return { ...stored, format, received_at, points, message };
 }

@@ -254,3 +254,37 @@ Deno.test("weatherAsOf: a value received later never changes what an earlier ins
     await s.close();
   }
 });
+
+Deno.test("POST /v1/weather: 120 points at once are stored in several atomics; the event names 20", async () => {
+  const s = await startServer(keysEnv({ RATE_LIMIT_PER_MINUTE: "0" }), {
+    clock: new FakeClock(NOW),
+  });
+  try {
+    const ids = Array.from({ length: 120 }, (_, i) => `station-${String(i).padStart(3, "0")}`);
+    const r = await post(
+      s,
+      csv,
+      HEADER + ids.map((id, i) => `${id},2026-11-25T10:00:00Z,${i / 10},${i},2\n`).join(""),
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const a = r.body as { points: unknown[]; versions: number; added: number };
+    assert.deepEqual([a.points.length, a.versions, a.added], [120, 120, 480]);
+    const w = await weatherAsOf(
+      s.kv,
+      "station-119",
+      Date.parse("2026-11-25T10:00:00Z"),
+      Date.parse("2026-11-25T11:00:00Z"),
+      NOW + 1,
+    );
+    assert.deepEqual(w.ghi_w_m2, [119, 119, 119, 119]);
+    const ev = (await storedEvents(s.kv)).find((e) => e.kind === "weather_received")!;
+    const data = ev.data as { point_count: number; points: unknown[] };
+    assert.deepEqual([data.point_count, data.points.length], [120, 20]);
+    assert.match(
+      String(ev.message),
+      /for 120 points: station-000; station-001; station-002 and 117 more,/,
+    );
+  } finally {
+    await s.close();
+  }
+});
