@@ -4,11 +4,15 @@
  * content, imported, and moved to `processed/` — or to `rejected/` with `<name>.reason.txt` beside
  * it saying why. Refused input (an {@link InvalidInput}) is the file's fault; any other failure (a
  * store that stayed contended) is said as such, and the file can be put back. The weather inbox
- * (docs/weather.md, "Inbox") runs on it.
+ * (docs/weather.md, "Inbox") runs on it ({@link importInboxes}: its local folder, then its folder
+ * on the sFTP server).
  * @module
  */
+import type { EffectiveConfig } from "../config/fields.ts";
 import { InvalidInput } from "../domain/errors.ts";
-import type { InboxSource } from "../fahrplan/inbox_source.ts";
+import { type InboxSource, localInbox, sftpInbox } from "../fahrplan/inbox_source.ts";
+import type { TextRedactor } from "../store/redactor.ts";
+import { sftpTargetOf } from "./sftp_target.ts";
 
 /** What happened to one file. */
 export interface InboxFileResult<K extends string> {
@@ -74,6 +78,45 @@ export async function importInboxFiles<K extends string>(
     await claimed.moveTo("rejected", reason);
     await reader.rejected(name, kind, reason);
     out.push({ file: name, outcome: "rejected", kind: kind ?? undefined, message: reason });
+  }
+  return out;
+}
+
+/** An inbox's two folders: a local one and one on the sFTP server of `sftp_host`. */
+export interface InboxFolders {
+  /** The local folder (`null`: none). */
+  local: string | null;
+  /** The folder on the sFTP server (`null`: none). */
+  sftp: string | null;
+  /** The field naming the remote folder, for the refusal when the sFTP login is not configured. */
+  sftpField: string;
+}
+
+/**
+ * Imports every file waiting in an inbox's local folder, then in its folder on the sFTP server
+ * (one connection, closed after).
+ * @param reader how the files are read, per folder (its events name the folder)
+ * @throws Error when a configured folder cannot be read or the sFTP login is not configured
+ */
+export async function importInboxes<K extends string>(
+  cfg: EffectiveConfig,
+  folders: InboxFolders,
+  redactor: TextRedactor,
+  reader: (source: InboxSource) => InboxReader<K>,
+): Promise<InboxFileResult<K>[]> {
+  const out: InboxFileResult<K>[] = [];
+  if (folders.local) {
+    const local = localInbox(folders.local);
+    out.push(...await importInboxFiles(local, reader(local)));
+  }
+  if (folders.sftp) {
+    const target = sftpTargetOf(cfg, folders.sftp, `${folders.sftpField} is set`, redactor);
+    const remote = await sftpInbox(target);
+    try {
+      out.push(...await importInboxFiles(remote, reader(remote)));
+    } finally {
+      await remote.close();
+    }
   }
   return out;
 }

@@ -9,11 +9,9 @@
  * orchestrator pass, also while the orchestrator is stopped.
  * @module
  */
-import { importInboxFiles, type InboxFileResult } from "../adapters/inbox_import.ts";
-import { sftpTargetOf } from "../adapters/sftp_target.ts";
+import { importInboxes, type InboxFileResult } from "../adapters/inbox_import.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import type { ServiceContext } from "../context.ts";
-import { type InboxSource, localInbox, sftpInbox } from "../fahrplan/inbox_source.ts";
 import { isWeatherCsv } from "./csv.ts";
 import { importWeather, type WeatherFormat } from "./import.ts";
 import { isOpenMeteo } from "./open_meteo.ts";
@@ -40,30 +38,17 @@ export function recogniseWeatherFile(bytes: Uint8Array): WeatherFormat | null {
  * Imports every file waiting in the weather inboxes.
  * @throws Error when a configured inbox cannot be read (the orchestrator reports it)
  */
-export async function importWeatherInbox(
+export function importWeatherInbox(
   deps: Deps,
   cfg: EffectiveConfig,
   by: string,
 ): Promise<WeatherInboxResult[]> {
-  const out: WeatherInboxResult[] = [];
-  if (cfg.weather_inbox_dir) {
-    out.push(...await importFrom(deps, localInbox(cfg.weather_inbox_dir), by));
-  }
-  if (cfg.sftp_weather_inbox_dir) {
-    const remote = await sftpInbox(
-      sftpTargetOf(cfg, cfg.sftp_weather_inbox_dir, "sftp_weather_inbox_dir is set", deps.redactor),
-    );
-    try {
-      out.push(...await importFrom(deps, remote, by));
-    } finally {
-      await remote.close();
-    }
-  }
-  return out;
-}
-
-function importFrom(deps: Deps, source: InboxSource, by: string): Promise<WeatherInboxResult[]> {
-  return importInboxFiles<WeatherFormat>(source, {
+  const folders = {
+    local: cfg.weather_inbox_dir,
+    sftp: cfg.sftp_weather_inbox_dir,
+    sftpField: "sftp_weather_inbox_dir",
+  };
+  return importInboxes<WeatherFormat>(cfg, folders, deps.redactor, (source) => ({
     recognise: recogniseWeatherFile,
     notRecognised:
       "not recognised: neither the CSV header point_id,start,temperature_c,ghi_w_m2,wind_speed_m_s nor the JSON of an Open-Meteo answer",
@@ -83,5 +68,5 @@ function importFrom(deps: Deps, source: InboxSource, by: string): Promise<Weathe
         data: { file: name, kind, reason },
       });
     },
-  });
+  }));
 }
