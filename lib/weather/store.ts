@@ -157,6 +157,7 @@ async function writePieces(
         .set(versionKeys[k], version)
         .set(latestKeys[k], newer(known, p, receivedMs));
     });
+    if (counts.versions === 0) return counts; // nothing new: nothing to write
     return (await op.commit()).ok ? counts : undefined;
   });
 }
