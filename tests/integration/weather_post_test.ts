@@ -80,6 +80,17 @@ Deno.test("POST /v1/weather: CSV hourly and quarter-hourly, stored per quarter-h
     assert.deepEqual(w.received_at.ghi_w_m2[0], "2026-11-24T21:30:00.000Z");
     assert.equal(w.quarter_hour_starts[1], "2026-11-25T10:15:00.000Z");
 
+    const get = (path: string) => call(`${s.url}${path}`, { headers: { "x-api-key": EXT } });
+    const range = "from=2026-11-25T10:00:00Z&to=2026-11-25T12:00:00Z";
+    assert.equal((await get(`/v1/weather/points/DWD-99999?${range}`)).status, 404);
+    r = await get(`/v1/weather/points/52.5,13.4?${range}`);
+    assert.equal(r.status, 422);
+    assert.deepEqual((r.body as { detail: { loc: unknown[] }[] }).detail[0].loc, [
+      "path",
+      "point_id",
+    ]);
+    r = await get(`/v1/weather/points/DWD-10384?from=2026-11-25T10:00:00Z&to=2026-11-25T10:10:00Z`);
+    assert.equal(r.status, 422, "to not on a quarter-hour");
     r = await call(`${s.url}/v1/weather/points`, { headers: { "x-api-key": EXT } });
     const points = (r.body as { weather_points: { point_id: string; deliveries: number }[] })
       .weather_points;
