@@ -34,6 +34,7 @@ import { registerActuals } from "./routes/v1/actuals.ts";
 import { registerSettlement } from "./routes/v1/settlement.ts";
 import { registerClearing } from "./routes/v1/clearing.ts";
 import { registerPostDelivery } from "./routes/v1/post_delivery.ts";
+import { registerWeather } from "./routes/v1/weather.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerConfig } from "./routes/v1/console/config.ts";
 import { registerEvents } from "./routes/v1/console/events.ts";
@@ -277,6 +278,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerSettlement(ctx);
   registerClearing(ctx);
   registerPostDelivery(ctx);
+  registerWeather(ctx);
   registerMetrics(ctx, metrics);
   registerStateGauges(metrics, {
     kv,

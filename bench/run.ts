@@ -48,6 +48,8 @@ cim_validation issue 29: one CIM schedule checked against ENTSO-E's XSD, vs rend
   BENCH_CIM_ROUNDS=50
 kv_connect     issue 28: one-day pass at 100,000 and 1,000,000, local file vs KV Connect
   BENCH_KVC_SIZES=20000
+weather        issue 33: 8 weeks + 2 days of one weather point as known at T; store one answer
+  BENCH_WEATHER_DAYS=20 BENCH_WEATHER_EVERY_H=6 BENCH_WEATHER_ROUNDS=10
 `.split(/\n(?! )/).filter(Boolean).map((p) => {
   const [, name, what, quick = ""] = /^(\S+) +(.+?)(?:\n +(.+))?$/.exec(p)!;
   return { name, what, quick };

@@ -12,6 +12,7 @@ import { ANSWER_FIELDS } from "./answer_fields.ts";
 import { INTRADAY_FIELDS } from "./intraday_fields.ts";
 import { SETTLEMENT_FIELDS } from "./settlement_fields.ts";
 import { nonWorkingDaysProblems, POST_DELIVERY_FIELDS } from "./post_delivery_fields.ts";
+import { WEATHER_FIELDS } from "./weather_fields.ts";
 import { decimal, eic, eicPair, hhmm, hostname, list, num } from "./field_values.ts";
 
 /** One configurable field. */
@@ -199,6 +200,7 @@ export const CONFIG_FIELDS = {
   ...INTRADAY_FIELDS,
   ...SETTLEMENT_FIELDS,
   ...POST_DELIVERY_FIELDS,
+  ...WEATHER_FIELDS,
   holiday_region: {
     env: "HOLIDAY_REGION",
     schema: z.string().regex(/^DE(-[A-Z]{2})?$/, "expected DE or DE-<state>, e.g. DE-BY"),

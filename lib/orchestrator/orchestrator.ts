@@ -25,6 +25,7 @@ import type { LastPass } from "../wire/orchestrator.ts";
 import { type PassLog, passOutcome } from "./passes.ts";
 import { importInbox, type ImportResult } from "../fahrplan/inbox.ts";
 import { importActualsInbox } from "../settlement/inbox.ts";
+import { importWeatherInbox } from "../weather/inbox.ts";
 import { pollPlatform } from "../fahrplan/platform_poll.ts";
 import { requestOverdueStatuses } from "../fahrplan/status_requests.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
@@ -172,8 +173,9 @@ export class Orchestrator {
   /**
    * Imports the TSO's answers waiting in the inbox, asks the market platform about the
    * documents it took whose state is not final, and sends a status request where a TSO's answer
-   * is overdue, whatever the orchestrator's state (CNFs arrive also after gate closure). Never
-   * throws: a failure is an `orchestration_error` event.
+   * is overdue, and imports the actuals and weather inboxes, whatever the orchestrator's state
+   * (CNFs arrive also after gate closure). Never throws: a failure is an `orchestration_error`
+   * event.
    * @returns what the inbox import did per file (none when it failed)
    */
   async #importAnswers(): Promise<ImportResult[]> {
@@ -202,6 +204,11 @@ export class Orchestrator {
         "actuals_import",
         "Importing actuals and imbalance prices from the actuals inbox",
         async () => importActualsInbox(ctx, await cfg, "orchestrator"),
+      ],
+      [
+        "weather_import",
+        "Importing weather from the weather inbox",
+        async () => importWeatherInbox(ctx, await cfg, "orchestrator"),
       ],
     ] as const;
     for (const [source, what, task] of tasks) {

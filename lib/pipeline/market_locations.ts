@@ -36,7 +36,26 @@ export async function getMarketLocation(
 function sameContent(a: MarketLocation | null, b: MarketLocation): boolean {
   return a !== null && a.malo_id === b.malo_id && a.control_area === b.control_area &&
     a.direction === b.direction && a.standard_load_profile === b.standard_load_profile &&
-    a.annual_kwh === b.annual_kwh && a.name === b.name;
+    a.annual_kwh === b.annual_kwh && a.name === b.name && a.weather_point === b.weather_point &&
+    a.holiday_region === b.holiday_region &&
+    (a.forecast_method ?? "auto") === (b.forecast_method ?? "auto");
+}
+
+/**
+ * The fields as stored: `forecast_method` `auto`, the default, is left out (a record without it
+ * means `auto`; docs/weather.md, "Market locations").
+ */
+function storedFields<T extends { forecast_method?: string }>(input: T): T {
+  if (input.forecast_method !== "auto") return input;
+  const { forecast_method: _, ...rest } = input;
+  return rest as T;
+}
+
+/** A stored location as answered: `forecast_method` filled in with its default `auto`. */
+export function asAnswered(
+  location: MarketLocation,
+): MarketLocation & { forecast_method: NonNullable<MarketLocation["forecast_method"]> } {
+  return { ...location, forecast_method: location.forecast_method ?? "auto" };
 }
 
 /**
@@ -56,7 +75,7 @@ export async function putMarketLocation(
 ): Promise<{ location: MarketLocation; created: boolean }> {
   const location: MarketLocation = {
     malo_id: id,
-    ...input,
+    ...storedFields(input),
     updated_at: new Date(atMs).toISOString(),
   };
   // Committed together with the other single changes waiting for the master-data lock.
@@ -86,7 +105,7 @@ export async function putMarketLocations(
     let created = 0, replaced = 0, unchanged = 0;
     const changes: LocationChange[] = [];
     items.forEach((item, i) => {
-      const next: MarketLocation = { ...item, updated_at: at };
+      const next: MarketLocation = { ...storedFields(item), updated_at: at };
       if (sameContent(prev[i].value, next)) {
         unchanged++;
         return;

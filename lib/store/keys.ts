@@ -228,6 +228,41 @@ export const KEYS = {
     prefix: ["clearing_marks", month],
   }),
 
+  // --- Weather (docs/weather.md) ---
+  /**
+   * One received version of one weather point's quarter-hour values within one delivery day (the
+   * day's quarter-hours, Europe/Berlin), keyed by the instant it was received (epoch ms). Owner:
+   * `lib/weather/store.ts`.
+   */
+  weatherVersion: (day: string, point: string, receivedMs: number): Deno.KvKey => [
+    "weather",
+    day,
+    point,
+    receivedMs,
+  ],
+  /** The versions of one point and day received before `beforeMs`, for a (reverse) `kv.list`. */
+  weatherVersionsBefore: (day: string, point: string, beforeMs: number): Deno.KvListSelector => ({
+    start: ["weather", day, point],
+    end: ["weather", day, point, beforeMs],
+  }),
+  /** Every version of one point and day, for `kv.list`. */
+  weatherVersionsOf: (day: string, point: string): Deno.KvListSelector => ({
+    prefix: ["weather", day, point],
+  }),
+  /**
+   * The newest known value of every quarter-hour of one point's delivery day over all its
+   * versions, with when each was received: what "as known now" reads in one get. Written in the
+   * same atomic as each version. Owner: `lib/weather/store.ts`.
+   */
+  weatherLatest: (day: string, point: string): Deno.KvKey => ["weather_latest", day, point],
+  /** A weather point that has received weather: first and last delivery. Owner: `lib/weather/points.ts`. */
+  weatherPoint: (point: string): Deno.KvKey => ["weather_points", point],
+  /** Every weather point, or those after `after` (id order), for `kv.list`. */
+  weatherPoints: (after?: string): Deno.KvListSelector =>
+    after === undefined
+      ? { prefix: ["weather_points"] }
+      : { start: ["weather_points", after + "\0"], end: ["weather_points", "\uffff"] },
+
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
 } as const;
@@ -254,6 +289,8 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "imbalance_prices",
   "intraday_prices",
   "intraday_trades",
+  "weather",
+  "weather_latest",
 ];
 
 /**

@@ -39,6 +39,9 @@ export const EVENT_KINDS = [
   "settlement_input_rejected",
   // Post-delivery corrections (docs/post-delivery.md).
   "post_delivery_correction_sent",
+  // Weather (docs/weather.md).
+  "weather_received",
+  "weather_input_rejected",
 ] as const;
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = typeof EVENT_KINDS[number];

@@ -6,7 +6,9 @@
  */
 import { z } from "zod";
 import { eicProblem } from "../domain/eic.ts";
+import { holidayRegionProblem } from "../domain/holiday_regions.ts";
 import { maloProblem } from "../domain/malo.ts";
+import { weatherPointProblem } from "../domain/weather_point.ts";
 import { PROFILE_CODES } from "../domain/slp/profile_codes.ts";
 
 /**
@@ -36,6 +38,21 @@ export const MaloId = checkedString(maloProblem, "not a valid MaLo-ID", "value_e
 /** An EIC with a valid check character. */
 export const Eic = checkedString(eicProblem, "not a valid EIC", "value_error.eic");
 
+/**
+ * How a location's forecast is made (docs/weather.md, "Market locations"): `customer` (the
+ * customer's forecast), `learned` (a model fitted on its actuals and weather), or `auto` (the
+ * default): the profile for a standard-load-profile location, else the customer's forecast where
+ * there is one, else the learned forecast.
+ */
+export const FORECAST_METHODS = ["customer", "learned", "auto"] as const;
+
+/** A weather point id (`lib/domain/weather_point.ts`): `lat,lon` with two decimals, or a name. */
+export const WeatherPointId = checkedString(
+  weatherPointProblem,
+  "not a weather point id",
+  "value_error.weather_point",
+);
+
 /** The fields of a market location, as sent. */
 const LOCATION_FIELDS = {
   control_area: Eic,
@@ -43,6 +60,15 @@ const LOCATION_FIELDS = {
   standard_load_profile: z.enum(PROFILE_CODES).optional(),
   annual_kwh: z.number().positive().max(1e10).optional(),
   name: z.string().max(200).optional(),
+  /** The weather point whose weather the location's learned forecast uses; it must have weather. */
+  weather_point: WeatherPointId.optional(),
+  /** Public holidays of the location: `DE` or `DE-<state>` (date-holidays' states of Germany). */
+  holiday_region: checkedString(
+    holidayRegionProblem,
+    "not a holiday region",
+    "value_error.holiday_region",
+  ).optional(),
+  forecast_method: z.enum(FORECAST_METHODS).optional(),
 };
 
 /** A profile needs its annual energy (docs/pipeline.md, "Market locations"). */
@@ -77,6 +103,10 @@ export const MarketLocationSchema = z.object({
   standard_load_profile: z.enum(PROFILE_CODES).optional(),
   annual_kwh: z.number().optional(),
   name: z.string().optional(),
+  weather_point: z.string().optional(),
+  holiday_region: z.string().optional(),
+  /** `auto` when none was set. */
+  forecast_method: z.enum(FORECAST_METHODS),
   updated_at: z.string(),
 });
 

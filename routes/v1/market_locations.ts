@@ -10,7 +10,9 @@ import { problem } from "../../lib/http/errors.ts";
 import { VALIDATION_BODY } from "../../lib/http/route_table.ts";
 import { ValidationFailed } from "../../lib/http/errors.ts";
 import { parseOr422, readJson } from "../../lib/http/validation.ts";
+import { assertKnownWeatherPoints } from "../../lib/weather/points.ts";
 import {
+  asAnswered,
   deleteMarketLocation,
   getMarketLocation,
   listMarketLocations,
@@ -56,6 +58,12 @@ export function registerMarketLocations(ctx: RouteContext): void {
   }, async (c) => {
     const id = idOf(c.req.param("malo_id"));
     const input = parseOr422(MarketLocationInput, await readJson(c.req.raw), "body");
+    if (input.weather_point) {
+      await assertKnownWeatherPoints(ctx.kv, [{
+        point: input.weather_point,
+        loc: ["body", "weather_point"],
+      }]);
+    }
     const { location, created } = await putMarketLocation(
       ctx.kv,
       id,
@@ -63,7 +71,7 @@ export function registerMarketLocations(ctx: RouteContext): void {
       ctx.clock.now(),
       await changeBy(c.get("principal")?.caller),
     );
-    return answer(location, created ? 201 : 200);
+    return answer(asAnswered(location), created ? 201 : 200);
   });
   ctx.routes.add({
     method: "get",
@@ -79,7 +87,7 @@ export function registerMarketLocations(ctx: RouteContext): void {
   }, async (c) => {
     const id = idOf(c.req.param("malo_id"));
     const loc = await getMarketLocation(ctx.kv, id);
-    return loc ? answer(loc) : problem(404, `Market location ${id} is not registered.`);
+    return loc ? answer(asAnswered(loc)) : problem(404, `Market location ${id} is not registered.`);
   });
   ctx.routes.add({
     method: "delete",
@@ -134,6 +142,14 @@ export function registerMarketLocations(ctx: RouteContext): void {
       }
       ids.add(it.malo_id);
     });
+    await assertKnownWeatherPoints(
+      ctx.kv,
+      items.flatMap((it, i) =>
+        it.weather_point
+          ? [{ point: it.weather_point, loc: ["body", "market_locations", i, "weather_point"] }]
+          : []
+      ),
+    );
     const change = await changeBy(c.get("principal")?.caller);
     return answer(await putMarketLocations(ctx.kv, items, ctx.clock.now(), change));
   });
@@ -158,7 +174,7 @@ export function registerMarketLocations(ctx: RouteContext): void {
     const q = parseOr422(ListQuery, c.req.query(), "query");
     const page = await listMarketLocations(ctx.kv, { limit: q.limit, after: q.after });
     return answer({
-      market_locations: page,
+      market_locations: page.map(asAnswered),
       next_after: page.length === q.limit ? page[page.length - 1].malo_id : null,
     });
   });

@@ -47,6 +47,7 @@ const PATH_PARAMS: Record<string, string> = {
   file: "styles.css",
   control_area: "10YDE-RWENET---I",
   month: "2026-11",
+  point_id: "52.52,13.42",
 };
 
 /** What a credential should yield on a scoped route. */

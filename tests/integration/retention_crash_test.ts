@@ -96,6 +96,8 @@ Deno.test("a crash between archive and delete leaves the day whole and archived;
         intraday_trades: 0,
         metering_point_sums: 0,
         status_request: 0,
+        weather: 0,
+        weather_latest: 0,
       });
     }
     const archivedEvents = (await storedEvents(s.kv)).filter((e) => e.kind === "day_archived");

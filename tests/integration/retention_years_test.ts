@@ -111,6 +111,8 @@ Deno.test("three years with RETENTION_DAYS=30: entries level off, archive comple
         intraday_prices: 0,
         intraday_trades: 0,
         metering_point_sums: 0,
+        weather: 0,
+        weather_latest: 0,
       }, day);
       assert.equal(m.files.filter((f) => f.path.startsWith("schedules/")).length, 2, day);
       assert.equal(m.files.find((f) => f.path === "forecasts-0001.csv")?.rows, 3, day);

@@ -183,10 +183,13 @@ export async function listAll(url: string): Promise<Map<string, Record<string, u
       market_locations: Record<string, unknown>[];
       next_after: string | null;
     };
-    for (const l of page.market_locations) {
-      const id = l.malo_id as string;
+    for (const answered of page.market_locations) {
+      const id = answered.malo_id as string;
       if (out.has(id)) throw new Error(`${id} listed twice`);
-      out.set(id, l);
+      // `forecast_method` is answered as `auto` when none was sent (docs/weather.md): left out
+      // here, so a location compares equal to the fields it was sent with.
+      const { forecast_method, ...l } = answered;
+      out.set(id, forecast_method === "auto" ? l : answered);
     }
     after = page.next_after;
   } while (after);
