@@ -107,6 +107,8 @@ export function inputText(li: NonNullable<DayOverview["last_input"]>): string {
     ? "master data"
     : li.source === "customer"
     ? "customer forecast"
+    : li.source === "actuals" || li.source === "weather"
+    ? `${li.source} for learned forecasts`
     : "generated forecast";
   const by = li.by && li.by !== li.source ? ` by ${li.by}` : "";
   return `${n} market location${n === 1 ? "" : "s"} · ${what}${by}`;

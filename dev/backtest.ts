@@ -12,7 +12,9 @@
  * `--holiday-region` (default NL), `--gate-closure HH:MM` (default 12:00), and the model's
  * `--window-days`, `--half-life-days` (a number or `none`), `--alpha`; for measuring:
  * `--without NAME,…` (leave features out, by name prefix) and `--days-before N` (forecast made N
- * days before delivery at the gate-closure time; default 1). Bad input is refused in words, exit code 2.
+ * days before delivery at the gate-closure time; default 1), `--lead-steps 1,2,3,8` (fit only these
+ * leads, a day by the first ≥ its own, as the service does; default `none`: every lead its own).
+ * Bad input is refused in words, exit code 2.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -36,7 +38,8 @@ const USAGE =
   "usage: deno task backtest -- --history <csv> [--history <csv>…] --from YYYY-MM-DD --to YYYY-MM-DD " +
   "[--reference <csv>] [--out <csv>] [--json] [--chart <svg>] [--columns load=NAME,…] " +
   "[--radiation-unit J/m2|W/m2] [--latitude DEG] [--longitude DEG] [--holiday-region NL] " +
-  "[--gate-closure HH:MM] [--window-days N] [--half-life-days N|none] [--alpha X] [--without NAME,…] [--days-before N]";
+  "[--gate-closure HH:MM] [--window-days N] [--half-life-days N|none] [--alpha X] [--without NAME,…] [--days-before N] " +
+  "[--lead-steps N,N,…|none]";
 
 /** Runs the backtest for `args`; returns the exit code (0 done, 2 refused). Output to `out`/`err`. */
 export async function main(
@@ -128,6 +131,7 @@ function options(args: string[]): Options {
         alpha: { type: "string", default: String(DEFAULT_OPTIONS.alpha) },
         without: { type: "string", default: "" },
         "days-before": { type: "string", default: "1" },
+        "lead-steps": { type: "string", default: "none" },
       },
     }).values;
   } catch (e) {
@@ -171,6 +175,7 @@ function options(args: string[]): Options {
       alpha: number(v.alpha, "--alpha", 0, 1e6),
       minDays: DEFAULT_OPTIONS.minDays,
       without: v.without.split(",").map((w) => w.trim()).filter(Boolean),
+      leadSteps: leadSteps(v["lead-steps"]),
     },
     daysBefore: number(v["days-before"], "--days-before", 1, 14, true),
   };
@@ -304,3 +309,19 @@ function asJson(r: BacktestResult, o: Options) {
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
+
+/** `--lead-steps`: `none`, or ascending whole days 1…60 separated by commas (e.g. `1,2,3,8`). */
+function leadSteps(v: string): number[] | null {
+  if (v === "none") return null;
+  const steps = v.split(",").map((x) => Number(x.trim()));
+  if (
+    !steps.every((n, i) =>
+      Number.isInteger(n) && n >= 1 && n <= 60 && (i === 0 || n > steps[i - 1])
+    )
+  ) {
+    throw new BacktestInputError(
+      `--lead-steps "${v}" is not "none" nor ascending whole days 1…60 separated by commas`,
+    );
+  }
+  return steps;
+}

@@ -62,6 +62,15 @@ export interface ModelOptions {
    * for measuring what a feature group adds (docs/forecasting.md, "What each part adds"). Default none.
    */
   without: readonly string[];
+  /**
+   * The leads (days between a forecast day and its latest known actuals) the model is fitted for,
+   * ascending; a day is forecast by the fit of the first of them that is ≥ its own lead (a fit for
+   * a longer lead reads only older days, so it is valid for a shorter one). `null` (default): one
+   * fit per lead. The service fits `[1, 2, 3, 7, 14, 21, 28, 35]` (docs/forecasting.md, "In the
+   * service"): the days up to the day after tomorrow get their own fit, the later days share one
+   * per week.
+   */
+  leadSteps: readonly number[] | null;
 }
 
 /** Defaults of {@link ModelOptions}. */
@@ -71,6 +80,7 @@ export const DEFAULT_OPTIONS: Readonly<ModelOptions> = Object.freeze({
   alpha: 0.001,
   minDays: 14,
   without: [],
+  leadSteps: null,
 });
 
 /** What a fitted model is, for a person (issue 33 item 4: the forecast model's page). */
@@ -134,7 +144,7 @@ export function forecastDays(req: ForecastRequest): DayForecast[] {
   const lastTarget = sorted[sorted.length - 1] > cutoffDay ? sorted[sorted.length - 1] : cutoffDay;
   // Back far enough for the window's rows and their lags (the latest actuals are at best the day
   // before the cut-off's day).
-  const maxLead = Math.max(2, daysBetween(cutoffDay, lastTarget) + 1);
+  const maxLead = fitLead(Math.max(2, daysBetween(cutoffDay, lastTarget) + 1), opt.leadSteps);
   const reach = Math.max(featureSet(maxLead, true).week, maxLead + PROFILE_DAYS - 1);
   const firstDay = addDays(
     sorted[0] < cutoffDay ? sorted[0] : cutoffDay,
@@ -149,7 +159,8 @@ export function forecastDays(req: ForecastRequest): DayForecast[] {
     if (known < opt.minDays) {
       return weekBefore(ctx, k, `${known} of ${opt.minDays} days of actuals`);
     }
-    const lead = Math.max(1, k - view.lastKnownDay);
+    const own = Math.max(1, k - view.lastKnownDay);
+    const lead = fitLead(own, opt.leadSteps);
     const tried: string[] = [];
     for (const weather of [true, false]) {
       const key = `${lead}|${weather}`;
@@ -160,7 +171,7 @@ export function forecastDays(req: ForecastRequest): DayForecast[] {
         continue;
       }
       const values = predictDay(ctx, f, k);
-      if (Array.isArray(values)) return learnedDay(view.days[k].day, f, values, tried);
+      if (Array.isArray(values)) return learnedDay(view.days[k].day, f, values, tried, own);
       tried.push(values);
     }
     return weekBefore(ctx, k, `no model: ${tried.join("; ")}`);
@@ -172,6 +183,8 @@ interface Fitted {
   summary: ModelSummary;
   set: FeatureSet;
   drop: number[];
+  /** The lowest value a forecast takes: the window's lowest actual, or 0 when that is above 0. */
+  floor: number;
 }
 
 /** Fits the model of a lead with or without weather; a sentence when it cannot. */
@@ -191,16 +204,17 @@ function fit(
   for (let k = first; k <= last; k++) n += view.days[k].length;
   const x = new Float64Array(n * p), y = new Float64Array(n), w = new Float64Array(n);
   const use = new Uint8Array(n);
-  let r = 0;
+  let r = 0, floor = 0;
   for (let k = first; k <= last; k++) {
     const rows = rowsWithout(ctx, set, k, drop);
     const weight = opt.halfLifeDays === null ? 1 : 0.5 ** ((last - k) / opt.halfLifeDays);
+    x.set(rows.values, r * p); // the day's rows in one copy
     for (let i = 0; i < view.days[k].length; i++, r++) {
       const target = view.load[view.dayStart[k] + i];
       use[r] = rows.ok[i] && !Number.isNaN(target) ? 1 : 0;
+      if (use[r] && target < floor) floor = target;
       y[r] = target;
       w[r] = weight;
-      x.set(rows.values.subarray(i * p, (i + 1) * p), r * p);
     }
   }
   const usable = use.reduce((a, b) => a + b, 0);
@@ -230,7 +244,7 @@ function fit(
     coefficients,
     inSampleMae: f.inSampleMae,
   };
-  return { fit: f, summary, set, drop };
+  return { fit: f, summary, set, drop, floor };
 }
 
 /** Column indices of the features `without` names (by prefix). */
@@ -266,15 +280,23 @@ function predictDay(ctx: FeatureContext, f: Fitted, k: number): number[] | strin
         slotLabel(day.slots[i])
       } was not known at the cut-off`;
     }
-    out.push(predictRow(rows.values, i, p, f.fit.intercept, f.fit.coefficients));
+    // Never below what the window saw: a PV park's night is 0, not a little consumption.
+    out.push(Math.max(f.floor, predictRow(rows.values, i, p, f.fit.intercept, f.fit.coefficients)));
   }
   return out;
 }
 
-function learnedDay(day: string, f: Fitted, values: number[], tried: string[]): DayForecast {
+function learnedDay(
+  day: string,
+  f: Fitted,
+  values: number[],
+  tried: string[],
+  lead: number,
+): DayForecast {
   const s = f.summary;
+  const fitted = s.leadDays === lead ? "" : ` (fitted for a lead of ${s.leadDays} days)`;
   const base =
-    `ridge regression fitted on ${s.window.days} days of actuals (${s.window.first} … ${s.window.last}), latest actuals ${s.leadDays} days before`;
+    `ridge regression fitted on ${s.window.days} days of actuals (${s.window.first} … ${s.window.last}), latest actuals ${lead} days before${fitted}`;
   return {
     day,
     method: s.method,
@@ -316,6 +338,10 @@ function weekBefore(ctx: FeatureContext, k: number, why: string): DayForecast {
   }
   return { day: day.day, method: "load_7_days_before", reason: why, values, model: null };
 }
+
+/** The lead a day of lead `lead` is fitted for: the first step ≥ it, else its own. */
+const fitLead = (lead: number, steps: readonly number[] | null) =>
+  steps?.find((s) => s >= lead) ?? lead;
 
 const slotLabel = (s: number) =>
   `${String(Math.floor(s / 4)).padStart(2, "0")}:${String((s % 4) * 15).padStart(2, "0")}`;

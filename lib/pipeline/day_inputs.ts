@@ -9,16 +9,29 @@
  * `legacy` keys so that the forecast step can delete them.
  * @module
  */
-import { forecastsOfDay, type StoredForecast, type ValuesForecast } from "./forecasts.ts";
+import {
+  type EffectiveForecast,
+  effectiveForecast,
+  forecastsOfDay,
+  learnedForecastsOfDay,
+  type StoredForecast,
+  type ValuesForecast,
+} from "./forecasts.ts";
 import { type MarketLocation, marketLocationsByIds } from "./market_locations.ts";
 import { profileClasses } from "./master_data.ts";
 import { classesOf, type ProfileClass } from "./profile_classes.ts";
 
-/** One customer forecast of the day and its market location (`null`: no longer registered). */
+/**
+ * One forecast with values of the day — a customer forecast, or a learned one where it counts
+ * instead (`effectiveForecast`, docs/forecasting.md, "In the service") — and its market location
+ * (`null`: no longer registered).
+ */
 export interface CustomerInput {
   malo_id: string;
-  forecast: ValuesForecast;
+  forecast: Pick<ValuesForecast, "values">;
   location: MarketLocation | null;
+  /** Whose values: the customer's, a learned forecast's, a corrected customer forecast's. */
+  source: EffectiveForecast["source"];
 }
 
 /** The inputs of one day. */
@@ -37,23 +50,31 @@ export interface DayInputs {
  * @throws {import("../store/kv.ts").KvContentionError} when the class table cannot be built
  */
 export async function readDayInputs(kv: Deno.Kv, day: string): Promise<DayInputs> {
-  const [table, stored] = await Promise.all([profileClasses(kv), forecastsOfDay(kv, day)]);
+  const [table, stored, learned] = await Promise.all([
+    profileClasses(kv),
+    forecastsOfDay(kv, day),
+    learnedForecastsOfDay(kv, day),
+  ]);
   const classes = classesOf(table.table);
-  const customers: { malo: string; f: ValuesForecast }[] = [];
+  const customer = new Map<string, ValuesForecast>();
   const legacy: Deno.KvKey[] = [];
   for (const [malo, e] of stored) {
     const f: StoredForecast = e.value;
-    if (f.source === "customer" && "values" in f) customers.push({ malo, f });
+    if (f.source === "customer" && "values" in f) customer.set(malo, f);
     else legacy.push(e.key);
   }
-  const locations = await marketLocationsByIds(kv, customers.map((c) => c.malo));
-  return {
-    classes,
-    customers: customers.map((c, i) => ({
-      malo_id: c.malo,
-      forecast: c.f,
-      location: locations[i],
-    })),
-    legacy,
-  };
+  const ids = [...new Set([...customer.keys(), ...learned.keys()])].sort();
+  const locations = await marketLocationsByIds(kv, ids);
+  const customers: CustomerInput[] = [];
+  ids.forEach((malo, i) => {
+    const location = locations[i];
+    // A learned forecast stands only for a metered location that did not turn to `customer`
+    // since (the next forecast step deletes it).
+    const l = learned.get(malo) ?? null;
+    const usable = l && location && !location.standard_load_profile &&
+      (l.method === "customer_corrected" || location.forecast_method !== "customer");
+    const f = effectiveForecast(customer.get(malo) ?? null, usable ? l : null);
+    if (f) customers.push({ malo_id: malo, forecast: f, location, source: f.source });
+  });
+  return { classes, customers, legacy };
 }

@@ -43,6 +43,12 @@ export interface DayState {
   steps: Partial<Record<StepName, StepRecord>>;
   /** Per step, the last failed attempt since its last success (cleared by the next success). */
   failures?: Partial<Record<StepName, StepFailure>>;
+  /**
+   * How many of the input changes came from outside the forecast step (every source but
+   * `generated`): the learned forecasts are made again only when this moved on a day of their
+   * horizon (`./learned_refresh.ts`), not for their own changes. Absent: 0.
+   */
+  external_version?: number;
 }
 
 /**
@@ -52,7 +58,13 @@ export interface DayState {
  * @returns a new state; `state` is not changed
  */
 export function inputChanged(state: DayState, change: InputChange): DayState {
-  return { ...state, input_version: state.input_version + 1, last_input: change };
+  const external = (state.external_version ?? 0) + (change.source === "generated" ? 0 : 1);
+  return {
+    ...state,
+    input_version: state.input_version + 1,
+    last_input: change,
+    external_version: external,
+  };
 }
 
 /**

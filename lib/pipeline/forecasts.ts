@@ -247,3 +247,133 @@ export async function forecastsOfDay(
   ) out.set(e.key[2] as string, e);
   return out;
 }
+
+/** How a learned forecast was made (docs/forecasting.md, "In the service"). */
+export type LearnedMethod =
+  | "learned"
+  | "learned_without_weather"
+  | "load_7_days_before"
+  | "customer_corrected";
+
+/**
+ * A learned forecast of one metered market location and day, under
+ * `["learned_forecasts", <day>, <malo_id>]`: a model fitted on the location's actuals and
+ * weather (or its labelled fallback), or the customer's forecast corrected by its errors. Written
+ * by the forecast step (`./learned_refresh.ts`); where it counts instead of the customer forecast:
+ * {@link effectiveForecast}.
+ */
+export interface LearnedForecast {
+  /** Average kW per quarter-hour of the day (92/96/100), in time order. */
+  values: number[];
+  method: LearnedMethod;
+  /** Why this method, in words (e.g. "10 of 14 days of actuals"). */
+  reason: string;
+  /** The cut-off it was made at (ISO-8601 UTC): only what was received before it was used. */
+  made_at: string;
+  /**
+   * `received_at` of the customer forecast it corrects (`customer_corrected`); `null` otherwise.
+   * A newer customer forecast makes the correction void until the next forecast step.
+   */
+  customer_received_at: string | null;
+  /**
+   * True when it counts also where the customer sent a forecast (`forecast_method: learned`);
+   * false (`auto`): only where the customer sent none.
+   */
+  replaces_customer: boolean;
+  /**
+   * The values as they stood at the day's gate closure — the day-ahead forecast — kept once a
+   * later forecast step changed them (intraday); absent while they are unchanged since.
+   */
+  day_ahead?: number[];
+  /** Caller name, or `orchestrator`. */
+  by: string;
+}
+
+/** Which forecast counts for a location and day, and where it came from. */
+export interface EffectiveForecast {
+  values: Float64Array | number[];
+  source: "customer" | "learned" | "customer_corrected";
+}
+
+/**
+ * The forecast that counts for a metered location and day (docs/forecasting.md, "In the
+ * service"): a correction only while the customer forecast it corrects is the latest one; a
+ * learned forecast where it replaces the customer's (`forecast_method: learned`) or where the
+ * customer sent none; else the customer forecast; `null` when there is neither.
+ */
+export function effectiveForecast(
+  customer: ValuesForecast | null,
+  learned: LearnedForecast | null,
+): EffectiveForecast | null {
+  if (learned?.method === "customer_corrected") {
+    if (customer && customer.received_at === learned.customer_received_at) {
+      return { values: learned.values, source: "customer_corrected" };
+    }
+  } else if (learned && (learned.replaces_customer || !customer)) {
+    return { values: learned.values, source: "learned" };
+  }
+  return customer ? { values: customer.values, source: "customer" } : null;
+}
+
+/** Every learned forecast of a day, by MaLo-ID. */
+export async function learnedForecastsOfDay(
+  kv: Deno.Kv,
+  day: string,
+): Promise<Map<string, LearnedForecast>> {
+  const out = new Map<string, LearnedForecast>();
+  for await (
+    const e of kv.list<LearnedForecast>(KEYS.learnedForecastsOfDay(day), { batchSize: 100 })
+  ) out.set(e.key[2] as string, e.value);
+  return out;
+}
+
+/** The learned forecast of each of `ids` (MaLo-ID order is fastest) for `day`; `null`: none. */
+export async function learnedForecastsOf(
+  kv: Deno.Kv,
+  day: string,
+  ids: string[],
+): Promise<(LearnedForecast | null)[]> {
+  const entries = await getManyInRange<LearnedForecast>(
+    kv,
+    KEYS.learnedForecastPrefixOfDay(day),
+    ids,
+  );
+  return entries.map((e) => e.value);
+}
+
+/** The customer forecast of each of `ids` for `day` (`null`: none, or an earlier layout). */
+export async function customerForecastsOf(
+  kv: Deno.Kv,
+  day: string,
+  ids: string[],
+): Promise<(ValuesForecast | null)[]> {
+  const entries = await getManyInRange<StoredForecast>(kv, KEYS.forecastPrefixOfDay(day), ids);
+  return entries.map((e) =>
+    e.value && e.value.source === "customer" && !isProfileForecast(e.value) ? e.value : null
+  );
+}
+
+/** Learned forecasts written or deleted per atomic (each about 1–2 KiB; KV allows 800 KiB). */
+const LEARNED_BATCH = 200;
+
+/**
+ * Writes (or, for `null`, deletes) learned forecasts of `day`, {@link LEARNED_BATCH} to an
+ * atomic. Unchecked: the forecast step is their one writer, and two runs of it on the same inputs
+ * write the same values.
+ */
+export async function writeLearnedForecasts(
+  kv: Deno.Kv,
+  day: string,
+  writes: { malo_id: string; forecast: LearnedForecast | null }[],
+): Promise<void> {
+  for (let i = 0; i < writes.length; i += LEARNED_BATCH) {
+    const op = kv.atomic();
+    for (const w of writes.slice(i, i + LEARNED_BATCH)) {
+      const key = KEYS.learnedForecast(day, w.malo_id);
+      if (w.forecast) op.set(key, w.forecast);
+      else op.delete(key);
+    }
+    const r = await op.commit();
+    if (!r.ok) throw new Error(`writing the learned forecasts of ${day} failed`);
+  }
+}

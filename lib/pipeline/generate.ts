@@ -25,7 +25,10 @@ import { inputChanged, readDay, updateDay } from "./day_state.ts";
 import { readDayInputs } from "./day_inputs.ts";
 import type { StoredForecast } from "./forecasts.ts";
 import { shapeModules } from "./shape_modules.ts";
-import { masterDataVersion } from "./master_data.ts";
+import { masterDataVersion, profileClasses } from "./master_data.ts";
+import { classesOf } from "./profile_classes.ts";
+import { readModelsSummary } from "./forecast_models.ts";
+import type { LearnedOptions, LearnedResult } from "./learned_refresh.ts";
 
 /** Outcome of one generation run. */
 export interface GenerateResult {
@@ -36,10 +39,19 @@ export interface GenerateResult {
   removed: number;
   /** Profile locations whose generated values were already current. */
   unchanged: number;
-  /** Locations skipped because the customer sent a forecast. */
+  /** Locations skipped because the customer sent a forecast (used as sent). */
   customer: number;
-  /** Locations without a profile (they need a customer forecast). */
+  /** Metered locations whose learned forecast counts (docs/forecasting.md, "In the service"). */
+  learned: number;
+  /** Metered locations whose customer forecast counts corrected by its errors. */
+  customer_corrected: number;
+  /** Locations without a profile and without any forecast for the day. */
   without_profile: number;
+  /**
+   * What the refresh of the learned forecasts did before the step read its inputs (`null`: no
+   * metered location, nothing to learn).
+   */
+  learned_refresh: Omit<LearnedResult, "per_day"> | null;
   /**
    * The input version the step consumed, as recorded in its `forecast` step: the day's version
    * when the step read its inputs — or the version of its own bump, when nothing else arrived
@@ -73,8 +85,18 @@ const BATCH = 100;
 export async function generateForecasts(
   kv: Deno.Kv,
   day: string,
-  opts: { by: string; nowMs: number; region: string },
+  opts: {
+    by: string;
+    nowMs: number;
+    region: string;
+    /** The horizon and gate closure of the learned forecasts; absent: they are left alone. */
+    learned?: Pick<LearnedOptions, "horizonDays" | "gateClosureLocalTime">;
+  },
 ): Promise<GenerateResult> {
+  // The learned forecasts first: a day whose learned forecasts change is bumped, and this step
+  // reads its state after that.
+  const learnedRun = opts.learned ? await learnedRefresh(kv, day, opts, opts.learned) : null;
+  const learned_refresh = learnedRun && (({ per_day: _, ...rest }) => rest)(learnedRun);
   // The day first: whatever changes the inputs after this read also bumps the day (customer
   // forecasts their day, master data every open day), so the version read is never newer than
   // the inputs read after it.
@@ -98,10 +120,10 @@ export async function generateForecasts(
       }`,
     );
   }
-  let customer = 0;
-  for (const { location } of inputs.customers) {
+  const count = { customer: 0, learned: 0, customer_corrected: 0 };
+  for (const { location, source } of inputs.customers) {
     if (!location) continue;
-    customer++;
+    count[source]++;
     if (location.standard_load_profile) profiled--;
     else withoutProfile--;
   }
@@ -111,9 +133,10 @@ export async function generateForecasts(
   const base = {
     delivery_day: day,
     removed,
-    customer,
+    ...count,
     without_profile: withoutProfile,
     master_version: master,
+    learned_refresh,
   };
   const result = await updateDay(kv, day, (state) => {
     const prev = state.steps.forecast;
@@ -181,4 +204,22 @@ async function deleteLegacy(kv: Deno.Kv, day: string, keys: Deno.KvKey[]): Promi
     });
   }
   return removed;
+}
+
+/**
+ * Refreshes the learned forecasts of the horizon (`./learned_refresh.ts`, imported at the first
+ * use: it loads the model and the holiday calendar) when there is a metered market location, or
+ * was one at the last refresh; `null` otherwise (a portfolio of profile locations pays one cached
+ * read of the class table).
+ */
+async function learnedRefresh(
+  kv: Deno.Kv,
+  day: string,
+  opts: { by: string; nowMs: number; region: string },
+  learned: Pick<LearnedOptions, "horizonDays" | "gateClosureLocalTime">,
+): Promise<LearnedResult | null> {
+  const plain = classesOf((await profileClasses(kv)).table).some((c) => !c.profile);
+  if (!plain && !((await readModelsSummary(kv))?.locations)) return null;
+  const { refreshLearned } = await import("./learned_refresh.ts");
+  return await refreshLearned(kv, { ...opts, ...learned, day });
 }

@@ -54,6 +54,9 @@ function whatArrived(li: InputChange): string {
   if (li.source === "master_data") {
     return `master data changed for ${n} at ${hhmm(li.at)} Berlin`;
   }
+  if (li.source === "actuals" || li.source === "weather") {
+    return `newer ${li.source} for the learned forecasts of ${n} at ${hhmm(li.at)} Berlin`;
+  }
   return `newer ${li.source === "generated" ? "generated " : ""}forecast for ${n} at ${
     hhmm(li.at)
   } Berlin`;

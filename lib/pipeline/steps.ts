@@ -48,7 +48,15 @@ async function runStepOnce(
   try {
     switch (step) {
       case "forecast": {
-        const opts = { by, nowMs, region: cfg.holiday_region };
+        const opts = {
+          by,
+          nowMs,
+          region: cfg.holiday_region,
+          learned: {
+            horizonDays: cfg.orchestrator_horizon_days,
+            gateClosureLocalTime: cfg.gate_closure_local_time,
+          },
+        };
         const r = ctx.passOffload
           ? await ctx.passOffload.forecast(day, opts)
           : await generateForecasts(ctx.kv, day, opts);
@@ -56,7 +64,9 @@ async function runStepOnce(
           kind: stepRow("forecast").event,
           message: `Generated profile forecasts for ${day}: ${
             r.generated ? `${r.generated} changed` : `${r.unchanged} unchanged`
-          }, ${r.customer} with customer forecast, ${r.without_profile} without profile${
+          }, ${r.customer} with customer forecast, ${
+            learnedText(r)
+          }${r.without_profile} without profile or forecast${
             // Input arrived while the step read: it stays stale, the next pass runs it again.
             r.day_input_version > r.input_version
               ? ` (input version ${r.input_version}; newer input arrived meanwhile, the day is at ${r.day_input_version})`
@@ -207,6 +217,12 @@ async function runStepOnce(
     });
     throw err;
   }
+}
+
+/** "3 with learned forecast, 1 with corrected customer forecast, " (empty without either). */
+function learnedText(r: { learned: number; customer_corrected: number }): string {
+  return (r.learned ? `${r.learned} with learned forecast, ` : "") +
+    (r.customer_corrected ? `${r.customer_corrected} with corrected customer forecast, ` : "");
 }
 
 /**

@@ -265,3 +265,18 @@ export async function balancingGroupSumsOfDay(kv: Deno.Kv, day: string): Promise
   }
   return out;
 }
+
+/**
+ * The records of the market locations `ids` on `day` (MaLo-ID order reads fastest: one range
+ * read), packed, in the order of `ids`; `null` where a location has none. For the learned
+ * forecasts (lib/pipeline/learned_inputs.ts), which read a few weeks of a batch of locations.
+ */
+export async function actualsOfLocations(
+  kv: Deno.Kv,
+  day: string,
+  ids: string[],
+): Promise<(PackedActuals | null)[]> {
+  const prefix = (KEYS.actualsOfDay(day) as { prefix: Deno.KvKey }).prefix;
+  const entries = await getManyInRange<StoredRecord>(kv, prefix, ids);
+  return entries.map((e) => e.value ? asPacked(e.value) : null);
+}

@@ -8,6 +8,7 @@
 import type { ServiceContext } from "../context.ts";
 import { eicProblem } from "../domain/eic.ts";
 import { registeredMarketLocations } from "../pipeline/market_locations.ts";
+import { markLearnedInputs } from "../pipeline/learned_staleness.ts";
 import { actualsFromCsv, actualsFromJson } from "./actuals_input.ts";
 import { storeActuals, type StoreOutcome } from "./actuals_store.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
@@ -59,6 +60,13 @@ export async function importActuals(
     if (o.kind === "market_location") malos.add(o.malo_id);
     else if (o.kind === "metering_point_sum") sums.add(o.metering_point);
     else sums.add(`${o.balancing_group}/${o.balancing_area}`);
+  }
+  if (malos.size && (stored.added || stored.replaced)) {
+    // The learned forecasts read them: their days turn stale (docs/pipeline.md).
+    await markLearnedInputs(deps.kv, { source: "actuals", market_locations: malos.size }, {
+      nowMs: deps.clock.now(),
+      by,
+    });
   }
   const message = actualsSentence(by, format, malos.size, sums.size, stored);
   await deps.events.append({

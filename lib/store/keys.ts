@@ -50,6 +50,36 @@ export const KEYS = {
   /** The prefix of one day's forecast keys (the MaLo-ID follows). */
   forecastPrefixOfDay: (day: string): Deno.KvKey => ["forecasts", day],
 
+  /**
+   * The learned forecast of one metered market location for one day (a model fitted on its
+   * actuals and weather, or a customer forecast corrected by its errors; docs/forecasting.md,
+   * "In the service"). Owner: `lib/pipeline/forecasts.ts`.
+   */
+  learnedForecast: (day: string, maloId: string): Deno.KvKey => ["learned_forecasts", day, maloId],
+  /** The prefix of one day's learned forecast keys (the MaLo-ID follows). */
+  learnedForecastPrefixOfDay: (day: string): Deno.KvKey => ["learned_forecasts", day],
+  /** Every learned forecast of one day, for `kv.list`. */
+  learnedForecastsOfDay: (day: string): Deno.KvListSelector => ({
+    prefix: ["learned_forecasts", day],
+  }),
+  /**
+   * The fitted model of one metered market location: method, features, coefficients, window and
+   * its errors over the last 28 days. Owner: `lib/pipeline/forecast_models.ts`.
+   */
+  forecastModel: (maloId: string): Deno.KvKey => ["forecast_models", maloId],
+  /** The prefix of every forecast model's key (the MaLo-ID follows). */
+  forecastModelPrefix: ["forecast_models"] as Deno.KvKey,
+  /** Every forecast model, or those after `after` (MaLo-ID order), for `kv.list`. */
+  forecastModels: (after?: string): Deno.KvListSelector =>
+    after === undefined
+      ? { prefix: ["forecast_models"] }
+      : { start: ["forecast_models", after + "\0"], end: ["forecast_models", "\uffff"] },
+  /**
+   * What the last refresh of the learned forecasts did: counts by method, the locations without
+   * a learned forecast and why, the weather points in use. Owner: `lib/pipeline/forecast_models.ts`.
+   */
+  forecastModelsSummary: ["meta", "forecast_models"] as Deno.KvKey,
+
   /** Latest aggregate (open position) of one day. Owner: `lib/pipeline/aggregate.ts`. */
   aggregate: (day: string): Deno.KvKey => ["aggregates", day],
 
@@ -276,6 +306,7 @@ export const KEYS = {
 export const DAY_SCOPED_PREFIXES: readonly string[] = [
   "days",
   "forecasts",
+  "learned_forecasts",
   "aggregates",
   "submissions",
   "schedule_versions",

@@ -10,6 +10,7 @@ import type { ServiceContext } from "../context.ts";
 import { weatherFromCsv } from "./csv.ts";
 import { weatherFromOpenMeteo } from "./open_meteo.ts";
 import { recordDeliveries } from "./points.ts";
+import { markLearnedInputs } from "../pipeline/learned_staleness.ts";
 import { WeatherIssues } from "./refusal.ts";
 import {
   checkDelivery,
@@ -86,6 +87,13 @@ export async function importWeather(
     receivedMs,
     `${LABEL[format]}, ${source} (${by})`,
   );
+  if (stored.versions) {
+    // The learned forecasts of these points read it: their days turn stale (docs/pipeline.md).
+    await markLearnedInputs(deps.kv, { source: "weather", points: points.map((p) => p.point_id) }, {
+      nowMs: receivedMs,
+      by,
+    });
+  }
   const message = sentence(by, format, points, received_at, stored);
   await deps.events.append({
     kind: "weather_received",

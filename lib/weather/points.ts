@@ -114,3 +114,20 @@ export async function listWeatherPoints(
   ) out.push(e.value);
   return out;
 }
+
+/** The records of the points among `ids` that have received weather (by point id). */
+export async function weatherPointRecords(
+  kv: Deno.Kv,
+  ids: string[],
+): Promise<Map<string, WeatherPointRecord>> {
+  const distinct = [...new Set(ids)];
+  const entries = await getManyChunked<WeatherPointRecord>(
+    kv,
+    distinct.map((id) => KEYS.weatherPoint(id)),
+  );
+  const out = new Map<string, WeatherPointRecord>();
+  entries.forEach((e, k) => {
+    if (e.value) out.set(distinct[k], e.value);
+  });
+  return out;
+}

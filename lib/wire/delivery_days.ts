@@ -15,10 +15,13 @@ export const InputChangeSchema = z.object({
   /** Number of market locations whose forecast (or master data) changed. */
   market_locations: z.number().int(),
   /**
-   * `customer`: a customer forecast; `generated`: a profile forecast; `master_data`: market
-   * locations were added, changed or removed.
+   * `customer`: a customer forecast; `generated`: a profile or learned forecast the forecast
+   * step made; `master_data`: market locations were added, changed or removed; `actuals`,
+   * `weather`: actuals or weather that the learned forecasts read arrived (docs/pipeline.md, "Day
+   * state and staleness"; `market_locations` is then the locations of the delivery, or for
+   * weather the learned locations of its points).
    */
-  source: z.enum(["customer", "generated", "master_data"]),
+  source: z.enum(["customer", "generated", "master_data", "actuals", "weather"]),
 });
 /** The last accepted input change of a day. */
 export type InputChange = z.infer<typeof InputChangeSchema>;

@@ -33,14 +33,21 @@ const INPUTS: DayInputs = {
       malo_id: "1",
       location: loc({ direction: "consumption", standard_load_profile: "H0", annual_kwh: 1e6 }),
       forecast: forecast(96, 100),
+      source: "customer",
     },
     // A PV park with a forecast: −200 kW all day is 4.8 MWh by absolute value.
-    { malo_id: "2", location: loc({ direction: "generation" }), forecast: forecast(96, -200) },
+    {
+      malo_id: "2",
+      location: loc({ direction: "generation" }),
+      forecast: forecast(96, -200),
+      source: "customer",
+    },
     // An H0 location of 1,000,000 kWh/a whose forecast has the wrong length: missing.
     {
       malo_id: "3",
       location: loc({ direction: "consumption", standard_load_profile: "H0", annual_kwh: 1e6 }),
       forecast: forecast(95, 100),
+      source: "customer",
     },
   ],
   legacy: [],

@@ -1,0 +1,195 @@
+/**
+ * The learned forecasts' models (docs/forecasting.md, "In the service"): per metered market
+ * location one record under `["forecast_models", <malo_id>]` — what its forecast is made from and
+ * how, the fitted model of the next day-ahead day (trained at, window, features, coefficients,
+ * in-sample MAE), its errors over the last 28 days beside the "7 days before" baseline and the
+ * customer forecast, and the fingerprint of its inputs (a location whose inputs did not change is
+ * not fitted again) — and one summary under `["meta", "forecast_models"]`: what the last refresh
+ * did, the locations without a learned forecast and why, the weather points in use. This module
+ * owns both keys; `./learned_refresh.ts` writes them.
+ * @module
+ */
+import { getManyInRange } from "../store/kv.ts";
+import { KEYS } from "../store/keys.ts";
+import type { MarketLocation } from "./market_location_record.ts";
+
+/** What a location's forecast of a day came to (docs/forecasting.md, "In the service"). */
+export type DayMethod =
+  | "learned"
+  | "learned_without_weather"
+  | "load_7_days_before"
+  | "none"
+  | "customer"
+  | "customer_corrected"
+  | "no_customer_forecast";
+
+/** The fitted model, snake_case as stored and answered (lib/forecasting's `ModelSummary`). */
+export interface StoredModel {
+  method: "learned" | "learned_without_weather";
+  /** The cut-off it was fitted at, ISO-8601 UTC. */
+  trained_at: string;
+  /** The lead it was fitted for: days between the forecast day and its latest known actuals. */
+  lead_days: number;
+  window: { first: string; last: string; days: number; rows: number };
+  features: string[];
+  /** `intercept` and one per feature, kW per the feature's unit. */
+  coefficients: Record<string, number>;
+  /** Mean absolute error of the fit on its own rows, kW. */
+  in_sample_mae_kw: number;
+}
+
+/**
+ * One evaluated past day: Σ |error| of the forecast the model gave it at its gate closure, of the
+ * load 7 days before and of the customer forecast, each over the quarter-hours where it and the
+ * actual exist (kW summed over quarter-hours).
+ */
+export interface EvaluatedDay {
+  day: string;
+  /** `updated_at` of the day's actuals when evaluated: a correction since evaluates it again. */
+  actuals_at: string;
+  /** `day_ahead`: the forecast the service made before the gate closure; `replayed`: made now
+   * as the service would have made it then (the location had no learned forecast of that day). */
+  from: "day_ahead" | "replayed";
+  model: { n: number; abs: number } | null;
+  week_before: { n: number; abs: number } | null;
+  customer: { n: number; abs: number } | null;
+}
+
+/** The location's model record. */
+export interface ForecastModelState {
+  malo_id: string;
+  /** The master data the forecast read (name, direction, weather point, region, method). */
+  location: Pick<
+    MarketLocation,
+    "name" | "direction" | "weather_point" | "holiday_region" | "forecast_method" | "updated_at"
+  >;
+  /** The region the calendar came from (the location's, else the service's `holiday_region`). */
+  holiday_region: string;
+  /** The cut-off of the last refresh that made its forecasts, ISO-8601 UTC. */
+  refreshed_at: string;
+  /** The inputs it was made from, hashed: the same fingerprint → nothing to do. */
+  fingerprint: string;
+  /** Per day of the horizon: how its forecast was made and why. */
+  days: Record<string, { method: DayMethod; reason: string }>;
+  /** The day the summary fields speak of: the next day whose gate closure is ahead. */
+  next_day: string;
+  /** The model of `next_day` (or of the first learned day), `null` when none was fitted. */
+  model: StoredModel | null;
+  /** The customer correction's verdict over the last 28 days, when the location has one. */
+  correction:
+    | { used: boolean; customer_mae_kw: number; corrected_mae_kw: number; days: number }
+    | null;
+  /** The last 28 days evaluated, oldest first. */
+  evaluation: EvaluatedDay[];
+}
+
+/** A location without a learned forecast for the next day-ahead day, for the attention list. */
+export interface ForecastIssue {
+  malo_id: string;
+  name: string | null;
+  /** `none`, `load_7_days_before` or `learned_without_weather`. */
+  method: DayMethod;
+  reason: string;
+  day: string;
+}
+
+/** What the last refresh did (one record). */
+export interface ForecastModelsSummary {
+  /** When it ran, ISO-8601 UTC. */
+  refreshed_at: string;
+  /** Its inputs' stamp: the same stamp → the learned forecasts are current. */
+  stamp: string;
+  /** The master-data version the set of metered locations was read at. */
+  master_version: number;
+  /** The days it forecast (the horizon). */
+  days: string[];
+  /** The next day whose gate closure is ahead (the issues speak of it). */
+  next_day: string;
+  /** Metered locations forecast by the service (learned or corrected on some day). */
+  locations: number;
+  /** Locations by what the next day's forecast came to. */
+  by_method: Partial<Record<DayMethod, number>>;
+  /** Per day: locations with a stored learned forecast (any method) on it. */
+  per_day: Record<string, number>;
+  /** The locations whose next-day forecast is no learned one, worst first (at most 50). */
+  issues: ForecastIssue[];
+  /** How many such locations there are in all, by method. */
+  issue_count: Partial<Record<DayMethod, number>>;
+  /** Weather points the learned locations read, with how many read each. */
+  points: Record<string, number>;
+}
+
+/** Reads the summary (`null`: no refresh ran yet). */
+export async function readModelsSummary(kv: Deno.Kv): Promise<ForecastModelsSummary | null> {
+  return (await kv.get<ForecastModelsSummary>(KEYS.forecastModelsSummary)).value;
+}
+
+/** Writes the summary. */
+export async function writeModelsSummary(kv: Deno.Kv, s: ForecastModelsSummary): Promise<void> {
+  await kv.set(KEYS.forecastModelsSummary, s);
+}
+
+/** The model record of one location (`null`: none). */
+export async function readModel(kv: Deno.Kv, maloId: string): Promise<ForecastModelState | null> {
+  return (await kv.get<ForecastModelState>(KEYS.forecastModel(maloId))).value;
+}
+
+/** The model records of `ids`, in their order (`null` where none). */
+export async function readModels(
+  kv: Deno.Kv,
+  ids: string[],
+): Promise<(ForecastModelState | null)[]> {
+  return (await getManyInRange<ForecastModelState>(kv, KEYS.forecastModelPrefix, ids))
+    .map((e) => e.value);
+}
+
+/** Every model record in MaLo-ID order (`limit`, `after` for pages). */
+export async function listModels(
+  kv: Deno.Kv,
+  opts: { limit?: number; after?: string } = {},
+): Promise<ForecastModelState[]> {
+  const out: ForecastModelState[] = [];
+  for await (
+    const e of kv.list<ForecastModelState>(KEYS.forecastModels(opts.after), {
+      limit: opts.limit,
+      batchSize: 500,
+    })
+  ) out.push(e.value);
+  return out;
+}
+
+/** Records written or deleted per atomic (each a few KiB; KV allows 800 KiB). */
+const BATCH = 100;
+
+/** Writes model records, and deletes those of `removed` (no longer metered), in atomics. */
+export async function writeModels(
+  kv: Deno.Kv,
+  states: ForecastModelState[],
+  removed: string[] = [],
+): Promise<void> {
+  const ops: ((op: Deno.AtomicOperation) => void)[] = [
+    ...states.map((s) => (op: Deno.AtomicOperation) => op.set(KEYS.forecastModel(s.malo_id), s)),
+    ...removed.map((id) => (op: Deno.AtomicOperation) => op.delete(KEYS.forecastModel(id))),
+  ];
+  for (let i = 0; i < ops.length; i += BATCH) {
+    const op = kv.atomic();
+    for (const f of ops.slice(i, i + BATCH)) f(op);
+    if (!(await op.commit()).ok) throw new Error("writing the forecast models failed");
+  }
+}
+
+/** Mean absolute error over evaluated days of one series, kW; `null` without any value. */
+export function meanError(
+  days: readonly EvaluatedDay[],
+  pick: (d: EvaluatedDay) => { n: number; abs: number } | null,
+): { mae_kw: number; days: number } | null {
+  let n = 0, abs = 0, count = 0;
+  for (const d of days) {
+    const s = pick(d);
+    if (!s || s.n === 0) continue;
+    n += s.n;
+    abs += s.abs;
+    count++;
+  }
+  return n ? { mae_kw: abs / n, days: count } : null;
+}
