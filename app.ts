@@ -35,6 +35,7 @@ import { registerSettlement } from "./routes/v1/settlement.ts";
 import { registerClearing } from "./routes/v1/clearing.ts";
 import { registerPostDelivery } from "./routes/v1/post_delivery.ts";
 import { registerWeather } from "./routes/v1/weather.ts";
+import { registerForecastModels } from "./routes/v1/forecast_models.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerConfig } from "./routes/v1/console/config.ts";
 import { registerEvents } from "./routes/v1/console/events.ts";
@@ -267,6 +268,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   registerConfig(ctx, config);
   registerDeliveryDayOverview(ctx);
   registerMarketLocations(ctx);
+  registerForecastModels(ctx);
   registerForecasts(ctx);
   registerDeliveryDays(ctx);
   registerSchedules(ctx);

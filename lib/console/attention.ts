@@ -24,6 +24,8 @@ import { lateFirstText, schedulesOpen } from "./intraday_texts.ts";
 import { lockedDeviationItem, statusRequestItems } from "./attention_areas.ts";
 import { goodNews, missingForecastItems } from "./attention_groups.ts";
 import type { RejectedAnswer } from "../fahrplan/rejected_answers.ts";
+import type { ForecastModelsSummary } from "../pipeline/forecast_models.ts";
+import { forecastIssueItems } from "./attention_forecasts.ts";
 
 export type { AttentionItem } from "../wire/attention.ts";
 
@@ -37,6 +39,8 @@ export interface AttentionInput {
   nowMs: number;
   /** Answer files moved to `rejected/` that wait for the operator (`lib/fahrplan/rejected_answers.ts`). */
   rejected?: readonly RejectedAnswer[];
+  /** The last refresh of the learned forecasts (`lib/pipeline/forecast_models.ts`). */
+  learned?: ForecastModelsSummary | null;
 }
 
 /** Passes in a row that must fail before the orchestrator itself is an error item. */
@@ -80,6 +84,9 @@ export function attention(input: AttentionInput): AttentionItem[] {
   for (const r of input.rejected ?? []) out.push(rejectedItem(r));
   for (const d of days) out.push(...dayItems(d, nowMs));
   out.push(...missingForecastItems(days, nowMs, missingForecastsText));
+  if (input.learned && input.learned.next_day >= today) {
+    out.push(...forecastIssueItems(input.learned, nowMs));
+  }
   const good = goodNews(days, nowMs);
   if (good) out.push(good);
   return out.map((item, i) => ({ item, i }))

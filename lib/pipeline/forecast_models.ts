@@ -11,6 +11,7 @@
  */
 import { getManyInRange } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
+import type { ForecastModelBody } from "../wire/forecast_models.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 
 /** What a location's forecast of a day came to (docs/forecasting.md, "In the service"). */
@@ -192,4 +193,37 @@ export function meanError(
     count++;
   }
   return n ? { mae_kw: abs / n, days: count } : null;
+}
+
+/**
+ * A model record as `GET /v1/market-locations/{malo_id}/forecast-model` answers it
+ * (`lib/wire/forecast_models.ts`): the next day's method and model, the last 28 days' errors in
+ * kW beside the "7 days before" baseline and the customer forecast, every day of the horizon.
+ */
+export function modelBody(s: ForecastModelState): ForecastModelBody {
+  const next = s.days[s.next_day] ?? { method: "none" as const, reason: "not forecast" };
+  return {
+    market_location_id: s.malo_id,
+    name: s.location.name ?? null,
+    forecast_method: s.location.forecast_method ?? "auto",
+    delivery_day: s.next_day,
+    method: next.method,
+    reason: next.reason,
+    refreshed_at: s.refreshed_at,
+    weather_point: s.location.weather_point ?? null,
+    holiday_region: s.holiday_region,
+    model: s.model,
+    last_28_days: {
+      model: meanError(s.evaluation, (d) => d.model),
+      week_before: meanError(s.evaluation, (d) => d.model ? d.week_before : null),
+      customer: meanError(s.evaluation, (d) => d.customer),
+      replayed_days: s.evaluation.filter((d) => d.from === "replayed" && d.model).length,
+    },
+    correction: s.correction,
+    days: Object.entries(s.days).sort(([a], [b]) => a.localeCompare(b)).map(([day, d]) => ({
+      delivery_day: day,
+      method: d.method,
+      reason: d.reason,
+    })),
+  };
 }

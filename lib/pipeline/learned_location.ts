@@ -126,6 +126,11 @@ export function forecastLocation(inp: LocationInput): LocationOutcome {
     })
     : [];
   const madeAt = new Date(inp.cutoffMs).toISOString();
+  const noWeather = !loc.weather_point
+    ? "no weather point set for the location"
+    : inp.weather.length === 0
+    ? `no weather received for point ${loc.weather_point}`
+    : null;
   const records = new Map<string, LearnedForecast | null>();
   const days: ForecastModelState["days"] = {};
   const stored = (day: string, values: number[], base: Omit<LearnedForecast, "values" | "by">) => {
@@ -142,6 +147,9 @@ export function forecastLocation(inp: LocationInput): LocationOutcome {
   for (const day of inp.days) {
     const f = learned.get(day);
     if (f) {
+      if (f.method === "learned_without_weather" && noWeather) {
+        f.reason = `${noWeather}; ${f.reason}`;
+      }
       days[day] = { method: f.method, reason: f.reason };
       if (f.values) {
         stored(day, f.values, {

@@ -20,6 +20,9 @@ import { z } from "zod";
  * deadline the day before; info before; consecutive days with the same count are one item), `orchestrator_stopped` (warn), `locked_deviation` (warn,
  * today: at least 0.1 MWh left between the open position and the schedule the TSO has in the
  * frozen quarter-hours; one item for all such areas of the day, each with its amount),
+ * `no_forecast` (warn, a metered location has no learned forecast for the next day-ahead day, with
+ * why: "3 of 14 days of actuals"), `forecast_fallback` (info, its forecast is a labelled fallback:
+ * the load of 7 days before, or the model without weather; docs/forecasting.md),
  * `status_requested` (warn, a status request about the current version unanswered; areas asked
  * about the same version at the same minute are one item), `awaiting_answer`
  * (info, the current version is sent, not every TSO answered), `not_sent_yet` (info, tomorrow,
@@ -35,7 +38,9 @@ export const ATTENTION_CODES = [
   "rejected_answer",
   "schedule_outdated",
   "missing_forecasts",
+  "no_forecast",
   "orchestrator_stopped",
+  "forecast_fallback",
   "locked_deviation",
   "status_requested",
   "awaiting_answer",

@@ -40,6 +40,8 @@ export async function seedLearned(
     lastDay: string;
     weatherLastDay?: string;
     maloId?: string;
+    /** The weather point (default {@link POINT}); its weather is stored as the history's. */
+    point?: string;
     fields?: Partial<MarketLocation>;
     registeredAtMs?: number;
   },
@@ -51,7 +53,7 @@ export async function seedLearned(
     {
       control_area: AREA,
       direction: "consumption",
-      weather_point: POINT,
+      weather_point: opts.point ?? POINT,
       holiday_region: "DE-NW",
       name: "OpenSTEF 307",
       ...opts.fields,
@@ -60,7 +62,7 @@ export async function seedLearned(
   );
   await seedHistory(kv, {
     maloId,
-    point: POINT,
+    point: opts.point ?? POINT,
     history: openstefHistory(),
     scale: 1000,
     firstDay: opts.firstDay,

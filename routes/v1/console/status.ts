@@ -37,6 +37,7 @@ import { attention as attentionOf, type AttentionItem } from "../../../lib/conso
 import { consoleDays } from "../../../lib/console/console_days.ts";
 import { berlinDate } from "../../../lib/console/day_texts.ts";
 import { listRejected } from "../../../lib/fahrplan/rejected_answers.ts";
+import { readModelsSummary } from "../../../lib/pipeline/forecast_models.ts";
 
 /**
  * Registers the status endpoint.
@@ -161,6 +162,7 @@ export function registerStatus(
       orchestrator: { state: state.state, failed_passes_in_a_row: health?.failed_in_a_row ?? 0 },
       nowMs: now,
       rejected: await listRejected(ctx.kv),
+      learned: await readModelsSummary(ctx.kv),
     });
     attentionCache = { second: Math.floor(now / 1000), state, health, items };
     return items;
