@@ -94,6 +94,7 @@ Deno.test("a crash between archive and delete leaves the day whole and archived;
         imbalance_prices: 0,
         intraday_prices: 0,
         intraday_trades: 0,
+        learned_forecasts: 0,
         metering_point_sums: 0,
         status_request: 0,
         weather: 0,

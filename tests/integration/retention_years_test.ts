@@ -110,6 +110,7 @@ Deno.test("three years with RETENTION_DAYS=30: entries level off, archive comple
         imbalance_prices: 0,
         intraday_prices: 0,
         intraday_trades: 0,
+        learned_forecasts: 0,
         metering_point_sums: 0,
         weather: 0,
         weather_latest: 0,
