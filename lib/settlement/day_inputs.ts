@@ -28,7 +28,7 @@ import {
   versionHistory,
 } from "../fahrplan/history.ts";
 import { tsoName } from "../fahrplan/tso_names.ts";
-import { forecastsOfDay } from "../pipeline/forecasts.ts";
+import { forecastSources } from "./forecast_sources.ts";
 import { type LocationFacts, locationFacts } from "../pipeline/location_facts.ts";
 import { profileClasses } from "../pipeline/master_data.ts";
 import { classesOf } from "../pipeline/profile_classes.ts";
@@ -71,13 +71,19 @@ interface AreaSum {
   sources: Map<string, SourceSum>;
 }
 
-/** Forecast and actual of one source (profile class or `customer`), kW per quarter-hour. */
+/** Forecast and actual of one source (profile class, `customer`, `learned`…), kW per quarter-hour. */
 interface SourceSum {
   locations: number;
   f: Float64Array;
   a: Float64Array;
   /** Σ |forecast − actual| over locations and quarter-hours, kW. */
   abs: number;
+  /**
+   * Of a learned or corrected forecast, against the forecast it replaced (`./forecast_sources.ts`):
+   * Σ (|replaced − actual| − |forecast − actual|) × 0.25 h in kWh, the same valued at |reBAP| in
+   * EUR, and the quarter-hours compared and priced.
+   */
+  saved: { kwh: number; eur: number; n: number; priced: number };
 }
 
 /**
@@ -95,14 +101,21 @@ export async function readSettlementInputs(
   const n = dd.quarterHours.length;
   const quarterHours = dd.quarterHours.map((q) => q.toString());
   const region = cfg.holiday_region ?? "DE";
-  const [sums, prices, idAep, table, customer, facts] = await Promise.all([
+  const [sums, prices, idAep, table, forecasts, facts] = await Promise.all([
     balancingGroupSumsOfDay(kv, day),
     pricesOfDay(kv, day),
     idAepOfDay(kv, day),
     profileClasses(kv),
-    customerForecasts(kv, day),
+    forecastSources(kv, day),
     locationFacts(kv),
   ]);
+  /** The price a quarter-hour's imbalance energy is valued at: |reBAP| (its estimate); NaN unknown. */
+  const priceOf = (i: number) => {
+    const ps = prices?.short?.[i], pl = prices?.long?.[i];
+    return ps === null || ps === undefined || pl === null || pl === undefined
+      ? NaN
+      : (Math.abs(ps) + Math.abs(pl)) / 2;
+  };
   // The profile shapes need the holiday calendar, loaded at the first use (shape_modules.ts); each
   // profile's shape is looked up once per pass, not once per location.
   const { sharedProfileShape } = (await shapeModules()).profile;
@@ -137,8 +150,11 @@ export async function readSettlementInputs(
     const shape = profile ? shapeOf(profile) : null;
     if (shape) a.meteredProfile++;
     else a.meteredPlain++;
-    const cust = customer.size ? customer.get(id) : undefined;
-    const src = sourceOf(a.sources, cust ? "customer" : profile, n);
+    const found = forecasts.size ? forecasts.get(id) : undefined;
+    // A profile location keeps its profile: only a customer forecast replaces it.
+    const cust = found && (found.source === "customer" || !profile) ? found : undefined;
+    const src = sourceOf(a.sources, cust ? cust.source : profile, n);
+    const replaced = cust?.replaced;
     const annual = loc.annual_kwh ?? 0;
     // One pass over the values: per quarter-hour the location's profile values out (a metered
     // profile location is settled by its meter), its meter in, and its forecast and actual to
@@ -155,10 +171,19 @@ export async function readSettlementInputs(
       }
       kw[i] += s * v * 4;
       if (src) {
-        const f = cust ? cust[i] : shape![i] * annual;
+        const f = cust ? cust.values[i] : shape![i] * annual;
         src.f[i] += f;
         src.a[i] += v * 4;
         src.abs += Math.abs(f - v * 4);
+        const b = replaced ? replaced[i] : NaN;
+        if (b === b) {
+          // kW over the quarter-hour: what the replaced forecast missed by, less what this one did.
+          const saved = Math.abs(b - v * 4) - Math.abs(f - v * 4);
+          src.saved.kwh += saved * 0.25;
+          src.saved.n++;
+          const p = priceOf(i);
+          if (p === p) src.saved.eur += saved * 0.25 / 1000 * p, src.saved.priced++;
+        }
       }
     }
     if (full) a.complete++;
@@ -219,11 +244,25 @@ export async function readSettlementInputs(
       by_source: [...a.sources].map(([source, v]) => {
         let mad = 0;
         for (let i = 0; i < n; i++) mad += Math.abs(v.f[i] - v.a[i]);
+        const learned = source === "learned" || source === "customer_corrected";
         return {
           source,
           locations: v.locations,
           mad_mw: Math.round((mad / n) * 1e3) / 1e6,
           abs_deviation_mwh: Math.round(v.abs * 0.25 / 1000 * 1e6) / 1e6,
+          ...(learned
+            ? {
+              saved: {
+                replaced: source === "learned"
+                  ? "load_7_days_before" as const
+                  : "customer" as const,
+                mwh: Math.round(v.saved.kwh / 1000 * 1e6) / 1e6 || 0,
+                eur: v.saved.priced ? Math.round(v.saved.eur * 100) / 100 || 0 : null,
+                quarter_hours: v.saved.n,
+                priced_quarter_hours: v.saved.priced,
+              },
+            }
+            : {}),
         };
       }).sort((x, y) => (y.abs_deviation_mwh ?? 0) - (x.abs_deviation_mwh ?? 0)),
     });
@@ -303,22 +342,15 @@ function sourceOf(
   if (!s) {
     sources.set(
       source,
-      s = { locations: 0, f: new Float64Array(n), a: new Float64Array(n), abs: 0 },
+      s = {
+        locations: 0,
+        f: new Float64Array(n),
+        a: new Float64Array(n),
+        abs: 0,
+        saved: { kwh: 0, eur: 0, n: 0, priced: 0 },
+      },
     );
   }
   s.locations++;
   return s;
-}
-
-/** Customer forecast values (kW) of the day, by MaLo-ID. */
-async function customerForecasts(
-  kv: Deno.Kv,
-  day: string,
-): Promise<Map<string, ArrayLike<number>>> {
-  const out = new Map<string, ArrayLike<number>>();
-  for (const [id, e] of await forecastsOfDay(kv, day)) {
-    const f = e.value;
-    if (f.source === "customer" && "values" in f) out.set(id, f.values);
-  }
-  return out;
 }

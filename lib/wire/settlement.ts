@@ -45,9 +45,16 @@ export const WorstQuarterHourSchema = z.object({
   cost_eur: z.number().nullable(),
 });
 
-/** Mean absolute deviation of one source of the forecast (profile class or customer forecasts). */
+/**
+ * Mean absolute deviation of one source of the forecast (profile class, customer forecasts,
+ * learned forecasts, corrected customer forecasts).
+ */
 export const DeviationSourceSchema = z.object({
-  /** Profile class (e.g. `H25`) or `customer` for customer forecasts. */
+  /**
+   * Profile class (e.g. `H25`), `customer` for customer forecasts, `learned` for learned forecasts
+   * (docs/forecasting.md, "In the service"; their labelled fallbacks included), `customer_corrected`
+   * for customer forecasts corrected by their errors.
+   */
   source: z.string(),
   /** Metered market locations of this source that the deviation is computed over. */
   locations: z.number().int(),
@@ -55,6 +62,20 @@ export const DeviationSourceSchema = z.object({
   mad_mw: z.number().nullable(),
   /** Σ|forecast − actual| × 0.25 h of these locations, MWh (how much of the error is theirs). */
   abs_deviation_mwh: z.number().nullable(),
+  /**
+   * `learned` and `customer_corrected` only: what they saved against the forecast they replaced —
+   * the load of the same quarter-hour 7 days before, or the customer's raw forecast —
+   * Σ (|replaced − actual| − |forecast − actual|) × 0.25 h (MWh; negative: it did worse), valued at
+   * each quarter-hour's |reBAP| (EUR; `null` without prices) over the quarter-hours where the
+   * replaced forecast and the actual exist (docs/settlement.md, "What learned forecasts saved").
+   */
+  saved: z.object({
+    replaced: z.enum(["load_7_days_before", "customer"]),
+    mwh: z.number(),
+    eur: z.number().nullable(),
+    quarter_hours: z.number().int(),
+    priced_quarter_hours: z.number().int(),
+  }).optional(),
 });
 
 /** Substitute values of one method and reason (MSCONS `STS+Z32`, `STS+Z40`) in an actual. */

@@ -22,6 +22,11 @@ import { recordDeliveries } from "../../lib/weather/points.ts";
 import { localDay } from "../../lib/forecasting/local_days.ts";
 import { AREA, historyKw, LEARNED_MALO, POINT, seedLearned, SITE } from "../support/learned.ts";
 import { tempDir } from "../support/temp.ts";
+import { FakeClock } from "../../lib/clock.ts";
+import { storePrices } from "../../lib/settlement/prices_store.ts";
+import type { DaySettlement } from "../../lib/wire/settlement.ts";
+import { call, startServer } from "../support/app.ts";
+import { keysEnv, PROC } from "../support/keys.ts";
 
 const TODAY = "2020-11-09";
 const TOMORROW = "2020-11-10";
@@ -172,4 +177,66 @@ Deno.test("learned forecasts: a metered location without customer forecast is in
   agg.areas[AREA].forEach((mw, i) => assert.equal(mw, Math.round(stored!.values[i] * 1000) / 1e6));
   const state = (await readDay(s.kv, TOMORROW)).value!;
   assert.equal(state.steps.aggregated?.version, state.input_version);
+});
+
+Deno.test("learned forecasts after delivery: the settlement counts the location as source learned, and what it saved against the week before", async () => {
+  const dir = await tempDir("bridge-learned-");
+  const kvPath = `${dir.path}/t.kv`;
+  const kv = await Deno.openKv(kvPath);
+  await seedLearned(kv, {
+    firstDay: "2020-09-01",
+    lastDay: "2020-11-08",
+    weatherLastDay: TOMORROW,
+  });
+  await generateForecasts(kv, TOMORROW, { ...STEP, nowMs: CUTOFF });
+  const [f] = await learnedForecastsOf(kv, TOMORROW, [LEARNED_MALO]);
+  // Tomorrow delivered: its actuals and a reBAP of 100 EUR/MWh, the week before from the history.
+  await seedLearned(kv, { firstDay: TOMORROW, lastDay: TOMORROW });
+  const d = localDay(TOMORROW);
+  await storePrices(
+    kv,
+    Array.from(
+      { length: d.length },
+      (_, i) => ({ start: d.startMs + i * 900_000, short: 100, long: 100 }),
+    ),
+    "rebap",
+    "test",
+    CUTOFF + 2 * 86_400_000,
+  );
+  kv.close();
+  const s = await startServer(keysEnv({ RATE_LIMIT_PER_MINUTE: "0", ACTIVE_CONTROL_AREAS: AREA }), {
+    kvPath,
+    clock: new FakeClock(CUTOFF + 2 * 86_400_000),
+  });
+  try {
+    const r = await call(`${s.url}/v1/delivery-days/${TOMORROW}/settlement`, {
+      headers: { "x-api-key": PROC },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const source = (r.body as DaySettlement).areas[0].accuracy.by_source
+      .find((x) => x.source === "learned");
+    assert.ok(source, JSON.stringify((r.body as DaySettlement).areas[0].accuracy.by_source));
+    assert.equal(source.locations, 1);
+    // Computed here from the history: Σ (|week before − actual| − |learned − actual|) × 0.25 h.
+    const h = historyKw();
+    const at = new Map(h.startMs.map((ms, i) => [ms, h.load[i]]));
+    const w = localDay("2020-11-03");
+    let kwh = 0;
+    for (let i = 0; i < d.length; i++) {
+      const a = at.get(d.startMs + i * 900_000)!;
+      const b = at.get(w.startMs + w.indexOfSlot[d.slots[i]] * 900_000)!;
+      kwh += (Math.abs(b - a) - Math.abs(f!.values[i] - a)) * 0.25;
+    }
+    assert.equal(source.saved?.replaced, "load_7_days_before");
+    assert.ok(
+      Math.abs(source.saved!.mwh - kwh / 1000) < 1e-6,
+      `${source.saved!.mwh} ≠ ${kwh / 1000}`,
+    );
+    assert.ok(source.saved!.mwh > 0, "the learned forecast beat the week before on that day");
+    assert.ok(Math.abs(source.saved!.eur! - kwh / 1000 * 100) < 0.01);
+    assert.equal(source.saved!.priced_quarter_hours, d.length);
+  } finally {
+    await s.close({ keepDir: true });
+    await dir.remove();
+  }
 });
