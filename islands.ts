@@ -10,6 +10,7 @@ import { ConfigEditor } from "./islands/ConfigEditor.tsx";
 import { DeliveryDays } from "./islands/DeliveryDays.tsx";
 import { EventStream } from "./islands/EventStream.tsx";
 import { KeyGate } from "./islands/KeyGate.tsx";
+import { LearnedForecasts } from "./islands/LearnedForecasts.tsx";
 import { OrchestratorPanel } from "./islands/OrchestratorPanel.tsx";
 import { PassHistory } from "./islands/PassHistory.tsx";
 import { SettlementMonth } from "./islands/SettlementMonth.tsx";
@@ -24,6 +25,7 @@ export const ISLANDS = {
   PassHistory,
   Attention,
   SettlementMonth,
+  LearnedForecasts,
 } as const;
 
 /** Name of an island. */

@@ -1,7 +1,8 @@
 /**
- * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with eight islands
+ * The `/console` document (docs/architecture.md, "Console"): server-rendered HTML with nine islands
  * (key gate, orchestrator with status pill, attention summary (docs/console.md), delivery days,
- * event stream, config editor, pass history, the month after delivery (docs/console.md)), one
+ * event stream, config editor, pass history, the month after delivery, the learned forecasts
+ * (docs/console.md)), one
  * stylesheet, one module script and the islands' props as a JSON data block. No inline script,
  * no `style` attribute: the page works under {@link CONSOLE_CSP}. It holds no service data;
  * the islands fetch everything with the operator's key.
@@ -57,6 +58,7 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
             <a href="#config">Configuration</a>
             <a href="#passes">Passes</a>
             <a href="#settlement">After delivery</a>
+            <a href="#learned">Learned forecasts</a>
           </nav>
           <Island collector={c} name="KeyGate" component={ISLANDS.KeyGate} props={{}} />
         </header>
@@ -115,6 +117,15 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
               collector={c}
               name="SettlementMonth"
               component={ISLANDS.SettlementMonth}
+              props={{}}
+            />
+          </section>
+          <section id="learned" class="panel" aria-labelledby="learned-h">
+            <h2 id="learned-h">Learned forecasts</h2>
+            <Island
+              collector={c}
+              name="LearnedForecasts"
+              component={ISLANDS.LearnedForecasts}
               props={{}}
             />
           </section>

@@ -290,14 +290,36 @@ export function sourceLines(sources: readonly DeviationSource[], locale: string)
   );
   const total = sorted.reduce((s, x) => s + (x.abs_deviation_mwh ?? 0), 0);
   return sorted.map((s) => {
-    const name = s.source === "customer" ? "customer forecasts" : `profile ${s.source}`;
+    const name = SOURCE_NAMES[s.source] ?? `profile ${s.source}`;
     const share = total > 0 && s.abs_deviation_mwh !== null
       ? ` (${pct((s.abs_deviation_mwh / total) * 100, locale)})`
       : "";
     return `${name}: ${mwh(s.abs_deviation_mwh, locale)}${share} over ${
       count(s.locations, "location", "locations", locale)
-    }, mean ${mw(s.mad_mw, locale)}`;
+    }, mean ${mw(s.mad_mw, locale)}${savedWords(s, locale)}`;
   });
+}
+
+/** How the sources read (a profile class reads `profile H0`). */
+const SOURCE_NAMES: Record<string, string> = {
+  customer: "customer forecasts",
+  learned: "learned forecasts",
+  customer_corrected: "corrected customer forecasts",
+};
+
+/**
+ * What a learned or corrected forecast saved against the one it replaced (docs/settlement.md,
+ * "What learned forecasts saved"): `; 1.25 MWh less imbalance than the load 7 days before
+ * (125.00 EUR at reBAP)`, or `more` when it did worse; empty for other sources.
+ */
+export function savedWords(s: DeviationSource, locale: string): string {
+  const v = s.saved;
+  if (!v) return "";
+  const than = v.replaced === "customer" ? "the customer's own forecast" : "the load 7 days before";
+  const money = v.eur === null ? "" : ` (${eur(Math.abs(v.eur), locale)} at reBAP)`;
+  return `; ${qhMwh(Math.abs(v.mwh), locale)} ${
+    v.mwh < 0 ? "more" : "less"
+  } imbalance than ${than}${money}`;
 }
 
 /**

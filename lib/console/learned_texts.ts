@@ -1,0 +1,60 @@
+/**
+ * The words of the console's learned forecasts (docs/console.md, "Learned forecasts"): how each
+ * method reads, a mean absolute error in MW beside the "7 days before" baseline, and the summary
+ * line of the last refresh. Pure: the island and its tests use the same sentences.
+ * @module
+ */
+import type { ForecastModelPage, ForecastModelRow } from "../wire/forecast_models.ts";
+import { weekdayDate } from "./day_texts.ts";
+
+/** How a day's method reads. */
+export const METHOD_WORDS: Record<ForecastModelRow["method"], string> = {
+  learned: "learned",
+  learned_without_weather: "learned without weather",
+  load_7_days_before: "load 7 days before",
+  none: "no forecast",
+  customer: "customer forecast",
+  customer_corrected: "customer forecast, corrected",
+  no_customer_forecast: "no customer forecast yet",
+};
+
+/** Tone of a method's badge: a fallback warns, no forecast is an error. */
+export function methodTone(m: ForecastModelRow["method"]): "ok" | "warn" | "error" | "neutral" {
+  if (m === "none" || m === "no_customer_forecast") return "error";
+  if (m === "load_7_days_before" || m === "learned_without_weather") return "warn";
+  return m === "learned" || m === "customer_corrected" ? "ok" : "neutral";
+}
+
+/** `0.41 MW` from kW (two decimals), `—` without a value. */
+export function maeMw(kw: number | null | undefined): string {
+  return kw === null || kw === undefined || !Number.isFinite(kw)
+    ? "—"
+    : `${(kw / 1000).toFixed(2)}\u00a0MW`;
+}
+
+/**
+ * The last 28 days in words: `0.41 MW vs 0.68 MW 7 days before (0.60×, 27 days)`; `not judged
+ * yet` without a model error.
+ */
+export function errorWords(r: ForecastModelRow): string {
+  const m = r.last_28_days.model, w = r.last_28_days.week_before;
+  if (!m) return "not judged yet";
+  const ratio = w && w.mae_kw > 0 ? `${(m.mae_kw / w.mae_kw).toFixed(2)}×, ` : "";
+  return `${maeMw(m.mae_kw)} vs ${maeMw(w?.mae_kw)} 7 days before (${ratio}${m.days} day${
+    m.days === 1 ? "" : "s"
+  })`;
+}
+
+/**
+ * The summary line: `12 metered locations · for Tue 10 Nov: 10 learned, 1 load 7 days before, 1
+ * no forecast`; `null` before the first refresh.
+ */
+export function summaryWords(s: ForecastModelPage["summary"]): string | null {
+  if (!s) return null;
+  const parts = Object.entries(s.by_method).filter(([, n]) => n > 0)
+    .sort(([, a], [, b]) => b - a)
+    .map(([m, n]) => `${n} ${METHOD_WORDS[m as ForecastModelRow["method"]] ?? m}`);
+  return `${s.locations} metered location${s.locations === 1 ? "" : "s"} · for ${
+    weekdayDate(s.delivery_day)
+  }: ${parts.join(", ") || "none forecast"}`;
+}
