@@ -12,11 +12,15 @@
  * 5. once the next day's schedules are confirmed, updates today's PV forecasts and hands today's
  *    intraday version to the TSOs (`dev/demo_intraday.ts`): "today: v2 sent 20:13, frozen before
  *    20:30 Berlin, 4 of 4 confirmed";
- * 6. settles yesterday (`dev/demo_settlement.ts`): yesterday's schedules, the metering
+ * 6. gives one metered location the real OpenSTEF history with its weather (`dev/demo_learned.ts`):
+ *    the pass puts its learned forecast into the schedule, and the demo prints its last-28-days
+ *    MAE beside the "7 days before" baseline: "learned forecast for 41000000401 (…): MAE 28 days
+ *    0.12 MW vs 7 days before 0.20 MW …";
+ * 7. settles yesterday (`dev/demo_settlement.ts`): yesterday's schedules, the metering
  *    simulator's MSCONS and a reBAP file in the actuals inbox, one pass imports them; the last
  *    line reads "yesterday: 3.2 MWh short, 1.1 MWh long, imbalance cost 412.50 EUR (day-ahead
  *    only: 1,030.00 EUR)";
- * 7. prints the console URL, the keys and where the CSV landed, and keeps serving.
+ * 8. prints the console URL, the keys and where the CSV landed, and keeps serving.
  *
  * Environment: `PORT` (default 8000; 0 = any free port), `DEMO_LOCATIONS` (default 400; up to
  * 100,000 — registration and the parks' forecasts go in batches under the API's limit of 500),
@@ -32,6 +36,7 @@ import { startTsoSimulator } from "./tso_simulator.ts";
 import { encodeBase64Url } from "./base64url.ts";
 import { intradayToday, parkRows } from "./demo_intraday.ts";
 import { settleYesterday } from "./demo_settlement.ts";
+import { learnedLine, seedLearnedLocation } from "./demo_learned.ts";
 
 const AREAS = ["10YDE-RWENET---I", "10YDE-EON------1", "10YDE-ENBW-----N", "10YDE-VE-------2"];
 const PROFILES: [string, number, number][] = [
@@ -178,6 +183,15 @@ for (let j = 0; j < parks; j += 400) {
   const rows = csv.slice(1 + j * rowsPerDay, 1 + Math.min(parks, j + 400) * rowsPerDay);
   await api("/v1/forecasts", "POST", [csv[0], ...rows].join("\n") + "\n", externalKey, "text/csv");
 }
+// One metered location with the real OpenSTEF history and its weather: learned forecasts.
+const learned = await seedLearnedLocation({
+  api,
+  externalKey,
+  kvPath: `${dir}/bridge.kv`,
+  id: malo(locations + 1),
+  area: AREAS[0],
+  locations,
+});
 await api("/v1/console/start", "POST");
 // `wait=true`: the cron's pass of the minute may be under way; run after it, not 409.
 const pass = await api("/v1/orchestrate?wait=true", "POST");
@@ -194,6 +208,7 @@ for (let i = 0; filesChannel && i < 50; i++) {
   await new Promise((r) => setTimeout(r, 200));
 }
 const confirmed = schedules.filter((x) => x.tso_status === "confirmed").length;
+const learnedReport = await learnedLine(api, learned.id, day);
 // Intraday: today's PV forecasts arrive, today's next version goes out (files channel).
 const today = filesChannel ? await intradayToday(api, externalKey, parkList) : null;
 // After delivery: yesterday's actuals and prices arrive; the settlement (docs/settlement.md).
@@ -204,6 +219,7 @@ const yesterday = await settleYesterday({
   portfolio,
   parks: parkList,
   areas: AREAS,
+  learned,
 });
 const overview = await api("/v1/console/delivery-days");
 const entry = overview.delivery_days.find((d: { delivery_day: string }) => d.delivery_day === day);
@@ -225,12 +241,20 @@ const summary = {
   days_in_first_pass: pass.days.length,
   today,
   yesterday,
+  learned: {
+    id: learned.id,
+    line: learnedReport.line,
+    method: learnedReport.model.days.find((d) => d.delivery_day === day)?.method ?? null,
+    last_28_days: learnedReport.model.last_28_days,
+  },
   seconds: Number(seconds),
 };
 console.log(`
 Scheduling bridge demo — first pass done in ${seconds} s
   delivery day:  ${day} (${entry?.quarter_hours} quarter-hours, gate closure ${entry?.gate_closure})
-  portfolio:     ${locations - parks} profile customers + ${parks} PV parks in 4 control areas
+  portfolio:     ${
+  locations - parks
+} profile customers + ${parks} PV parks + 1 metered location with learned forecasts in 4 control areas
   state:         aggregated v${summary.aggregate_version} → published → ${
   submitted
     ? filesChannel
@@ -244,6 +268,7 @@ Scheduling bridge demo — first pass done in ${seconds} s
   external key:  ${externalKey}   (caller "customer")
   KV:            ${dir}/bridge.kv
 The orchestrator keeps running every minute. Stop with Ctrl-C.${today ? `\n${today.line}` : ""}
+${learnedReport.line}
 ${yesterday.line}`);
 console.log(`DEMO_SUMMARY ${JSON.stringify(summary)}`);
 if (Deno.env.get("DEMO_EXIT") === "1") {

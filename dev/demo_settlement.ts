@@ -17,6 +17,8 @@ import { recordVersionAnswer, recordVersionSent } from "../lib/fahrplan/history.
 import { berlinToday, parkRows } from "./demo_intraday.ts";
 import { type MeteredLocation, writeMeteringFiles } from "./metering_simulator.ts";
 import type { DaySettlement } from "../lib/wire/settlement.ts";
+import { writeLearnedForecasts } from "../lib/pipeline/forecasts.ts";
+import type { LearnedLocation } from "./demo_learned.ts";
 
 /** Profiles whose customers the demo meters (commercial and agricultural load curves). */
 const METERED_PROFILES = new Set(["G0", "G25", "L0", "L25"]);
@@ -51,6 +53,8 @@ export async function settleYesterday(opts: {
   portfolio: readonly Record<string, unknown>[];
   parks: readonly { id: string; peakKw: number }[];
   areas: readonly string[];
+  /** The learned location: its forecast of yesterday joins the schedule and is stored as made. */
+  learned?: LearnedLocation;
 }): Promise<YesterdayReport> {
   const day = addDays(berlinToday(), -1);
   const dd = deliveryDay(day);
@@ -75,10 +79,18 @@ export async function settleYesterday(opts: {
     for (let i = 0; i < n; i++) acc[i] += kw[i];
     metered.push({ malo_id: park.id, kw, noise: 0.12 });
   }
+  const y = opts.learned?.yesterday;
+  if (y && y.day === day) {
+    const acc = slp.get(opts.learned!.area)!;
+    for (let i = 0; i < n; i++) acc[i] += y.kw[i];
+  }
   // v1 day-ahead (PV at 125 %: an optimistic forecast), v2 intraday from 08:00 Berlin on (PV at 100 %).
   const from = dd.quarterHours.findIndex((q) => q.toZonedDateTimeISO("Europe/Berlin").hour >= 8);
   const kv = await Deno.openKv(opts.kvPath);
   try {
+    if (y && y.day === day) {
+      await writeLearnedForecasts(kv, day, [{ malo_id: opts.learned!.id, forecast: y.record }]);
+    }
     for (const area of opts.areas) {
       const s = slp.get(area)!, g = pv.get(area)!;
       const mw = (pvShare: (i: number) => number) =>

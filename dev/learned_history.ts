@@ -21,21 +21,18 @@ import { storeWeather } from "../lib/weather/store.ts";
 export interface SeedOptions {
   maloId: string;
   point: string;
-  /** The history (its `load` in MW for OpenSTEF's files). */
+  /** The history, its `load` in kW (the service's unit). */
   history: History;
-  /** Factor from the history's load to the location's kW (1000 for MW as it is). */
-  scale: number;
-  /**
-   * Whole weeks the history is moved by (default 0): each target day takes the source day that
-   * many weeks earlier, quarter-hour by wall-clock slot (weekdays and hours stay, also across a
-   * clock change: lib/forecasting/local_days.ts).
-   */
-  shiftWeeks?: number;
-  /** Berlin target days whose actuals are stored, both included. */
+  /** Berlin days whose actuals are stored, both included. */
   firstDay: string;
   lastDay: string;
-  /** Last Berlin target day whose weather is stored (default `lastDay`). */
+  /** Last Berlin day whose weather is stored (default `lastDay`). */
   weatherLastDay?: string;
+  /**
+   * Nothing is delivered later than this instant (UTC ms): a delivery due after it comes at it
+   * (the demo at 03:00 has yesterday's actuals already). Default: none.
+   */
+  untilMs?: number;
 }
 
 /**
@@ -48,27 +45,21 @@ export async function seedHistory(
 ): Promise<{ actualsDays: number; weatherDays: number }> {
   const index = new Map(opts.history.startMs.map((ms, r) => [ms, r]));
   const h = opts.history;
-  const shift = -7 * (opts.shiftWeeks ?? 0);
-  /** Per quarter-hour of a target day, the source row (`undefined`: none). */
+  const until = opts.untilMs ?? Infinity;
   const rowsOf = (day: string) => {
-    const t = localDay(day), src = localDay(addDays(day, shift));
-    return Array.from(t.slots, (slot, i) => {
-      // The source's quarter-hour of the same slot; on a 100-quarter-hour day both runs of the
-      // repeated hour, where the source has them, else the slot's first.
-      const j = t.length === src.length ? i : src.indexOfSlot[slot];
-      return index.get(src.startMs + j * QH_MS);
-    });
+    const d = localDay(day);
+    return Array.from({ length: d.length }, (_, i) => index.get(d.startMs + i * QH_MS));
   };
   let actualsDays = 0, weatherDays = 0;
   for (let day = opts.firstDay; day <= opts.lastDay; day = addDays(day, 1)) {
     const start = localDay(day).startMs;
-    const kwh = rowsOf(day).map((r) => r === undefined ? NaN : h.load[r] * opts.scale / 4);
+    const kwh = rowsOf(day).map((r) => r === undefined ? NaN : h.load[r] / 4);
     if (kwh.every((v) => Number.isNaN(v))) continue;
     await storeActuals(
       kv,
       [{ owner: { kind: "market_location", malo_id: opts.maloId }, start, kwh, where: day }],
       "history",
-      actualsKnownAt(start),
+      Math.min(actualsKnownAt(start), until),
     );
     actualsDays++;
   }
@@ -83,7 +74,7 @@ export async function seedHistory(
       wind_speed_m_s: pick(h.windSpeedMs),
     };
     if (values.temperature_c.every((v) => Number.isNaN(v))) continue;
-    const at = weatherReceivedAt(start);
+    const at = Math.min(weatherReceivedAt(start), until);
     await storeWeather(kv, [{ point: opts.point, start, values }], at, "history");
     await recordDeliveries(
       kv,
@@ -94,4 +85,36 @@ export async function seedHistory(
     weatherDays++;
   }
   return { actualsDays, weatherDays };
+}
+
+/**
+ * A history moved by whole weeks onto the Berlin days `firstDay` … `lastDay` and scaled: each day
+ * takes the source day `weeks` × 7 days earlier, quarter-hour by wall-clock slot (weekdays and
+ * hours stay, also across a clock change: lib/forecasting/local_days.ts; on a 100-quarter-hour
+ * day both runs of the repeated hour take the source's first where it has only one), `load`
+ * multiplied by `scale` (MW → kW × a share of the portfolio). Weather stays as it was.
+ */
+export function shiftedHistory(
+  h: History,
+  weeks: number,
+  scale: number,
+  firstDay: string,
+  lastDay: string,
+): History {
+  const index = new Map(h.startMs.map((ms, r) => [ms, r]));
+  const out: History = { startMs: [], load: [], temperatureC: [], ghiWm2: [], windSpeedMs: [] };
+  for (let day = firstDay; day <= lastDay; day = addDays(day, 1)) {
+    const t = localDay(day), src = localDay(addDays(day, -7 * weeks));
+    for (let i = 0; i < t.length; i++) {
+      const j = t.length === src.length ? i : src.indexOfSlot[t.slots[i]];
+      const r = index.get(src.startMs + j * QH_MS);
+      if (r === undefined) continue;
+      out.startMs.push(t.startMs + i * QH_MS);
+      out.load.push(h.load[r] * scale);
+      out.temperatureC.push(h.temperatureC[r]);
+      out.ghiWm2.push(h.ghiWm2[r]);
+      out.windSpeedMs.push(h.windSpeedMs[r]);
+    }
+  }
+  return out;
 }

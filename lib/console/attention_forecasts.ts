@@ -1,8 +1,8 @@
 /**
  * The attention items of the learned forecasts (docs/console.md, "Attention"; docs/forecasting.md,
  * "In the service"): metered market locations whose forecast of the next day-ahead day is not the
- * learned model, from the last refresh's summary — `no_forecast` (warn) where there is none at
- * all ("No forecast for 51000000011 (Park Nord) for tomorrow (Tue 10 Nov): 3 of 14 days of
+ * learned model, from the last refresh's summary — `no_forecast` (warn for tomorrow, else info)
+ * where there is none at all ("No forecast for 51000000011 (Park Nord) for tomorrow (Tue 10 Nov): 3 of 14 days of
  * actuals; …"), never a zero in its place, and `forecast_fallback` (info) where a labelled
  * fallback stands in: the load of 7 days before, or the model without weather. Up to three
  * locations of a kind are named one item each; more are one item naming the first three. Pure.
@@ -10,7 +10,7 @@
  */
 import type { ForecastIssue, ForecastModelsSummary } from "../pipeline/forecast_models.ts";
 import type { AttentionItem } from "../wire/attention.ts";
-import { dayName } from "./day_texts.ts";
+import { dayName, relativeDay } from "./day_texts.ts";
 
 /** Locations named one item each before they are grouped. */
 const ONE_EACH = 3;
@@ -38,9 +38,12 @@ export function forecastIssueItems(
     if (!issues.length) continue;
     const day = issues[0].day;
     const when = dayName(day, nowMs);
+    // A missing forecast of tomorrow (or today) is a warning; of a later day (the customer may
+    // still send one) a note, as missing forecasts are before they are due.
+    const soon = relativeDay(day, nowMs) === "tomorrow" || relativeDay(day, nowMs) === "today";
     const base = {
       code: method === "none" ? "no_forecast" as const : "forecast_fallback" as const,
-      level: method === "none" ? "warn" as const : "info" as const,
+      level: method === "none" && soon ? "warn" as const : "info" as const,
       delivery_day: day,
     };
     const what = method === "none" ? "No forecast" : FALLBACK[method];

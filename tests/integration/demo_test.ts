@@ -90,10 +90,38 @@ Deno.test("demo: next open day handed over to the TSOs and confirmed 4 of 4; CSV
     // Every metered location arrived, but the morning after only the AEP estimate is known.
     assert.equal(y.status, "provisional", "priced by the estimate until the reBAP is published");
 
+    // The learned location (the real OpenSTEF history): the line before, its last-28-days error
+    // beside the week before's, in the next day's schedule (docs/forecasting.md, "In the service").
+    const learnedText = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-2)!;
+    const lm =
+      /^learned forecast for (\d{11}) \(OpenSTEF 307 \(real load, scaled\)\): MAE 28 days (\d+\.\d\d) MW vs 7 days before (\d+\.\d\d) MW \((\d+) days\); in the schedule of (\d{4}-\d\d-\d\d) \((learned|learned_without_weather)\)$/
+        .exec(learnedText);
+    assert.ok(lm, `learned line: ${learnedText}`);
+    const learned = (summary as {
+      learned: {
+        id: string;
+        line: string;
+        last_28_days: { model: { mae_kw: number; days: number }; week_before: { mae_kw: number } };
+      };
+    }).learned;
+    assert.equal(learned.line, learnedText);
+    assert.equal(lm[5], s.delivery_day);
+    assert.ok(Number(lm[4]) >= 20, "judged on most of the last 28 days");
+    assert.ok(
+      learned.last_28_days.model.mae_kw < 0.85 * learned.last_28_days.week_before.mae_kw,
+      "the learned forecast beats the week before by the issue's margin",
+    );
+    // In the schedule: the open position counts it (no location without forecast but the parks').
+    const model = await (await fetch(
+      `${base}/v1/market-locations/${learned.id}/forecast-model`,
+      { headers: { "x-api-key": s.external_key } },
+    )).json() as { days: { delivery_day: string; method: string }[] };
+    assert.match(model.days.find((d) => d.delivery_day === s.delivery_day)!.method, /^learned/);
+
     // Today's intraday version: the line before, as the version history has it.
     const berlinNow = Temporal.Now.zonedDateTimeISO("Europe/Berlin");
     if (berlinNow.hour * 60 + berlinNow.minute < 23 * 60 + 25) {
-      const final = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-2)!;
+      const final = text.slice(0, text.indexOf("DEMO_SUMMARY")).trimEnd().split("\n").at(-3)!;
       const m =
         /^today: v(\d+) sent (\d\d:\d\d), frozen before (\d\d:\d\d) Berlin, 4 of 4 confirmed$/
           .exec(final);

@@ -63,8 +63,7 @@ export async function seedLearned(
   await seedHistory(kv, {
     maloId,
     point: opts.point ?? POINT,
-    history: openstefHistory(),
-    scale: 1000,
+    history: historyKw(),
     firstDay: opts.firstDay,
     lastDay: opts.lastDay,
     weatherLastDay: opts.weatherLastDay,
