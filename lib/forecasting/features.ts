@@ -91,6 +91,11 @@ export interface FeatureContext {
   slotWindPower: Float64Array;
   /** Profiles per lead (load, GHI, wind power by day and slot), made when first asked for. */
   profiles: Map<number, { load: Float64Array; ghi: Float64Array; windPower: Float64Array }>;
+  /**
+   * The first day (index) whose rows are asked for: profiles are made from it on (default 0). The
+   * forecast sets it to its fit window's first day.
+   */
+  firstRowDay: number;
 }
 
 /**
@@ -128,6 +133,7 @@ export function featureContext(view: View, site: Site): FeatureContext {
     slotGhi,
     slotWindPower,
     profiles: new Map(),
+    firstRowDay: 0,
   };
 }
 
@@ -145,7 +151,11 @@ function profilesOf(ctx: FeatureContext, lead: number) {
     windPower: new Float64Array(size),
   };
   const S = SLOTS_PER_DAY;
-  for (let k = 0; k < ctx.view.days.length; k++) {
+  // Days before the first asked for keep NaN: no row reads them.
+  made.load.fill(NaN, 0, ctx.firstRowDay * S);
+  made.ghi.fill(NaN, 0, ctx.firstRowDay * S);
+  made.windPower.fill(NaN, 0, ctx.firstRowDay * S);
+  for (let k = ctx.firstRowDay; k < ctx.view.days.length; k++) {
     for (let slot = 0; slot < S; slot++) {
       let load = 0, ghi = 0, wp = 0, n = 0;
       for (let d = Math.max(0, k - lead - PROFILE_DAYS + 1); d <= k - lead; d++) {
@@ -204,15 +214,35 @@ export interface DayRows {
 
 /** Builds the rows of day `k` (index in the view) for a feature set. */
 export function dayRows(ctx: FeatureContext, set: FeatureSet, k: number): DayRows {
+  const len = ctx.view.days[k].length;
+  const out = { values: new Float64Array(len * set.names.length), ok: new Uint8Array(len) };
+  dayRowsInto(ctx, set, k, out, 0);
+  return out;
+}
+
+/**
+ * Writes the rows of day `k` into `out` from row `at` on (`out.values` row-major with the set's
+ * columns, `out.ok` one per row): the fit lays a window's days into one matrix without a copy.
+ * Rows of a day whose lag falls before the view are left as they are, not ok.
+ */
+export function dayRowsInto(
+  ctx: FeatureContext,
+  set: FeatureSet,
+  k: number,
+  out: DayRows,
+  at: number,
+): void {
   const { view } = ctx;
   const S = SLOTS_PER_DAY;
   const len = view.days[k].length;
   const slots = view.days[k].slots;
   const p = set.names.length;
-  const values = new Float64Array(len * p);
-  const ok = new Uint8Array(len);
+  const values = out.values, ok = out.ok;
   const twoLags = set.week !== set.lead;
-  if (k - set.lead < 0) return { values, ok };
+  if (k - set.lead < 0) {
+    ok.fill(0, at, at + len);
+    return;
+  }
   const prof = profilesOf(ctx, set.lead);
   const a = (k - set.lead) * S, w = k - set.week >= 0 ? (k - set.week) * S : -1;
   const nw = ctx.nonWorking[k], nwLag = ctx.nonWorking[k - set.lead];
@@ -220,7 +250,8 @@ export function dayRows(ctx: FeatureContext, set: FeatureSet, k: number): DayRow
     const t = view.dayStart[k] + i;
     const s = slots[i];
     const pl = prof.load[k * S + s];
-    let c = i * p;
+    const row = (at + i) * p;
+    let c = row;
     values[c++] = orElse(ctx.slotLoad[a + s], pl);
     if (twoLags) values[c++] = w >= 0 ? orElse(ctx.slotLoad[w + s], pl) : pl;
     values[c++] = pl;
@@ -239,10 +270,9 @@ export function dayRows(ctx: FeatureContext, set: FeatureSet, k: number): DayRow
     values[c++] = nw;
     values[c++] = nwLag;
     let good = 1;
-    for (let q = i * p; q < c; q++) if (Number.isNaN(values[q])) good = 0;
-    ok[i] = good;
+    for (let q = row; q < c; q++) if (values[q] !== values[q]) good = 0;
+    ok[at + i] = good;
   }
-  return { values, ok };
 }
 
 /** `v`, or `fallback` where `v` is not known. */

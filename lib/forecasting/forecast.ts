@@ -23,6 +23,7 @@
 import { addDays, localDayOf, parseDay } from "../domain/delivery_day.ts";
 import {
   dayRows,
+  dayRowsInto,
   type FeatureContext,
   featureContext,
   type FeatureSet,
@@ -152,6 +153,7 @@ export function forecastDays(req: ForecastRequest): DayForecast[] {
   );
   const view = viewAt(req.cutoffMs, firstDay, lastTarget, req.load, req.weather);
   const ctx = featureContext(view, req.site);
+  ctx.firstRowDay = Math.max(0, view.lastKnownDay - opt.windowDays + 1);
   const known = view.lastKnownDay < 0 ? 0 : completeDays(view, view.lastKnownDay);
   const fits = new Map<string, Fitted | string>();
   return req.days.map((day) => {
@@ -202,16 +204,16 @@ function fit(
   const first = Math.max(0, last - opt.windowDays + 1);
   let n = 0;
   for (let k = first; k <= last; k++) n += view.days[k].length;
-  const x = new Float64Array(n * p), y = new Float64Array(n), w = new Float64Array(n);
-  const use = new Uint8Array(n);
+  const { x, y, w, use } = scratch(n, p);
+  const rows = { values: x, ok: use };
   let r = 0, floor = 0;
   for (let k = first; k <= last; k++) {
-    const rows = rowsWithout(ctx, set, k, drop);
+    dayRowsInto(ctx, set, k, rows, r); // the day's rows straight into the matrix
+    dropColumns(rows, p, drop, r, view.days[k].length);
     const weight = opt.halfLifeDays === null ? 1 : 0.5 ** ((last - k) / opt.halfLifeDays);
-    x.set(rows.values, r * p); // the day's rows in one copy
     for (let i = 0; i < view.days[k].length; i++, r++) {
       const target = view.load[view.dayStart[k] + i];
-      use[r] = rows.ok[i] && !Number.isNaN(target) ? 1 : 0;
+      use[r] = use[r] && target === target ? 1 : 0;
       if (use[r] && target < floor) floor = target;
       y[r] = target;
       w[r] = weight;
@@ -247,6 +249,33 @@ function fit(
   return { fit: f, summary, set, drop, floor };
 }
 
+/**
+ * The fit's matrices, kept between fits and grown as needed: a refresh of 10,000 locations makes
+ * some 40,000 fits, and fresh matrices of 2,000 × 17 each cost as much time in the garbage
+ * collector as the fits in their sums. Zeroed for each use (the rows a fit does not write — days
+ * whose lag falls before the view — read as 0, not ok).
+ */
+let kept: { x: Float64Array; y: Float64Array; w: Float64Array; use: Uint8Array } | null = null;
+function scratch(n: number, p: number) {
+  if (!kept || kept.x.length < n * p || kept.y.length < n) {
+    kept = {
+      x: new Float64Array(Math.max(n * p, kept?.x.length ?? 0)),
+      y: new Float64Array(Math.max(n, kept?.y.length ?? 0)),
+      w: new Float64Array(Math.max(n, kept?.w.length ?? 0)),
+      use: new Uint8Array(Math.max(n, kept?.use.length ?? 0)),
+    };
+  }
+  const m = {
+    x: kept.x.subarray(0, n * p),
+    y: kept.y.subarray(0, n),
+    w: kept.w.subarray(0, n),
+    use: kept.use.subarray(0, n),
+  };
+  m.x.fill(0);
+  m.use.fill(0);
+  return m;
+}
+
 /** Column indices of the features `without` names (by prefix). */
 const dropped = (set: FeatureSet, without: readonly string[]) =>
   set.names.flatMap((name, j) => without.some((w) => name.startsWith(w)) ? [j] : []);
@@ -254,9 +283,20 @@ const dropped = (set: FeatureSet, without: readonly string[]) =>
 /** The rows of day `k` with the dropped columns held at 0 (constant: the fit gives them 0). */
 function rowsWithout(ctx: FeatureContext, set: FeatureSet, k: number, drop: readonly number[]) {
   const rows = dayRows(ctx, set, k);
-  const p = set.names.length;
-  if (drop.length === 0) return rows;
-  for (let i = 0; i < rows.ok.length; i++) {
+  dropColumns(rows, set.names.length, drop, 0, rows.ok.length);
+  return rows;
+}
+
+/** Holds the `drop` columns of rows `from` … `from + count − 1` at 0, and judges the rows again. */
+function dropColumns(
+  rows: { values: Float64Array; ok: Uint8Array },
+  p: number,
+  drop: readonly number[],
+  from: number,
+  count: number,
+): void {
+  if (drop.length === 0) return;
+  for (let i = from; i < from + count; i++) {
     let good = 1;
     for (let j = 0; j < p; j++) {
       if (drop.includes(j)) rows.values[i * p + j] = 0;
@@ -264,7 +304,6 @@ function rowsWithout(ctx: FeatureContext, set: FeatureSet, k: number, drop: read
     }
     rows.ok[i] = good;
   }
-  return rows;
 }
 
 /** The fitted values of day `k`; a sentence naming the first missing feature when there is one. */

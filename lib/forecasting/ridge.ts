@@ -60,10 +60,11 @@ export function fitRidge(
     const base = r * p;
     for (let j = 0; j < p; j++) c[j] = x[base + j] - mean[j];
     const yc = y[r] - my;
-    for (let j = 0; j < p; j++) {
+    // The upper triangle, row by row (the hot loop of a fit: p(p+1)/2 products per row).
+    for (let j = 0, gj = 0; j < p; j++, gj += p) {
       const wc = w * c[j];
       gy[j] += wc * yc;
-      for (let l = j; l < p; l++) g[j * p + l] += wc * c[l];
+      for (let l = j; l < p; l++) g[gj + l] += wc * c[l];
     }
   }
   const sd = new Float64Array(p);

@@ -90,7 +90,7 @@ export async function generateForecasts(
     nowMs: number;
     region: string;
     /** The horizon and gate closure of the learned forecasts; absent: they are left alone. */
-    learned?: Pick<LearnedOptions, "horizonDays" | "gateClosureLocalTime">;
+    learned?: Pick<LearnedOptions, "horizonDays" | "gateClosureLocalTime" | "kvPath">;
   },
 ): Promise<GenerateResult> {
   // The learned forecasts first: a day whose learned forecasts change is bumped, and this step
@@ -216,7 +216,7 @@ async function learnedRefresh(
   kv: Deno.Kv,
   day: string,
   opts: { by: string; nowMs: number; region: string },
-  learned: Pick<LearnedOptions, "horizonDays" | "gateClosureLocalTime">,
+  learned: Pick<LearnedOptions, "horizonDays" | "gateClosureLocalTime" | "kvPath">,
 ): Promise<LearnedResult | null> {
   const plain = classesOf((await profileClasses(kv)).table).some((c) => !c.profile);
   if (!plain && !((await readModelsSummary(kv))?.locations)) return null;

@@ -110,50 +110,52 @@ export function siteOf(weatherPoint: string | undefined, holidayRegion: string):
 }
 
 /**
- * Weather of points as known at instants, read once per point and instant for every location of
- * a refresh (a read costs 5–20 ms: docs/weather.md, "Cost"), over the UTC quarter-hours
- * `[fromMs, toMs)`.
+ * Weather of points as known at instants over UTC quarter-hours `[fromMs, toMs)`. The reads as
+ * known at the cut-off are kept for the whole refresh (one read per point serves all its
+ * locations: a read costs 5–20 ms, docs/weather.md "Cost"); a replay's read of an earlier instant
+ * is not kept (each is asked for once).
  */
 export class WeatherCache {
   readonly #kv: Deno.Kv;
-  readonly #fromMs: number;
-  readonly #toMs: number;
   readonly #read = new Map<string, Promise<WeatherValue[]>>();
 
-  constructor(kv: Deno.Kv, fromMs: number, toMs: number) {
+  constructor(kv: Deno.Kv) {
     this.#kv = kv;
-    this.#fromMs = fromMs;
-    this.#toMs = toMs;
   }
 
-  /** The point's quarter-hours with a value, as known at `asOfMs` (received before it). */
-  asOf(point: string, asOfMs: number): Promise<WeatherValue[]> {
-    const key = `${point}|${asOfMs}`;
-    let got = this.#read.get(key);
-    if (!got) {
-      got = weatherAsOf(this.#kv, point, this.#fromMs, this.#toMs, asOfMs).then((w) => {
-        const out: WeatherValue[] = [];
-        for (let i = 0; i < w.temperature_c.length; i++) {
-          const t = w.temperature_c[i], g = w.ghi_w_m2[i], s = w.wind_speed_m_s[i];
-          if (t === null && g === null && s === null) continue;
-          const r = w.received_ms;
-          out.push({
-            startMs: this.#fromMs + i * QH_MS,
-            temperatureC: t ?? NaN,
-            ghiWm2: g ?? NaN,
-            windSpeedMs: s ?? NaN,
-            // The quarter-hour counts from when its last value arrived (all before `asOfMs`).
-            receivedAtMs: Math.max(
-              r.temperature_c[i] ?? -Infinity,
-              r.ghi_w_m2[i] ?? -Infinity,
-              r.wind_speed_m_s[i] ?? -Infinity,
-            ),
-          });
-        }
-        return out;
-      });
-      this.#read.set(key, got);
-    }
+  /** The point's quarter-hours with a value in `[fromMs, toMs)`, as known at `asOfMs`. */
+  asOf(
+    point: string,
+    asOfMs: number,
+    fromMs: number,
+    toMs: number,
+    keep = true,
+  ): Promise<WeatherValue[]> {
+    const key = `${point}|${asOfMs}|${fromMs}|${toMs}`;
+    const kept = this.#read.get(key);
+    if (kept) return kept;
+    const got = weatherAsOf(this.#kv, point, fromMs, toMs, asOfMs).then((w) => {
+      const out: WeatherValue[] = [];
+      for (let i = 0; i < w.temperature_c.length; i++) {
+        const t = w.temperature_c[i], g = w.ghi_w_m2[i], s = w.wind_speed_m_s[i];
+        if (t === null && g === null && s === null) continue;
+        const r = w.received_ms;
+        out.push({
+          startMs: fromMs + i * QH_MS,
+          temperatureC: t ?? NaN,
+          ghiWm2: g ?? NaN,
+          windSpeedMs: s ?? NaN,
+          // The quarter-hour counts from when its last value arrived (all before `asOfMs`).
+          receivedAtMs: Math.max(
+            r.temperature_c[i] ?? -Infinity,
+            r.ghi_w_m2[i] ?? -Infinity,
+            r.wind_speed_m_s[i] ?? -Infinity,
+          ),
+        });
+      }
+      return out;
+    });
+    if (keep) this.#read.set(key, got);
     return got;
   }
 }

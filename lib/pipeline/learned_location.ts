@@ -25,11 +25,13 @@ import { customerValues, loadValues } from "./learned_inputs.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 
 /**
- * The leads the service fits (lib/forecasting `ModelOptions.leadSteps`): today, tomorrow and
- * the day after each their own; the days up to a week ahead share the fit for a lead of 8, then
- * one per week.
+ * The leads the service fits (lib/forecasting `ModelOptions.leadSteps`; docs/forecasting.md, "In
+ * the service"): tomorrow (lead 2, the day-ahead schedule) and the day after (lead 3) their own;
+ * today shares tomorrow's fit (lead 1 → 2: it reads only older actuals), the days up to a week
+ * ahead share the fit for a lead of 8, then one per week. Three fits a location instead of five
+ * for the default horizon of a week: the daily refit of 10,000 locations is CPU-bound.
  */
-export const SERVICE_LEAD_STEPS = [1, 2, 3, 8, 15, 22, 29, 36] as const;
+export const SERVICE_LEAD_STEPS = [2, 3, 8, 15, 22, 29, 36] as const;
 
 /** Days of errors kept and shown. */
 export const EVALUATION_DAYS = 28;

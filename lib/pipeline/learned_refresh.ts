@@ -18,12 +18,10 @@
  * `generated`), so their aggregate, file and schedules follow.
  * @module
  */
-import { addDays, deliveryDay, localDayOf, nextOpenDay } from "../domain/delivery_day.ts";
-import { gateClosure } from "../domain/deadlines.ts";
+import { addDays, localDayOf, nextOpenDay } from "../domain/delivery_day.ts";
 import { fnv1a } from "../domain/slp/profile.ts";
 import { getManyChunked, withStoreLock } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
-import { weatherPointRecords } from "../weather/points.ts";
 import { type DayState, inputChanged, updateDay } from "./day_state.ts";
 import {
   type DayMethod,
@@ -35,21 +33,10 @@ import {
   writeModels,
   writeModelsSummary,
 } from "./forecast_models.ts";
-import { type LearnedForecast, learnedForecastsOf, writeLearnedForecasts } from "./forecasts.ts";
-import {
-  dayRange,
-  readActuals,
-  readCustomerForecasts,
-  siteOf,
-  WeatherCache,
-} from "./learned_inputs.ts";
-import {
-  daysToEvaluate,
-  EVALUATION_DAYS,
-  forecastLocation,
-  ISSUE_RANK,
-  sameForecast,
-} from "./learned_location.ts";
+import { writeLearnedForecasts } from "./forecasts.ts";
+import { type ChunkJob, type ChunkResult, type Part, runChunks } from "./learned_chunks.ts";
+import { dayRange } from "./learned_inputs.ts";
+import { ISSUE_RANK } from "./learned_location.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 import { listMarketLocations } from "./market_locations.ts";
 import { masterDataVersion } from "./master_data.ts";
@@ -67,6 +54,11 @@ export interface LearnedOptions {
   region: string;
   /** A day asked for outside the horizon (a forecast step by hand), forecast too. */
   day?: string;
+  /**
+   * The store's file, when it is a local one a second handle can open: half of the locations are
+   * then refitted in a worker (`./learned_worker.ts`), on the machine's second core.
+   */
+  kvPath?: string;
 }
 
 /** What a refresh did. */
@@ -89,10 +81,7 @@ export interface LearnedResult {
 
 /** Locations read and computed together. */
 const CHUNK = 250;
-/** Actuals read back for a forecast: the window (21 days), the weekly lags, the last 28 days' baseline. */
-const READ_BACK = 40;
-/** … and for replaying past days at their gate closure: 28 days more. */
-const READ_BACK_REPLAY = READ_BACK + EVALUATION_DAYS;
+
 /** Wall time a refresh spends replaying past days for the 28-day errors (the rest come later). */
 const REPLAY_BUDGET_MS = 3_000;
 
@@ -133,33 +122,39 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
   const models = new Map((await listModels(kv)).map((m) => [m.malo_id, m]));
   const metered = await meteredLocations(kv, master, summary, models);
   const removed = [...models.keys()].filter((id) => !metered.has(id));
-  const gateOf = (day: string) => gateClosure(deliveryDay(day), gc).epochMilliseconds;
-  const run: Run = {
-    kv,
-    opts,
+  const ids = [...metered.keys()].sort();
+  const batches: Part[][] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    batches.push(
+      ids.slice(i, i + CHUNK).map((id) => ({
+        loc: metered.get(id)!,
+        prev: models.get(id) ?? null,
+      })),
+    );
+  }
+  const job = (part: Part[][]): ChunkJob => ({
+    nowMs: opts.nowMs,
+    by: opts.by,
+    region: opts.region,
+    gateClosureLocalTime: gc,
     today,
     days,
     next,
-    gateOf,
-    weather: new WeatherCache(
-      kv,
-      deliveryDay(addDays(today, -READ_BACK_REPLAY - 1)).start.epochMilliseconds,
-      deliveryDay(days.at(-1)!).end.epochMilliseconds,
-    ),
     replayUntil: Date.now() + REPLAY_BUDGET_MS,
-    changed: new Map(days.map((d) => [d, 0])),
-  };
-  const ids = [...metered.keys()].sort();
-  const out: ForecastModelState[] = [];
-  let computed = 0;
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const part = ids.slice(i, i + CHUNK).map((id) => ({
-      loc: metered.get(id)!,
-      prev: models.get(id) ?? null,
-    }));
-    const r = await refreshChunk(run, part);
-    computed += r.computed;
-    out.push(...r.states);
+    batches: part,
+  });
+  // Two threads when the store is a local file and there is more than a batch: the second half
+  // of the batches (a MaLo-ID range of its own) in a worker.
+  const half = opts.kvPath && batches.length > 1 ? Math.ceil(batches.length / 2) : batches.length;
+  const results = await Promise.all([
+    runChunks(kv, job(batches.slice(0, half))),
+    ...(half < batches.length ? [inWorker(opts.kvPath!, job(batches.slice(half)))] : []),
+  ]);
+  const out = results.flatMap((r) => r.states);
+  const computed = results.reduce((n, r) => n + r.computed, 0);
+  const changed = new Map(days.map((d) => [d, 0]));
+  for (const r of results) {
+    for (const [d, n] of Object.entries(r.changed)) changed.set(d, (changed.get(d) ?? 0) + n);
   }
   if (removed.length) {
     await writeModels(kv, [], removed);
@@ -167,10 +162,10 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
       await writeLearnedForecasts(kv, day, removed.map((malo_id) => ({ malo_id, forecast: null })));
     }
   }
-  const changedDays = [...run.changed].filter(([, n]) => n > 0).map(([d]) => d);
+  const changedDays = [...changed].filter(([, n]) => n > 0).map(([d]) => d);
   for (const day of changedDays) {
     const at = new Date(opts.nowMs).toISOString();
-    const n = run.changed.get(day)!;
+    const n = changed.get(day)!;
     await updateDay(kv, day, (s) =>
       Promise.resolve({
         state: inputChanged(s, { at, by: opts.by, market_locations: n, source: "generated" }),
@@ -188,21 +183,6 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
     per_day: made.per_day,
     changed_days: changedDays,
   };
-}
-
-/** What the chunks of one refresh share. */
-interface Run {
-  kv: Deno.Kv;
-  opts: LearnedOptions;
-  today: string;
-  days: string[];
-  next: string;
-  gateOf: (day: string) => number;
-  weather: WeatherCache;
-  /** Wall-clock ms until which past days may be replayed. */
-  replayUntil: number;
-  /** Per day: locations whose stored learned forecast changed. */
-  changed: Map<string, number>;
 }
 
 /**
@@ -230,109 +210,6 @@ async function meteredLocations(
     if (!loc.standard_load_profile) out.set(loc.malo_id, loc);
   }
   return out;
-}
-
-/** Fingerprints a chunk, and computes and stores the locations whose inputs changed. */
-async function refreshChunk(
-  run: Run,
-  part: { loc: MarketLocation; prev: ForecastModelState | null }[],
-): Promise<{ states: ForecastModelState[]; computed: number }> {
-  const { kv, opts, today, days } = run;
-  const ids = part.map((p) => p.loc.malo_id);
-  const recent = [addDays(today, -2), addDays(today, -1), today];
-  const [latest, customers, points] = await Promise.all([
-    readActuals(kv, ids, recent),
-    readCustomerForecasts(kv, ids, days),
-    weatherPointRecords(kv, part.flatMap((p) => p.loc.weather_point ?? [])),
-  ]);
-  const regionOf = (loc: MarketLocation) => loc.holiday_region ?? opts.region;
-  const known = (at: string | undefined) =>
-    at === undefined ? null : `${at} ${Date.parse(at) < opts.nowMs}`;
-  const todo: typeof part = [];
-  const fingerprints = new Map<string, string>();
-  for (const p of part) {
-    const id = p.loc.malo_id;
-    const l = p.loc;
-    const fp = fnv1a(new TextEncoder().encode(JSON.stringify([
-      l.updated_at,
-      l.direction,
-      l.weather_point ?? null,
-      regionOf(l),
-      l.forecast_method ?? "auto",
-      // Each stamp with whether it was known at the cut-off (an earlier cut-off, a replay,
-      // must not take a later delivery's fit for its own).
-      known(l.weather_point ? points.get(l.weather_point)?.last_received_at : undefined),
-      [...latest.get(id)!].map(([d, r]) => `${d} ${known(r.updated_at)}`),
-      [...customers.get(id)!].map(([d, f]) => `${d} ${known(f.received_at)}`),
-      days,
-    ])));
-    fingerprints.set(id, fp);
-    if (fp !== p.prev?.fingerprint) todo.push(p);
-  }
-  const states = part.filter((p) => !todo.includes(p)).map((p) => p.prev!);
-  if (!todo.length) return { states, computed: 0 };
-  const todoIds = todo.map((p) => p.loc.malo_id);
-  const replay = Date.now() < run.replayUntil;
-  const back = replay ? READ_BACK_REPLAY : READ_BACK;
-  const withCustomer = todoIds.filter((id) => customers.get(id)!.size > 0);
-  const [actuals, pastCustomer] = await Promise.all([
-    readActuals(kv, todoIds, dayRange(addDays(today, -back), today)),
-    readCustomerForecasts(kv, withCustomer, dayRange(addDays(today, -60), addDays(today, -1))),
-  ]);
-  // Stored learned forecasts: the horizon's (to keep their day-ahead values, and to see what
-  // changed) and those of the past days to evaluate.
-  const evalDays = new Map(
-    todo.map((p) => [p.loc.malo_id, daysToEvaluate(today, actuals.get(p.loc.malo_id)!, p.prev)]),
-  );
-  const learnedDays = [...new Set([...days, ...[...evalDays.values()].flat()])].sort();
-  const stored = new Map(todoIds.map((id) => [id, new Map<string, LearnedForecast>()]));
-  for (const day of learnedDays) {
-    const got = await learnedForecastsOf(kv, day, todoIds);
-    got.forEach((f, j) => f && stored.get(todoIds[j])!.set(day, f));
-  }
-  const writes = new Map(
-    days.map((d) => [d, [] as { malo_id: string; forecast: LearnedForecast | null }[]]),
-  );
-  for (const p of todo) {
-    const id = p.loc.malo_id;
-    const point = p.loc.weather_point;
-    const weather = point ? await run.weather.asOf(point, opts.nowMs) : [];
-    const replays = new Map<string, Awaited<ReturnType<WeatherCache["asOf"]>>>();
-    for (const day of evalDays.get(id)!) {
-      const rec = stored.get(id)!.get(day);
-      if (rec && rec.method !== "customer_corrected") continue; // its day-ahead values are kept
-      if (!replay || Date.now() >= run.replayUntil) break;
-      replays.set(day, point ? await run.weather.asOf(point, run.gateOf(day)) : []);
-    }
-    const customer = new Map([...pastCustomer.get(id) ?? [], ...customers.get(id)!]);
-    const o = forecastLocation({
-      location: p.loc,
-      region: regionOf(p.loc),
-      site: siteOf(point, regionOf(p.loc)),
-      cutoffMs: opts.nowMs,
-      days,
-      nextDay: run.next,
-      gateOf: run.gateOf,
-      actuals: actuals.get(id)!,
-      customer,
-      learned: stored.get(id)!,
-      weather,
-      replays,
-      previous: p.prev,
-      fingerprint: fingerprints.get(id)!,
-      by: opts.by,
-    });
-    states.push(o.state);
-    for (const day of days) {
-      const next = o.records.get(day) ?? null;
-      if (sameForecast(stored.get(id)!.get(day) ?? null, next)) continue;
-      writes.get(day)!.push({ malo_id: id, forecast: next });
-      run.changed.set(day, (run.changed.get(day) ?? 0) + 1);
-    }
-  }
-  for (const [day, w] of writes) if (w.length) await writeLearnedForecasts(kv, day, w);
-  await writeModels(kv, states.slice(states.length - todo.length));
-  return { states, computed: todo.length };
 }
 
 /** Methods whose day has a stored learned forecast. */
@@ -389,4 +266,26 @@ function summaryOf(
     issue_count: issueCount,
     points,
   };
+}
+
+/**
+ * Runs `job` in a worker with its own KV handle on `kvPath` (`./learned_worker.ts`), stopped
+ * when done.
+ * @throws the worker's failure, as an `Error` with its name and message
+ */
+function inWorker(kvPath: string, job: ChunkJob): Promise<ChunkResult> {
+  const worker = new Worker(new URL("./learned_worker.ts", import.meta.url).href, {
+    type: "module",
+  });
+  const { promise, resolve, reject } = Promise.withResolvers<ChunkResult>();
+  worker.onmessage = (e: MessageEvent) => {
+    if (e.data.ok) resolve(e.data.result);
+    else reject(Object.assign(new Error(e.data.error.message), { name: e.data.error.name }));
+  };
+  worker.onerror = (e: ErrorEvent) => {
+    e.preventDefault();
+    reject(new Error(`the learned forecasts' worker stopped: ${e.message}`));
+  };
+  worker.postMessage({ kvPath, job });
+  return promise.finally(() => worker.terminate());
 }

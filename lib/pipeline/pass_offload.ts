@@ -47,6 +47,11 @@ export class PassOffload {
     this.#kvPath = kvPath;
   }
 
+  /** The store file the worker opens (a second handle may open it too). */
+  get kvPath(): string {
+    return this.#kvPath;
+  }
+
   /** The forecast step of `day` in the worker. @throws what `generateForecasts` throws */
   forecast(day: string, opts: ForecastOpts): Promise<GenerateResult> {
     return this.#run("forecast", day, opts) as Promise<GenerateResult>;

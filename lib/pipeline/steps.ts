@@ -55,6 +55,8 @@ async function runStepOnce(
           learned: {
             horizonDays: cfg.orchestrator_horizon_days,
             gateClosureLocalTime: cfg.gate_closure_local_time,
+            // A second thread for the refit where the store is a file a second handle opens.
+            kvPath: ctx.passOffload?.kvPath,
           },
         };
         const r = ctx.passOffload

@@ -1,0 +1,250 @@
+/**
+ * The work of a refresh of the learned forecasts (`./learned_refresh.ts`) on batches of metered
+ * market locations: per batch, the fingerprint of each location's inputs (its master data, its
+ * weather point's last delivery, its latest three days of actuals, its customer forecasts of the
+ * horizon, the horizon), then — for the locations whose fingerprint changed — the full inputs
+ * (`./learned_inputs.ts`), the forecasts and model record (`./learned_location.ts`), and their
+ * writes. The next batch's reads run while the current one is computed. Runs in the refresh's
+ * thread or, for half of the batches, in a worker with its own KV handle on the same store
+ * (`./learned_worker.ts`), as the pipeline worker does (docs/architecture.md, "Heavy work off the
+ * request thread").
+ * @module
+ */
+import { addDays, deliveryDay } from "../domain/delivery_day.ts";
+import { gateClosure } from "../domain/deadlines.ts";
+import { fnv1a } from "../domain/slp/profile.ts";
+import type { PackedActuals } from "../settlement/actuals_store.ts";
+import { weatherPointRecords } from "../weather/points.ts";
+import { type ForecastModelState, writeModels } from "./forecast_models.ts";
+import {
+  type LearnedForecast,
+  learnedForecastsOf,
+  type ValuesForecast,
+  writeLearnedForecasts,
+} from "./forecasts.ts";
+import {
+  type ByLocationDay,
+  dayRange,
+  readActuals,
+  readCustomerForecasts,
+  siteOf,
+  WeatherCache,
+} from "./learned_inputs.ts";
+import {
+  daysToEvaluate,
+  EVALUATION_DAYS,
+  forecastLocation,
+  sameForecast,
+} from "./learned_location.ts";
+import type { MarketLocation } from "./market_location_record.ts";
+
+/** One location of a batch: its master data and its model record as stored (`null`: none). */
+export interface Part {
+  loc: MarketLocation;
+  prev: ForecastModelState | null;
+}
+
+/** What the batches of one refresh share (plain data: it crosses to the worker). */
+export interface ChunkJob {
+  /** The cut-off (now), UTC ms. */
+  nowMs: number;
+  by: string;
+  /** The service's holiday region, for a location without its own. */
+  region: string;
+  gateClosureLocalTime: string;
+  /** The cut-off's Berlin day, the horizon's days, the next day whose gate closure is ahead. */
+  today: string;
+  days: string[];
+  next: string;
+  /** Wall-clock ms until which past days may be replayed (the replay budget). */
+  replayUntil: number;
+  batches: Part[][];
+}
+
+/** What the batches did. */
+export interface ChunkResult {
+  /** Every location's model record (kept or new). */
+  states: ForecastModelState[];
+  /** Locations fitted and forecast again. */
+  computed: number;
+  /** Per day: locations whose stored learned forecast changed. */
+  changed: Record<string, number>;
+}
+
+/** Actuals read back for a forecast: the window (21 days), the weekly lags, the last 28 days' baseline. */
+export const READ_BACK = 40;
+/** … and for replaying past days at their gate closure: 28 days more. */
+const READ_BACK_REPLAY = READ_BACK + EVALUATION_DAYS;
+
+const startOf = (day: string) => deliveryDay(day).start.epochMilliseconds;
+
+/** Runs every batch of `job`, reading the next one while the current one is computed. */
+export async function runChunks(kv: Deno.Kv, job: ChunkJob): Promise<ChunkResult> {
+  const out: ChunkResult = {
+    states: [],
+    computed: 0,
+    changed: Object.fromEntries(job.days.map((d) => [d, 0])),
+  };
+  const weather = new WeatherCache(kv);
+  let next = job.batches.length ? prepare(kv, job, job.batches[0]) : null;
+  for (let i = 0; i < job.batches.length; i++) {
+    const ready = await next!;
+    next = i + 1 < job.batches.length ? prepare(kv, job, job.batches[i + 1]) : null;
+    next?.catch(() => {}); // awaited in the next round; a failure is thrown there
+    const r = await compute(kv, job, weather, ready);
+    out.states.push(...r.states);
+    out.computed += r.computed;
+    for (const [d, n] of Object.entries(r.changed)) out.changed[d] = (out.changed[d] ?? 0) + n;
+  }
+  return out;
+}
+
+/** A batch read: its fingerprints, and the full inputs of the locations whose inputs changed. */
+interface Prepared {
+  kept: ForecastModelState[];
+  todo: Part[];
+  fingerprints: Map<string, string>;
+  customers: ByLocationDay<ValuesForecast>;
+  actuals: ByLocationDay<PackedActuals>;
+  pastCustomer: ByLocationDay<ValuesForecast>;
+  evalDays: Map<string, string[]>;
+  stored: Map<string, Map<string, LearnedForecast>>;
+  replay: boolean;
+}
+
+const regionOf = (job: ChunkJob, loc: MarketLocation) => loc.holiday_region ?? job.region;
+
+async function prepare(kv: Deno.Kv, job: ChunkJob, part: Part[]): Promise<Prepared> {
+  const { today, days } = job;
+  const ids = part.map((p) => p.loc.malo_id);
+  const recent = [addDays(today, -2), addDays(today, -1), today];
+  const [latest, customers, points] = await Promise.all([
+    readActuals(kv, ids, recent),
+    readCustomerForecasts(kv, ids, days),
+    weatherPointRecords(kv, part.flatMap((p) => p.loc.weather_point ?? [])),
+  ]);
+  // Each stamp with whether it was known at the cut-off (an earlier cut-off, a replay, must not
+  // take a later delivery's fit for its own).
+  const known = (at: string | undefined) =>
+    at === undefined ? null : `${at} ${Date.parse(at) < job.nowMs}`;
+  const todo: Part[] = [];
+  const kept: ForecastModelState[] = [];
+  const fingerprints = new Map<string, string>();
+  for (const p of part) {
+    const id = p.loc.malo_id;
+    const l = p.loc;
+    const fp = fnv1a(new TextEncoder().encode(JSON.stringify([
+      l.updated_at,
+      l.direction,
+      l.weather_point ?? null,
+      regionOf(job, l),
+      l.forecast_method ?? "auto",
+      known(l.weather_point ? points.get(l.weather_point)?.last_received_at : undefined),
+      [...latest.get(id)!].map(([d, r]) => `${d} ${known(r.updated_at)}`),
+      [...customers.get(id)!].map(([d, f]) => `${d} ${known(f.received_at)}`),
+      days,
+    ])));
+    fingerprints.set(id, fp);
+    if (fp !== p.prev?.fingerprint) todo.push(p);
+    else kept.push(p.prev!);
+  }
+  const todoIds = todo.map((p) => p.loc.malo_id);
+  const replay = Date.now() < job.replayUntil;
+  const back = replay ? READ_BACK_REPLAY : READ_BACK;
+  const withCustomer = todoIds.filter((id) => customers.get(id)!.size > 0);
+  const [actuals, pastCustomer] = todoIds.length
+    ? await Promise.all([
+      readActuals(kv, todoIds, dayRange(addDays(today, -back), today)),
+      readCustomerForecasts(kv, withCustomer, dayRange(addDays(today, -60), addDays(today, -1))),
+    ])
+    : [new Map(), new Map()];
+  // Stored learned forecasts: the horizon's (to keep their day-ahead values, and to see what
+  // changed) and those of the past days to evaluate.
+  const evalDays = new Map(
+    todo.map((p) => [p.loc.malo_id, daysToEvaluate(today, actuals.get(p.loc.malo_id)!, p.prev)]),
+  );
+  const learnedDays = [...new Set([...days, ...[...evalDays.values()].flat()])].sort();
+  const stored = new Map(todoIds.map((id) => [id, new Map<string, LearnedForecast>()]));
+  if (todoIds.length) {
+    const got = await Promise.all(learnedDays.map((d) => learnedForecastsOf(kv, d, todoIds)));
+    learnedDays.forEach((d, k) => got[k].forEach((f, j) => f && stored.get(todoIds[j])!.set(d, f)));
+  }
+  return {
+    kept,
+    todo,
+    fingerprints,
+    customers,
+    actuals,
+    pastCustomer,
+    evalDays,
+    stored,
+    replay,
+  };
+}
+
+/** Forecasts the changed locations of a prepared batch and writes what changed. */
+async function compute(
+  kv: Deno.Kv,
+  job: ChunkJob,
+  weatherCache: WeatherCache,
+  b: Prepared,
+): Promise<ChunkResult> {
+  const { today, days } = job;
+  const gateOf = (day: string) =>
+    gateClosure(deliveryDay(day), job.gateClosureLocalTime).epochMilliseconds;
+  const endMs = deliveryDay(days.at(-1)!).end.epochMilliseconds;
+  const changed: Record<string, number> = {};
+  const states: ForecastModelState[] = [];
+  const writes = new Map(
+    days.map((d) => [d, [] as { malo_id: string; forecast: LearnedForecast | null }[]]),
+  );
+  for (const p of b.todo) {
+    const id = p.loc.malo_id;
+    const point = p.loc.weather_point;
+    const weather = point
+      ? await weatherCache.asOf(point, job.nowMs, startOf(addDays(today, -READ_BACK)), endMs)
+      : [];
+    const replays = new Map<string, Awaited<ReturnType<WeatherCache["asOf"]>>>();
+    // Replayed: the days without a day-ahead learned forecast — at a location's first refit as
+    // many as the budget allows (the days before the service forecast it), later only yesterday
+    // (the service did not run before its gate closure).
+    const yesterday = addDays(today, -1);
+    for (const day of b.evalDays.get(id)!) {
+      const rec = b.stored.get(id)!.get(day);
+      if (rec && rec.method !== "customer_corrected") continue; // its day-ahead values are kept
+      if (p.prev && day !== yesterday) continue;
+      if (!b.replay || Date.now() >= job.replayUntil) break;
+      // The weather a replay of `day` reads: the window before it and the day itself.
+      const from = startOf(addDays(day, -READ_BACK)), to = deliveryDay(day).end.epochMilliseconds;
+      replays.set(day, point ? await weatherCache.asOf(point, gateOf(day), from, to, false) : []);
+    }
+    const region = regionOf(job, p.loc);
+    const o = forecastLocation({
+      location: p.loc,
+      region,
+      site: siteOf(point, region),
+      cutoffMs: job.nowMs,
+      days,
+      nextDay: job.next,
+      gateOf,
+      actuals: b.actuals.get(id)!,
+      customer: new Map([...b.pastCustomer.get(id) ?? [], ...b.customers.get(id)!]),
+      learned: b.stored.get(id)!,
+      weather,
+      replays,
+      previous: p.prev,
+      fingerprint: b.fingerprints.get(id)!,
+      by: job.by,
+    });
+    states.push(o.state);
+    for (const day of days) {
+      const next = o.records.get(day) ?? null;
+      if (sameForecast(b.stored.get(id)!.get(day) ?? null, next)) continue;
+      writes.get(day)!.push({ malo_id: id, forecast: next });
+      changed[day] = (changed[day] ?? 0) + 1;
+    }
+  }
+  for (const [day, w] of writes) if (w.length) await writeLearnedForecasts(kv, day, w);
+  if (states.length) await writeModels(kv, states);
+  return { states: [...b.kept, ...states], computed: b.todo.length, changed };
+}
