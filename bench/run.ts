@@ -50,6 +50,8 @@ kv_connect     issue 28: one-day pass at 100,000 and 1,000,000, local file vs KV
   BENCH_KVC_SIZES=20000
 weather        issue 33: 8 weeks + 2 days of one weather point as known at T; store one answer
   BENCH_WEATHER_DAYS=20 BENCH_WEATHER_EVERY_H=6 BENCH_WEATHER_ROUNDS=10
+learned        issue 33: daily refit and forecast of 10,000 metered locations; the profile pass beside
+  BENCH_LEARNED_N=500 BENCH_LEARNED_POINTS=10 BENCH_LEARNED_PROFILE_N=5000
 `.split(/\n(?! )/).filter(Boolean).map((p) => {
   const [, name, what, quick = ""] = /^(\S+) +(.+?)(?:\n +(.+))?$/.exec(p)!;
   return { name, what, quick };
