@@ -328,3 +328,64 @@ Deno.test("ridge: recovers an exact linear relation; a constant column gets 0", 
     RangeError,
   );
 });
+
+Deno.test("learned forecast: lead steps — a day is forecast by the fit of the first step at or above its lead, and says so", () => {
+  const { load, weather } = openstefInputs();
+  const cutoffMs = gate("2020-11-10"); // latest actuals 2020-11-08
+  const days = ["2020-11-10", "2020-11-11", "2020-11-12", "2020-11-15"];
+  const own = forecastDays({ cutoffMs, days, load, weather, site: NL_SITE });
+  const stepped = forecastDays({
+    cutoffMs,
+    days,
+    load,
+    weather,
+    site: NL_SITE,
+    options: { leadSteps: [2, 3, 8] },
+  });
+  assert.deepEqual(own.map((f) => f.model?.leadDays), [2, 3, 4, 7]);
+  assert.deepEqual(stepped.map((f) => f.model?.leadDays), [2, 3, 8, 8]);
+  // Leads 2 and 3 are their own steps: the same forecast, bit for bit.
+  assert.deepEqual(stepped[0].values, own[0].values);
+  assert.deepEqual(stepped[1].values, own[1].values);
+  // Lead 4 by the fit for 8: another forecast, from older days only, and the reason says it.
+  assert.notDeepEqual(stepped[2].values, own[2].values);
+  assert.match(stepped[2].reason, /latest actuals 4 days before \(fitted for a lead of 8 days\)/);
+  assert.equal(stepped[2].model?.window.last, "2020-11-08");
+  assert.ok(stepped[3].model?.features.includes("load_8d_before"));
+});
+
+Deno.test("learned forecast: never below the lowest actual of its window (a PV park's night is 0, not consumption)", () => {
+  // A park: 0 at night, a sunny or cloudy day's bell at noon, so a linear fit dips below 0 at dawn.
+  const rnd = random(7);
+  const load: LoadValue[] = [];
+  const weather: WeatherValue[] = [];
+  for (let day = "2026-05-01"; day <= "2026-06-10"; day = addDays(day, 1)) {
+    const d = localDay(day);
+    const sun = 0.2 + 0.8 * rnd();
+    for (let i = 0; i < d.length; i++) {
+      const startMs = d.startMs + i * 900_000;
+      const bell = Math.max(0, Math.sin(Math.PI * (d.slots[i] - 24) / 60));
+      // Output grows faster than irradiance (a nonlinear park): a straight line dips below 0.
+      const value = 1000 * (bell * sun) ** 2;
+      load.push({ startMs, value, knownAtMs: actualsKnownAt(startMs) });
+      weather.push({
+        startMs,
+        temperatureC: 15,
+        ghiWm2: 800 * bell * sun,
+        windSpeedMs: 4,
+        receivedAtMs: startMs - 2 * 86_400_000,
+      });
+    }
+  }
+  const [f] = forecastDays({
+    cutoffMs: gate("2026-06-10"),
+    days: ["2026-06-10"],
+    load,
+    weather,
+    site: DE_SITE,
+  });
+  assert.equal(f.method, "learned");
+  assert.ok(f.values!.every((v) => v >= 0), `${Math.min(...f.values!)}`);
+  assert.ok(f.values!.some((v) => v === 0), "the night held at the floor");
+  assert.ok(Math.max(...f.values!) > 100, "a day with sun");
+});
