@@ -122,8 +122,9 @@ async function weather(kv: Deno.Kv, from: string, to: string, receivedMs: number
       ghi_w_m2: pick(history.ghiWm2, 0),
       wind_speed_m_s: pick(history.windSpeedMs, (p % 3) / 10),
     };
-    await storeWeather(kv, [{ point, start, values }], receivedMs, "bench");
-    await recordDeliveries(kv, [{ point, fromMs: start, toMs: end }], receivedMs, "bench");
+    const stored = await storeWeather(kv, [{ point, start, values }], receivedMs, "bench");
+    const changed = stored.changed_points.length > 0;
+    await recordDeliveries(kv, [{ point, fromMs: start, toMs: end, changed }], receivedMs, "bench");
   }
 }
 
@@ -154,11 +155,15 @@ async function portfolio(kv: Deno.Kv, withMetered: boolean) {
 
 const rows: Row[] = [];
 const tomorrow = addDays(TODAY, 1);
-const step = (nowMs: number) => ({
+const step = (nowMs: number, horizonDays = horizon) => ({
   by: "bench",
   nowMs,
   region: "DE",
-  learned: { horizonDays: horizon, gateClosureLocalTime: "12:00", kvPath: `${dir.path}/bridge.kv` },
+  learned: {
+    horizonDays,
+    gateClosureLocalTime: "12:00",
+    kvPath: Deno.env.get("BENCH_LEARNED_THREADS") === "1" ? undefined : `${dir.path}/bridge.kv`,
+  },
 });
 const aggregate = (kv: Deno.Kv, nowMs: number) =>
   aggregateDay(kv, tomorrow, { by: "bench", nowMs, activeAreas: AREAS, region: "DE" });
@@ -217,11 +222,24 @@ try {
   console.log(`daily refit ${daily.s.toFixed(1)} s`, daily.out);
   // The floor: the same actuals records read bare (40 days of every location, one range a day).
   const ids = Array.from({ length: N }, (_, i) => metered(i));
+  const mem = (what: string) =>
+    console.log(
+      `${what}: RSS ${(Deno.memoryUsage().rss / MiB).toFixed(0)} MiB, heap ${
+        (Deno.memoryUsage().heapUsed / MiB).toFixed(0)
+      } of ${(Deno.memoryUsage().heapTotal / MiB).toFixed(0)} MiB`,
+    );
+  mem("after the daily refit");
   const bare = await timed(async () => {
     for (let d = addDays(TODAY, -40); d < TODAY; d = addDays(d, 1)) {
       for (let i = 0; i < N; i += 250) await actualsOfLocations(kv, d, ids.slice(i, i + 250));
     }
   });
+  mem("after the bare read");
+  // The same refit with the horizon at 2 days (today, tomorrow, the day after: two fits a location).
+  const short = await timed(async () =>
+    (await generateForecasts(kv, tomorrow, step(now + 30_000, 2))).learned_refresh!
+  );
+  await generateForecasts(kv, tomorrow, step(now + 40_000)); // back to the week
   const quiet = await timed(async () =>
     (await generateForecasts(kv, tomorrow, step(now + 60_000))).learned_refresh!
   );
@@ -270,6 +288,15 @@ try {
         } MiB, with the 28-day replays within their budget)`,
       },
     ),
+  );
+  rows.push(
+    row(PART, `the same with orchestrator_horizon_days = 2 (${n} locations)`, short.s, "s", {
+      base: ["the bare read", bare.s],
+      goal: ["< 30 s, < 1 GiB", short.s < 30 && short.peak < 1024],
+      note: `${short.out.computed} fitted, horizon 3 days; CPU ${short.cpu.toFixed(1)} s (${
+        (short.cpu / N * 1000).toFixed(1)
+      } ms a location); peak RSS ${short.peak.toFixed(0)} MiB`,
+    }),
   );
   rows.push(
     row(PART, "forecast step with nothing new (the refresh skipped by its stamp)", quiet.s, "s", {

@@ -24,6 +24,7 @@
 import * as SunCalc from "suncalc";
 import { publicHolidays } from "../domain/slp/day_type.ts";
 import { QH_MS } from "../settlement/series.ts";
+import type { Arena } from "./arena.ts";
 import type { Site, View } from "./inputs.ts";
 import { SLOTS_PER_DAY } from "./local_days.ts";
 
@@ -96,22 +97,25 @@ export interface FeatureContext {
    * forecast sets it to its fit window's first day.
    */
   firstRowDay: number;
+  /** Lends the arrays when given (see `./arena.ts`). */
+  arena?: Arena;
 }
 
 /**
  * Computes the per-quarter-hour and per-day inputs of the features for a view.
  * @throws {import("../domain/slp/day_type.ts").UnknownHolidayRegionError} for a region date-holidays does not know
  */
-export function featureContext(view: View, site: Site): FeatureContext {
+export function featureContext(view: View, site: Site, arena?: Arena): FeatureContext {
+  const f64 = (n: number) => arena ? arena.f64(n, 0) : new Float64Array(n);
   const n = view.load.length;
-  const sun = new Float64Array(n);
-  const wp = new Float64Array(n);
+  const sun = f64(n);
+  const wp = f64(n);
   for (let j = 0; j < n; j++) wp[j] = windPower(view.wind[j]);
   const days = view.days.length;
   const nonWorking = new Uint8Array(days);
-  const slotLoad = new Float64Array(days * SLOTS_PER_DAY);
-  const slotGhi = new Float64Array(days * SLOTS_PER_DAY);
-  const slotWindPower = new Float64Array(days * SLOTS_PER_DAY);
+  const slotLoad = f64(days * SLOTS_PER_DAY);
+  const slotGhi = f64(days * SLOTS_PER_DAY);
+  const slotWindPower = f64(days * SLOTS_PER_DAY);
   for (let k = 0; k < days; k++) {
     const d = view.days[k];
     sun.set(sunOfDay(site, d.day, d.startMs, d.length), view.dayStart[k]);
@@ -134,6 +138,7 @@ export function featureContext(view: View, site: Site): FeatureContext {
     slotWindPower,
     profiles: new Map(),
     firstRowDay: 0,
+    arena,
   };
 }
 
@@ -145,11 +150,8 @@ function profilesOf(ctx: FeatureContext, lead: number) {
   let made = ctx.profiles.get(lead);
   if (made) return made;
   const size = ctx.slotLoad.length;
-  made = {
-    load: new Float64Array(size),
-    ghi: new Float64Array(size),
-    windPower: new Float64Array(size),
-  };
+  const f64 = (n: number) => ctx.arena ? ctx.arena.f64(n, 0) : new Float64Array(n);
+  made = { load: f64(size), ghi: f64(size), windPower: f64(size) };
   const S = SLOTS_PER_DAY;
   // Days before the first asked for keep NaN: no row reads them.
   made.load.fill(NaN, 0, ctx.firstRowDay * S);

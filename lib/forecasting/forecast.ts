@@ -39,6 +39,7 @@ import {
   viewAt,
   type WeatherValue,
 } from "./inputs.ts";
+import { Arena } from "./arena.ts";
 import { fitRidge, predictRow, type RidgeFit } from "./ridge.ts";
 
 /** How a day's values were made. */
@@ -151,8 +152,24 @@ export function forecastDays(req: ForecastRequest): DayForecast[] {
     sorted[0] < cutoffDay ? sorted[0] : cutoffDay,
     -(opt.windowDays + reach + 1),
   );
-  const view = viewAt(req.cutoffMs, firstDay, lastTarget, req.load, req.weather);
-  const ctx = featureContext(view, req.site);
+  try {
+    return forecastOn(req, opt, firstDay, lastTarget);
+  } finally {
+    arena.release(); // nothing lent is kept: the results are plain arrays
+  }
+}
+
+/** One arena per thread: a forecast is synchronous (`./arena.ts`). */
+const arena = new Arena();
+
+function forecastOn(
+  req: ForecastRequest,
+  opt: ModelOptions,
+  firstDay: string,
+  lastTarget: string,
+): DayForecast[] {
+  const view = viewAt(req.cutoffMs, firstDay, lastTarget, req.load, req.weather, arena);
+  const ctx = featureContext(view, req.site, arena);
   ctx.firstRowDay = Math.max(0, view.lastKnownDay - opt.windowDays + 1);
   const known = view.lastKnownDay < 0 ? 0 : completeDays(view, view.lastKnownDay);
   const fits = new Map<string, Fitted | string>();

@@ -9,6 +9,7 @@
  * @module
  */
 import { QH_MS } from "../settlement/series.ts";
+import type { Arena } from "./arena.ts";
 import { type LocalDay, localDays } from "./local_days.ts";
 
 /** One quarter-hour of load (actuals) and when it became known. */
@@ -73,7 +74,8 @@ export interface View {
  * `receivedAtMs < cutoffMs`, and of several for one quarter-hour the latest received wins (the
  * later in the array on a tie). Values outside the days, non-finite or off the quarter-hour grid
  * are left out. Weather gaps of up to {@link MAX_WEATHER_GAP} quarter-hours between two received
- * values are interpolated linearly.
+ * values are interpolated linearly. With `arena`, the grid's arrays are lent by it (the caller
+ * releases them; `forecastDays` does).
  */
 export function viewAt(
   cutoffMs: number,
@@ -81,6 +83,7 @@ export function viewAt(
   lastDay: string,
   load: readonly LoadValue[],
   weather: readonly WeatherValue[],
+  arena?: Arena,
 ): View {
   const days = localDays(firstDay, lastDay);
   const dayStart = new Int32Array(days.length);
@@ -94,13 +97,14 @@ export function viewAt(
     const i = (ms - originMs) / QH_MS;
     return Number.isInteger(i) && i >= 0 && i < n ? i : -1;
   };
+  const nanArray = (n: number) => arena ? arena.f64(n, NaN) : new Float64Array(n).fill(NaN);
   const grid = { load: nanArray(n), ghi: nanArray(n), temperature: nanArray(n), wind: nanArray(n) };
   for (const v of load) {
     if (!(v.knownAtMs < cutoffMs) || !Number.isFinite(v.value)) continue;
     const i = at(v.startMs);
     if (i >= 0) grid.load[i] = v.value;
   }
-  const received = new Float64Array(n).fill(-Infinity);
+  const received = arena ? arena.f64(n, -Infinity) : new Float64Array(n).fill(-Infinity);
   for (const w of weather) {
     if (!(w.receivedAtMs < cutoffMs)) continue;
     const i = at(w.startMs);
@@ -164,5 +168,4 @@ export function fillShortGaps(a: Float64Array, max: number): void {
   }
 }
 
-const nanArray = (n: number) => new Float64Array(n).fill(NaN);
 const finiteOrNaN = (x: number) => Number.isFinite(x) ? x : NaN;

@@ -95,7 +95,7 @@ export interface ForecastIssue {
 }
 
 /** What the last refresh did (one record). */
-export interface ForecastModelsSummary {
+export interface ForecastModelsSummary extends SummaryPart {
   /** When it ran, ISO-8601 UTC. */
   refreshed_at: string;
   /** Its inputs' stamp: the same stamp → the learned forecasts are current. */
@@ -106,18 +106,6 @@ export interface ForecastModelsSummary {
   days: string[];
   /** The next day whose gate closure is ahead (the issues speak of it). */
   next_day: string;
-  /** Metered locations forecast by the service (learned or corrected on some day). */
-  locations: number;
-  /** Locations by what the next day's forecast came to. */
-  by_method: Partial<Record<DayMethod, number>>;
-  /** Per day: locations with a stored learned forecast (any method) on it. */
-  per_day: Record<string, number>;
-  /** The locations whose next-day forecast is no learned one, worst first (at most 50). */
-  issues: ForecastIssue[];
-  /** How many such locations there are in all, by method. */
-  issue_count: Partial<Record<DayMethod, number>>;
-  /** Weather points the learned locations read, with how many read each. */
-  points: Record<string, number>;
 }
 
 /** Reads the summary (`null`: no refresh ran yet). */
@@ -226,4 +214,129 @@ export function modelBody(s: ForecastModelState): ForecastModelBody {
       reason: d.reason,
     })),
   };
+}
+
+/**
+ * What model records add up to (a batch's, merged over batches and threads; the summary's own
+ * fields).
+ */
+export interface SummaryPart {
+  /** Metered locations forecast by the service. */
+  locations: number;
+  /** Locations by what the next day's forecast came to. */
+  by_method: Partial<Record<DayMethod, number>>;
+  /** Per day: locations with a stored learned forecast (any method) on it. */
+  per_day: Record<string, number>;
+  /** The locations whose next-day forecast is no learned one, worst first (at most 50). */
+  issues: ForecastIssue[];
+  /** How many such locations there are in all, by method. */
+  issue_count: Partial<Record<DayMethod, number>>;
+  /** Weather points the learned locations read, with how many read each. */
+  points: Record<string, number>;
+}
+
+/** Issues the summary keeps. */
+const MAX_ISSUES = 50;
+
+/** How a day's method ranks among the issues (no forecast first); others are none. */
+export const ISSUE_RANK: Partial<Record<DayMethod, number>> = {
+  none: 0,
+  load_7_days_before: 1,
+  learned_without_weather: 2,
+};
+
+/** Methods whose day has a stored learned forecast. */
+const STORED: ReadonlySet<DayMethod> = new Set([
+  "learned",
+  "learned_without_weather",
+  "load_7_days_before",
+  "customer_corrected",
+]);
+
+/** An empty part for the days `days`. */
+export function emptySummaryPart(days: readonly string[]): SummaryPart {
+  return {
+    locations: 0,
+    by_method: {},
+    per_day: Object.fromEntries(days.map((d) => [d, 0])),
+    issues: [],
+    issue_count: {},
+    points: {},
+  };
+}
+
+const byRank = (a: ForecastIssue, b: ForecastIssue) =>
+  ISSUE_RANK[a.method]! - ISSUE_RANK[b.method]! || a.malo_id.localeCompare(b.malo_id);
+
+/** Adds one record (speaking of `next`, the next day-ahead day) to a part. */
+export function addToSummary(part: SummaryPart, st: ForecastModelState, next: string): void {
+  part.locations++;
+  const wp = st.location.weather_point;
+  if (wp) part.points[wp] = (part.points[wp] ?? 0) + 1;
+  for (const [day, d] of Object.entries(st.days)) {
+    if (STORED.has(d.method) && day in part.per_day) part.per_day[day]++;
+  }
+  const d = st.days[next];
+  if (!d) return;
+  part.by_method[d.method] = (part.by_method[d.method] ?? 0) + 1;
+  if (ISSUE_RANK[d.method] === undefined) return;
+  part.issue_count[d.method] = (part.issue_count[d.method] ?? 0) + 1;
+  part.issues.push({
+    malo_id: st.malo_id,
+    name: st.location.name ?? null,
+    method: d.method,
+    reason: d.reason,
+    day: next,
+  });
+  if (part.issues.length > 2 * MAX_ISSUES) {
+    part.issues = part.issues.sort(byRank).slice(0, MAX_ISSUES);
+  }
+}
+
+/** Merges `b` into `a`. */
+export function mergeSummaryParts(a: SummaryPart, b: SummaryPart): SummaryPart {
+  const add = <K extends string>(x: Partial<Record<K, number>>, y: Partial<Record<K, number>>) => {
+    for (const [k, n] of Object.entries(y) as [K, number][]) x[k] = (x[k] ?? 0) + n;
+  };
+  a.locations += b.locations;
+  add(a.by_method, b.by_method);
+  add(a.per_day, b.per_day);
+  add(a.issue_count, b.issue_count);
+  add(a.points, b.points);
+  a.issues = [...a.issues, ...b.issues].sort(byRank).slice(0, MAX_ISSUES);
+  return a;
+}
+
+/** The summary of a refresh from its merged part. */
+export function finishSummary(
+  part: SummaryPart,
+  s: { stamp: string; master: number; days: string[]; next: string; at: number },
+): ForecastModelsSummary {
+  return {
+    refreshed_at: new Date(s.at).toISOString(),
+    stamp: s.stamp,
+    master_version: s.master,
+    days: s.days,
+    next_day: s.next,
+    locations: part.locations,
+    by_method: part.by_method,
+    per_day: part.per_day,
+    issues: [...part.issues].sort(byRank).slice(0, MAX_ISSUES),
+    issue_count: part.issue_count,
+    points: part.points,
+  };
+}
+
+/**
+ * Every model record's MaLo-ID and the master data it read, in MaLo-ID order, read a page at a
+ * time (the records themselves are not kept: 10,000 of them are tens of MB).
+ */
+export async function modelLocations(
+  kv: Deno.Kv,
+): Promise<Map<string, ForecastModelState["location"]>> {
+  const out = new Map<string, ForecastModelState["location"]>();
+  for await (const e of kv.list<ForecastModelState>(KEYS.forecastModels(), { batchSize: 500 })) {
+    out.set(e.key[1] as string, e.value.location);
+  }
+  return out;
 }

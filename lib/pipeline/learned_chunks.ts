@@ -14,8 +14,15 @@ import { addDays, deliveryDay } from "../domain/delivery_day.ts";
 import { gateClosure } from "../domain/deadlines.ts";
 import { fnv1a } from "../domain/slp/profile.ts";
 import type { PackedActuals } from "../settlement/actuals_store.ts";
-import { weatherPointRecords } from "../weather/points.ts";
-import { type ForecastModelState, writeModels } from "./forecast_models.ts";
+import { type WeatherPointRecord, weatherPointRecords } from "../weather/points.ts";
+import {
+  addToSummary,
+  emptySummaryPart,
+  type ForecastModelState,
+  readModels,
+  type SummaryPart,
+  writeModels,
+} from "./forecast_models.ts";
 import {
   type LearnedForecast,
   learnedForecastsOf,
@@ -39,7 +46,7 @@ import {
 import type { MarketLocation } from "./market_location_record.ts";
 
 /** One location of a batch: its master data and its model record as stored (`null`: none). */
-export interface Part {
+interface Part {
   loc: MarketLocation;
   prev: ForecastModelState | null;
 }
@@ -58,13 +65,14 @@ export interface ChunkJob {
   next: string;
   /** Wall-clock ms until which past days may be replayed (the replay budget). */
   replayUntil: number;
-  batches: Part[][];
+  /** The locations, batch by batch (their model records are read with their batch). */
+  batches: MarketLocation[][];
 }
 
 /** What the batches did. */
 export interface ChunkResult {
-  /** Every location's model record (kept or new). */
-  states: ForecastModelState[];
+  /** What every location's model record (kept or new) adds to the summary. */
+  summary: SummaryPart;
   /** Locations fitted and forecast again. */
   computed: number;
   /** Per day: locations whose stored learned forecast changed. */
@@ -81,7 +89,7 @@ const startOf = (day: string) => deliveryDay(day).start.epochMilliseconds;
 /** Runs every batch of `job`, reading the next one while the current one is computed. */
 export async function runChunks(kv: Deno.Kv, job: ChunkJob): Promise<ChunkResult> {
   const out: ChunkResult = {
-    states: [],
+    summary: emptySummaryPart(job.days),
     computed: 0,
     changed: Object.fromEntries(job.days.map((d) => [d, 0])),
   };
@@ -92,7 +100,7 @@ export async function runChunks(kv: Deno.Kv, job: ChunkJob): Promise<ChunkResult
     next = i + 1 < job.batches.length ? prepare(kv, job, job.batches[i + 1]) : null;
     next?.catch(() => {}); // awaited in the next round; a failure is thrown there
     const r = await compute(kv, job, weather, ready);
-    out.states.push(...r.states);
+    for (const st of r.states) addToSummary(out.summary, st, job.next);
     out.computed += r.computed;
     for (const [d, n] of Object.entries(r.changed)) out.changed[d] = (out.changed[d] ?? 0) + n;
   }
@@ -114,15 +122,20 @@ interface Prepared {
 
 const regionOf = (job: ChunkJob, loc: MarketLocation) => loc.holiday_region ?? job.region;
 
-async function prepare(kv: Deno.Kv, job: ChunkJob, part: Part[]): Promise<Prepared> {
+/** When a point's weather last changed (a repeated delivery changes nothing). */
+const changedAt = (p: WeatherPointRecord | undefined) => p?.last_changed_at ?? p?.last_received_at;
+
+async function prepare(kv: Deno.Kv, job: ChunkJob, locs: MarketLocation[]): Promise<Prepared> {
   const { today, days } = job;
-  const ids = part.map((p) => p.loc.malo_id);
+  const ids = locs.map((l) => l.malo_id);
   const recent = [addDays(today, -2), addDays(today, -1), today];
-  const [latest, customers, points] = await Promise.all([
+  const [prevs, latest, customers, points] = await Promise.all([
+    readModels(kv, ids),
     readActuals(kv, ids, recent),
     readCustomerForecasts(kv, ids, days),
-    weatherPointRecords(kv, part.flatMap((p) => p.loc.weather_point ?? [])),
+    weatherPointRecords(kv, locs.flatMap((l) => l.weather_point ?? [])),
   ]);
+  const part: Part[] = locs.map((loc, k) => ({ loc, prev: prevs[k] }));
   // Each stamp with whether it was known at the cut-off (an earlier cut-off, a replay, must not
   // take a later delivery's fit for its own).
   const known = (at: string | undefined) =>
@@ -139,7 +152,7 @@ async function prepare(kv: Deno.Kv, job: ChunkJob, part: Part[]): Promise<Prepar
       l.weather_point ?? null,
       regionOf(job, l),
       l.forecast_method ?? "auto",
-      known(l.weather_point ? points.get(l.weather_point)?.last_received_at : undefined),
+      known(l.weather_point ? changedAt(points.get(l.weather_point)) : undefined),
       [...latest.get(id)!].map(([d, r]) => `${d} ${known(r.updated_at)}`),
       [...customers.get(id)!].map(([d, f]) => `${d} ${known(f.received_at)}`),
       days,
@@ -188,10 +201,19 @@ async function compute(
   job: ChunkJob,
   weatherCache: WeatherCache,
   b: Prepared,
-): Promise<ChunkResult> {
+): Promise<{ states: ForecastModelState[]; computed: number; changed: Record<string, number> }> {
   const { today, days } = job;
-  const gateOf = (day: string) =>
-    gateClosure(deliveryDay(day), job.gateClosureLocalTime).epochMilliseconds;
+  const gates = new Map<string, number>();
+  const gateOf = (day: string) => {
+    let ms = gates.get(day);
+    if (ms === undefined) {
+      gates.set(
+        day,
+        ms = gateClosure(deliveryDay(day), job.gateClosureLocalTime).epochMilliseconds,
+      );
+    }
+    return ms;
+  };
   const endMs = deliveryDay(days.at(-1)!).end.epochMilliseconds;
   const changed: Record<string, number> = {};
   const states: ForecastModelState[] = [];

@@ -8,11 +8,10 @@
  * No storage, no clock: the caller gives the cut-off.
  * @module
  */
-import { addDays } from "../domain/delivery_day.ts";
 import { correctCustomerForecast } from "../forecasting/correction.ts";
 import { type DayForecast, forecastDays, type ModelSummary } from "../forecasting/forecast.ts";
 import type { Site, WeatherValue } from "../forecasting/inputs.ts";
-import { localDay } from "../forecasting/local_days.ts";
+import { localDay, shiftDay } from "../forecasting/local_days.ts";
 import type { PackedActuals } from "../settlement/actuals_store.ts";
 import type {
   DayMethod,
@@ -83,7 +82,7 @@ export function daysToEvaluate(
   const kept = new Map((previous?.evaluation ?? []).map((e) => [e.day, e]));
   const out: string[] = [];
   for (let back = EVALUATION_DAYS; back >= 1; back--) {
-    const day = addDays(today, -back);
+    const day = shiftDay(today, -back);
     const rec = actuals.get(day);
     if (!rec || !complete(rec)) continue;
     const e = kept.get(day);
@@ -230,7 +229,7 @@ function evaluate(
   load: ReturnType<typeof loadValues>,
 ): { evaluation: EvaluatedDay[]; replayed: number } {
   const today = inp.days[0];
-  const first = addDays(today, -EVALUATION_DAYS);
+  const first = shiftDay(today, -EVALUATION_DAYS);
   const todo = new Set(daysToEvaluate(today, inp.actuals, inp.previous));
   const out = (inp.previous?.evaluation ?? []).filter((e) => e.day >= first && !todo.has(e.day));
   let replayed = 0;
@@ -271,8 +270,8 @@ function errorsOf(
 ): EvaluatedDay {
   const actual = inp.actuals.get(day)!;
   const d = localDay(day);
-  const week = inp.actuals.get(addDays(day, -7));
-  const wd = localDay(addDays(day, -7));
+  const week = inp.actuals.get(shiftDay(day, -7));
+  const wd = localDay(shiftDay(day, -7));
   const cust = inp.customer.get(day)?.values;
   const m = { n: 0, abs: 0 }, w = { n: 0, abs: 0 }, c = { n: 0, abs: 0 };
   for (let i = 0; i < d.length; i++) {
@@ -322,10 +321,3 @@ export function sameForecast(a: LearnedForecast | null, b: LearnedForecast | nul
 
 const same = (a: readonly number[], b: readonly number[]) =>
   a.length === b.length && a.every((v, i) => v === b[i]);
-
-/** How a day's method ranks for the attention list: no forecast first. */
-export const ISSUE_RANK: Partial<Record<DayMethod, number>> = {
-  none: 0,
-  load_7_days_before: 1,
-  learned_without_weather: 2,
-};

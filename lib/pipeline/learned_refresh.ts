@@ -24,19 +24,19 @@ import { getManyChunked, withStoreLock } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
 import { type DayState, inputChanged, updateDay } from "./day_state.ts";
 import {
-  type DayMethod,
-  type ForecastIssue,
+  emptySummaryPart,
+  finishSummary,
   type ForecastModelsSummary,
   type ForecastModelState,
-  listModels,
+  mergeSummaryParts,
+  modelLocations,
   readModelsSummary,
   writeModels,
   writeModelsSummary,
 } from "./forecast_models.ts";
 import { writeLearnedForecasts } from "./forecasts.ts";
-import { type ChunkJob, type ChunkResult, type Part, runChunks } from "./learned_chunks.ts";
+import { type ChunkJob, type ChunkResult, runChunks } from "./learned_chunks.ts";
 import { dayRange } from "./learned_inputs.ts";
-import { ISSUE_RANK } from "./learned_location.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 import { listMarketLocations } from "./market_locations.ts";
 import { masterDataVersion } from "./master_data.ts";
@@ -119,20 +119,17 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
   if (summary?.stamp === stamp) {
     return { ran: false, ...nothing, metered: summary.locations, per_day: summary.per_day };
   }
-  const models = new Map((await listModels(kv)).map((m) => [m.malo_id, m]));
-  const metered = await meteredLocations(kv, master, summary, models);
-  const removed = [...models.keys()].filter((id) => !metered.has(id));
+  const known = await modelLocations(kv);
+  const metered = await meteredLocations(kv, master, summary, known);
+  const removed = [...known.keys()].filter((id) => !metered.has(id));
+  known.clear();
   const ids = [...metered.keys()].sort();
-  const batches: Part[][] = [];
+  const batches: MarketLocation[][] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
-    batches.push(
-      ids.slice(i, i + CHUNK).map((id) => ({
-        loc: metered.get(id)!,
-        prev: models.get(id) ?? null,
-      })),
-    );
+    batches.push(ids.slice(i, i + CHUNK).map((id) => metered.get(id)!));
   }
-  const job = (part: Part[][]): ChunkJob => ({
+  metered.clear();
+  const job = (part: MarketLocation[][]): ChunkJob => ({
     nowMs: opts.nowMs,
     by: opts.by,
     region: opts.region,
@@ -150,7 +147,8 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
     runChunks(kv, job(batches.slice(0, half))),
     ...(half < batches.length ? [inWorker(opts.kvPath!, job(batches.slice(half)))] : []),
   ]);
-  const out = results.flatMap((r) => r.states);
+  const part = results.map((r) => r.summary)
+    .reduce((x, y) => mergeSummaryParts(x, y), emptySummaryPart(days));
   const computed = results.reduce((n, r) => n + r.computed, 0);
   const changed = new Map(days.map((d) => [d, 0]));
   for (const r of results) {
@@ -172,7 +170,7 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
         result: null,
       }));
   }
-  const made = summaryOf(out, { stamp, master, days, next, at: opts.nowMs });
+  const made = finishSummary(part, { stamp, master, days, next, at: opts.nowMs });
   await writeModelsSummary(kv, made);
   return {
     ran: true,
@@ -187,22 +185,22 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
 
 /**
  * The metered market locations (no standard load profile) by MaLo-ID: none when the class table
- * has no location without a profile; the model records' copies while the master data is the one
- * the last refresh read; else every market location is listed once.
+ * has no location without a profile; the model records' copies of their master data while the
+ * master data is the one the last refresh read; else every market location is listed once.
  */
 async function meteredLocations(
   kv: Deno.Kv,
   master: number,
   summary: ForecastModelsSummary | null,
-  models: Map<string, ForecastModelState>,
+  known: Map<string, ForecastModelState["location"]>,
 ): Promise<Map<string, MarketLocation>> {
   const plain = classesOf((await readClassTable(kv)).table).filter((c) => !c.profile)
     .reduce((n, c) => n + c.count, 0);
   const out = new Map<string, MarketLocation>();
   if (plain === 0) return out;
-  if (summary?.master_version === master && models.size === plain) {
-    for (const [id, m] of models) {
-      out.set(id, { malo_id: id, ...m.location } as MarketLocation);
+  if (summary?.master_version === master && known.size === plain) {
+    for (const [id, location] of known) {
+      out.set(id, { malo_id: id, ...location } as MarketLocation);
     }
     return out;
   }
@@ -210,62 +208,6 @@ async function meteredLocations(
     if (!loc.standard_load_profile) out.set(loc.malo_id, loc);
   }
   return out;
-}
-
-/** Methods whose day has a stored learned forecast. */
-const STORED: ReadonlySet<DayMethod> = new Set([
-  "learned",
-  "learned_without_weather",
-  "load_7_days_before",
-  "customer_corrected",
-]);
-
-/** The summary of a refresh's model records. */
-function summaryOf(
-  states: ForecastModelState[],
-  s: { stamp: string; master: number; days: string[]; next: string; at: number },
-): ForecastModelsSummary {
-  const byMethod: ForecastModelsSummary["by_method"] = {};
-  const perDay: Record<string, number> = Object.fromEntries(s.days.map((d) => [d, 0]));
-  const issues: ForecastIssue[] = [];
-  const issueCount: ForecastModelsSummary["issue_count"] = {};
-  const points: Record<string, number> = {};
-  for (const st of states) {
-    const wp = st.location.weather_point;
-    if (wp) points[wp] = (points[wp] ?? 0) + 1;
-    for (const [day, d] of Object.entries(st.days)) {
-      if (STORED.has(d.method) && day in perDay) perDay[day]++;
-    }
-    const d = st.days[s.next];
-    if (!d) continue;
-    byMethod[d.method] = (byMethod[d.method] ?? 0) + 1;
-    if (ISSUE_RANK[d.method] !== undefined) {
-      issueCount[d.method] = (issueCount[d.method] ?? 0) + 1;
-      issues.push({
-        malo_id: st.malo_id,
-        name: st.location.name ?? null,
-        method: d.method,
-        reason: d.reason,
-        day: s.next,
-      });
-    }
-  }
-  issues.sort((a, b) =>
-    ISSUE_RANK[a.method]! - ISSUE_RANK[b.method]! || a.malo_id.localeCompare(b.malo_id)
-  );
-  return {
-    refreshed_at: new Date(s.at).toISOString(),
-    stamp: s.stamp,
-    master_version: s.master,
-    days: s.days,
-    next_day: s.next,
-    locations: states.length,
-    by_method: byMethod,
-    per_day: perDay,
-    issues: issues.slice(0, 50),
-    issue_count: issueCount,
-    points,
-  };
 }
 
 /**

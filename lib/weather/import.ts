@@ -40,7 +40,7 @@ export interface DeliveredPoint {
 }
 
 /** What an import did (the answer of `POST /v1/weather`). */
-export interface WeatherImport extends StoreOutcome {
+export interface WeatherImport extends Omit<StoreOutcome, "changed_points"> {
   format: WeatherFormat;
   /** ISO-8601 UTC instant the delivery was received: its values are known from then on. */
   received_at: string;
@@ -74,7 +74,7 @@ export async function importWeather(
   const series = deliveries.map(toQuarterHours);
   const receivedMs = deps.clock.now();
   const received_at = new Date(receivedMs).toISOString();
-  const stored = await storeWeather(
+  const { changed_points: changedPoints, ...stored } = await storeWeather(
     deps.kv,
     series,
     receivedMs,
@@ -83,13 +83,19 @@ export async function importWeather(
   const points = deliveries.map((d, k) => delivered(d, series[k]));
   await recordDeliveries(
     deps.kv,
-    points.map((p) => ({ point: p.point_id, fromMs: Date.parse(p.from), toMs: Date.parse(p.to) })),
+    points.map((p) => ({
+      point: p.point_id,
+      fromMs: Date.parse(p.from),
+      toMs: Date.parse(p.to),
+      changed: changedPoints.includes(p.point_id),
+    })),
     receivedMs,
     `${LABEL[format]}, ${source} (${by})`,
   );
-  if (stored.versions) {
-    // The learned forecasts of these points read it: their days turn stale (docs/pipeline.md).
-    await markLearnedInputs(deps.kv, { source: "weather", points: points.map((p) => p.point_id) }, {
+  if (changedPoints.length) {
+    // The learned forecasts of the points with anything new read it: their days turn stale
+    // (docs/pipeline.md, "Day state and staleness").
+    await markLearnedInputs(deps.kv, { source: "weather", points: changedPoints }, {
       nowMs: receivedMs,
       by,
     });
@@ -175,7 +181,7 @@ function sentence(
   format: WeatherFormat,
   points: DeliveredPoint[],
   receivedAt: string,
-  s: StoreOutcome,
+  s: Omit<StoreOutcome, "changed_points">,
 ): string {
   const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");
   const from = points.map((p) => p.from).sort()[0];

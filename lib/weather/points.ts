@@ -22,6 +22,11 @@ export interface WeatherPointRecord {
   last_to: string;
   /** Where the last delivery came from (format, route or file, caller). */
   last_source: string;
+  /**
+   * ISO-8601 UTC instant of the last delivery that brought a new or changed value (a delivery
+   * repeating what is known leaves it); absent in records from before it: `last_received_at`.
+   */
+  last_changed_at?: string;
 }
 
 /** What one delivery brought for one point. */
@@ -29,6 +34,8 @@ export interface PointDeliveryFacts {
   point: string;
   fromMs: number;
   toMs: number;
+  /** Whether it brought anything new (default true). */
+  changed?: boolean;
 }
 
 /**
@@ -62,6 +69,9 @@ export async function recordDeliveries(
             last_from: new Date(f.fromMs).toISOString(),
             last_to: new Date(f.toMs).toISOString(),
             last_source: source,
+            last_changed_at: f.changed === false
+              ? prev.value?.last_changed_at ?? prev.value?.last_received_at ?? at
+              : at,
           } satisfies WeatherPointRecord,
         );
       });

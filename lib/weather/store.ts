@@ -34,6 +34,8 @@ export interface StoreOutcome {
   versions: number;
   /** Delivery days touched (local dates), in order. */
   days: string[];
+  /** Points with anything new (a version written), in order. */
+  changed_points: string[];
 }
 
 /** One point's part of a delivery within one delivery day. */
@@ -56,7 +58,15 @@ export async function storeWeather(
   source: string,
 ): Promise<StoreOutcome> {
   const pieces = series.flatMap(piecesByDay);
-  const out: StoreOutcome = { added: 0, changed: 0, unchanged: 0, versions: 0, days: [] };
+  const out: StoreOutcome = {
+    added: 0,
+    changed: 0,
+    unchanged: 0,
+    versions: 0,
+    days: [],
+    changed_points: [],
+  };
+  const changedPoints = new Set<string>();
   const step = Math.max(1, Math.floor(maxChecks(kv) / 2));
   for (let i = 0; i < pieces.length; i += step) {
     const counts = await writePieces(kv, pieces.slice(i, i + step), receivedMs, source);
@@ -64,8 +74,10 @@ export async function storeWeather(
     out.changed += counts.changed;
     out.unchanged += counts.unchanged;
     out.versions += counts.versions;
+    for (const point of counts.points) changedPoints.add(point);
   }
   out.days = [...new Set(pieces.map((p) => p.day))].sort();
+  out.changed_points = [...changedPoints].sort();
   return out;
 }
 
@@ -125,7 +137,7 @@ async function writePieces(
   pieces: Piece[],
   receivedMs: number,
   source: string,
-): Promise<Omit<StoreOutcome, "days">> {
+): Promise<Omit<StoreOutcome, "days" | "changed_points"> & { points: string[] }> {
   const at = new Date(receivedMs).toISOString();
   const versionKeys = pieces.map((p) => KEYS.weatherVersion(p.day, p.point, receivedMs));
   const latestKeys = pieces.map((p) => KEYS.weatherLatest(p.day, p.point));
@@ -134,7 +146,7 @@ async function writePieces(
       getManyChunked<WeatherVersion>(kv, versionKeys),
       getManyChunked<WeatherLatest>(kv, latestKeys),
     ]);
-    const counts = { added: 0, changed: 0, unchanged: 0, versions: 0 };
+    const counts = { added: 0, changed: 0, unchanged: 0, versions: 0, points: [] as string[] };
     const op = kv.atomic();
     pieces.forEach((p, k) => {
       const len = p.values.temperature_c.length;
@@ -145,6 +157,7 @@ async function writePieces(
       counts.unchanged += c.unchanged;
       if (!c.added && !c.changed) return;
       counts.versions++;
+      counts.points.push(p.point);
       const prev = versions[k].value;
       const version: WeatherVersion = {
         temperature_c: merged(prev?.temperature_c, p.values.temperature_c),

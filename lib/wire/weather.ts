@@ -63,6 +63,8 @@ export const WeatherPointSchema = z.object({
   last_from: z.string(),
   last_to: z.string(),
   last_source: z.string(),
+  /** The last delivery that brought a new or changed value (absent: as `last_received_at`). */
+  last_changed_at: z.string().optional(),
 });
 
 /** `GET /v1/weather/points` → 200. */
