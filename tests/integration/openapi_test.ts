@@ -63,7 +63,7 @@ Deno.test("OpenAPI document: 3.1.0, version 0.4.0, every route with its scope an
     const ours = Object.entries(doc.paths).filter(([p]) =>
       p === "/health" || p === "/v1/openapi.json" || p.startsWith("/v1/console/")
     );
-    assert.equal(ours.length, 11); // with /v1/console/passes
+    assert.equal(ours.length, 12); // with /v1/console/passes and /v1/console/forecast-models
     for (const [path, ops] of ours) {
       for (const [method, op] of Object.entries(ops)) {
         const ok = op.responses["200"];
