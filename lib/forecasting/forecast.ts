@@ -34,9 +34,11 @@ import {
 import {
   completeDays,
   dayIndex,
+  type LoadRun,
   type LoadValue,
   type Site,
   viewAt,
+  type WeatherRun,
   type WeatherValue,
 } from "./inputs.ts";
 import { Arena } from "./arena.ts";
@@ -121,10 +123,10 @@ export interface ForecastRequest {
   cutoffMs: number;
   /** Berlin days to forecast, `YYYY-MM-DD`. */
   days: readonly string[];
-  /** The location's actuals, each with when it became known. */
-  load: readonly LoadValue[];
-  /** Weather at the location's weather point, each with when it was received (may be empty). */
-  weather: readonly WeatherValue[];
+  /** The location's actuals, each (or each run, {@link LoadRun}) with when it became known. */
+  load: readonly (LoadValue | LoadRun)[];
+  /** Weather at the location's weather point, each (or each run) with when it was received. */
+  weather: readonly (WeatherValue | WeatherRun)[];
   site: Site;
   options?: Partial<ModelOptions>;
 }

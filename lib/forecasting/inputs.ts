@@ -22,6 +22,20 @@ export interface LoadValue {
   knownAtMs: number;
 }
 
+/**
+ * A run of consecutive quarter-hours of load known from one instant — a stored day of actuals as
+ * it is, without one object per value (the service reads 40 days of 10,000 locations).
+ */
+export interface LoadRun {
+  /** UTC ms of the first quarter-hour's start. */
+  startMs: number;
+  /** One value per quarter-hour (`NaN`: none), times `scale` (e.g. kWh × 4 = average kW). */
+  values: ArrayLike<number>;
+  scale: number;
+  /** UTC ms from which every value of the run counts as known. */
+  knownAtMs: number;
+}
+
 /** One UTC quarter-hour of weather at the location's weather point and when it was received. */
 export interface WeatherValue {
   /** UTC ms of the quarter-hour's start. */
@@ -34,6 +48,20 @@ export interface WeatherValue {
   windSpeedMs: number;
   /** UTC ms the value was received; a later value for the same quarter-hour supersedes it. */
   receivedAtMs: number;
+}
+
+/**
+ * A run of consecutive UTC quarter-hours of weather, each with when it was received — a point's
+ * weather as read from the store, without one object per quarter-hour (the service keeps it for
+ * every point of a refresh). `NaN` where a variable is unknown; a quarter-hour received at
+ * `-Infinity`… or `NaN` has nothing.
+ */
+export interface WeatherRun {
+  startMs: number;
+  temperatureC: ArrayLike<number>;
+  ghiWm2: ArrayLike<number>;
+  windSpeedMs: ArrayLike<number>;
+  receivedAtMs: ArrayLike<number>;
 }
 
 /** Where the location is, for the sun's elevation and the holidays. */
@@ -70,7 +98,8 @@ export interface View {
 
 /**
  * Lays the inputs known strictly before `cutoffMs` on a grid of the Berlin days `firstDay` …
- * `lastDay`. A load value counts when `knownAtMs < cutoffMs`; a weather value when
+ * `lastDay`. A load value (or a run of them, {@link LoadRun}) counts when `knownAtMs < cutoffMs`; a
+ * weather value when
  * `receivedAtMs < cutoffMs`, and of several for one quarter-hour the latest received wins (the
  * later in the array on a tie). Values outside the days, non-finite or off the quarter-hour grid
  * are left out. Weather gaps of up to {@link MAX_WEATHER_GAP} quarter-hours between two received
@@ -81,8 +110,8 @@ export function viewAt(
   cutoffMs: number,
   firstDay: string,
   lastDay: string,
-  load: readonly LoadValue[],
-  weather: readonly WeatherValue[],
+  load: readonly (LoadValue | LoadRun)[],
+  weather: readonly (WeatherValue | WeatherRun)[],
   arena?: Arena,
 ): View {
   const days = localDays(firstDay, lastDay);
@@ -100,19 +129,41 @@ export function viewAt(
   const nanArray = (n: number) => arena ? arena.f64(n, NaN) : new Float64Array(n).fill(NaN);
   const grid = { load: nanArray(n), ghi: nanArray(n), temperature: nanArray(n), wind: nanArray(n) };
   for (const v of load) {
-    if (!(v.knownAtMs < cutoffMs) || !Number.isFinite(v.value)) continue;
+    if (!(v.knownAtMs < cutoffMs)) continue;
+    if ("values" in v) {
+      for (let j = 0; j < v.values.length; j++) {
+        const x = v.values[j] * v.scale;
+        const i = at(v.startMs + j * QH_MS);
+        if (i >= 0 && Number.isFinite(x)) grid.load[i] = x;
+      }
+      continue;
+    }
+    if (!Number.isFinite(v.value)) continue;
     const i = at(v.startMs);
     if (i >= 0) grid.load[i] = v.value;
   }
   const received = arena ? arena.f64(n, -Infinity) : new Float64Array(n).fill(-Infinity);
+  const put = (i: number, at: number, ghi: number, temperature: number, wind: number) => {
+    if (i < 0 || at < received[i]) return;
+    received[i] = at;
+    grid.ghi[i] = finiteOrNaN(ghi);
+    grid.temperature[i] = finiteOrNaN(temperature);
+    grid.wind[i] = finiteOrNaN(wind);
+  };
   for (const w of weather) {
-    if (!(w.receivedAtMs < cutoffMs)) continue;
-    const i = at(w.startMs);
-    if (i < 0 || w.receivedAtMs < received[i]) continue;
-    received[i] = w.receivedAtMs;
-    grid.ghi[i] = finiteOrNaN(w.ghiWm2);
-    grid.temperature[i] = finiteOrNaN(w.temperatureC);
-    grid.wind[i] = finiteOrNaN(w.windSpeedMs);
+    if ("receivedAtMs" in w && typeof w.receivedAtMs === "number") {
+      const v = w as WeatherValue;
+      if (v.receivedAtMs < cutoffMs) {
+        put(at(v.startMs), v.receivedAtMs, v.ghiWm2, v.temperatureC, v.windSpeedMs);
+      }
+      continue;
+    }
+    const r = w as WeatherRun;
+    for (let j = 0; j < r.receivedAtMs.length; j++) {
+      const t = r.receivedAtMs[j];
+      if (!(t < cutoffMs)) continue;
+      put(at(r.startMs + j * QH_MS), t, r.ghiWm2[j], r.temperatureC[j], r.windSpeedMs[j]);
+    }
   }
   for (const a of [grid.ghi, grid.temperature, grid.wind]) fillShortGaps(a, MAX_WEATHER_GAP);
   let lastKnownDay = -1;

@@ -9,7 +9,8 @@
  * @module
  */
 import { addDays, deliveryDay } from "../domain/delivery_day.ts";
-import type { LoadValue, Site, WeatherValue } from "../forecasting/inputs.ts";
+import type { LoadRun, LoadValue, Site, WeatherRun } from "../forecasting/inputs.ts";
+import { localDay } from "../forecasting/local_days.ts";
 import type { CustomerValue } from "../forecasting/correction.ts";
 import { actualsOfLocations, type PackedActuals } from "../settlement/actuals_store.ts";
 import { weatherAsOf } from "../weather/read.ts";
@@ -63,6 +64,24 @@ async function byDay<T>(
 }
 
 /**
+ * A location's actuals as the model's load, one run per stored day: kWh × 4 = average kW per
+ * quarter-hour, each day known from its record's `updated_at` (as {@link loadValues}, without an
+ * object per value).
+ */
+export function loadRuns(records: ReadonlyMap<string, PackedActuals>): LoadRun[] {
+  const out: LoadRun[] = [];
+  for (const [day, rec] of records) {
+    out.push({
+      startMs: localDay(day).startMs,
+      values: rec.kwh,
+      scale: 4,
+      knownAtMs: Date.parse(rec.updated_at),
+    });
+  }
+  return out;
+}
+
+/**
  * A location's actuals as the model's load: average kW per quarter-hour (kWh × 4), each known
  * from its record's `updated_at` (when it was received; a later correction of the day moves the
  * whole day's instant — an earlier cut-off then does without that day, never with its new values).
@@ -110,50 +129,52 @@ export function siteOf(weatherPoint: string | undefined, holidayRegion: string):
 }
 
 /**
- * Weather of points as known at instants over UTC quarter-hours `[fromMs, toMs)`. The reads as
- * known at the cut-off are kept for the whole refresh (one read per point serves all its
- * locations: a read costs 5–20 ms, docs/weather.md "Cost"); a replay's read of an earlier instant
- * is not kept (each is asked for once).
+ * Weather of points as known at instants over UTC quarter-hours `[fromMs, toMs)`, each as one
+ * {@link WeatherRun} (five typed arrays, not an object per quarter-hour). The reads as known at
+ * the cut-off are kept for the whole refresh (one read per point serves all its locations: a read
+ * costs 5–20 ms, docs/weather.md "Cost"); a replay's read of an earlier instant is not kept (each
+ * is asked for once).
  */
 export class WeatherCache {
   readonly #kv: Deno.Kv;
-  readonly #read = new Map<string, Promise<WeatherValue[]>>();
+  readonly #read = new Map<string, Promise<WeatherRun[]>>();
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
   }
 
-  /** The point's quarter-hours with a value in `[fromMs, toMs)`, as known at `asOfMs`. */
+  /** The point's quarter-hours in `[fromMs, toMs)`, as known at `asOfMs`. */
   asOf(
     point: string,
     asOfMs: number,
     fromMs: number,
     toMs: number,
     keep = true,
-  ): Promise<WeatherValue[]> {
+  ): Promise<WeatherRun[]> {
     const key = `${point}|${asOfMs}|${fromMs}|${toMs}`;
     const kept = this.#read.get(key);
     if (kept) return kept;
     const got = weatherAsOf(this.#kv, point, fromMs, toMs, asOfMs).then((w) => {
-      const out: WeatherValue[] = [];
-      for (let i = 0; i < w.temperature_c.length; i++) {
-        const t = w.temperature_c[i], g = w.ghi_w_m2[i], s = w.wind_speed_m_s[i];
-        if (t === null && g === null && s === null) continue;
-        const r = w.received_ms;
-        out.push({
-          startMs: fromMs + i * QH_MS,
-          temperatureC: t ?? NaN,
-          ghiWm2: g ?? NaN,
-          windSpeedMs: s ?? NaN,
-          // The quarter-hour counts from when its last value arrived (all before `asOfMs`).
-          receivedAtMs: Math.max(
-            r.temperature_c[i] ?? -Infinity,
-            r.ghi_w_m2[i] ?? -Infinity,
-            r.wind_speed_m_s[i] ?? -Infinity,
-          ),
-        });
+      const n = w.temperature_c.length;
+      const num = (a: (number | null)[]) => Float64Array.from(a, (v) => v ?? NaN);
+      const r = w.received_ms;
+      // The quarter-hour counts from when its last value arrived (all before `asOfMs`).
+      const receivedAtMs = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        receivedAtMs[i] = Math.max(
+          r.temperature_c[i] ?? -Infinity,
+          r.ghi_w_m2[i] ?? -Infinity,
+          r.wind_speed_m_s[i] ?? -Infinity,
+        );
+        if (receivedAtMs[i] === -Infinity) receivedAtMs[i] = NaN; // nothing received
       }
-      return out;
+      return [{
+        startMs: fromMs,
+        temperatureC: num(w.temperature_c),
+        ghiWm2: num(w.ghi_w_m2),
+        windSpeedMs: num(w.wind_speed_m_s),
+        receivedAtMs,
+      }];
     });
     if (keep) this.#read.set(key, got);
     return got;

@@ -10,7 +10,7 @@
  */
 import { correctCustomerForecast } from "../forecasting/correction.ts";
 import { type DayForecast, forecastDays, type ModelSummary } from "../forecasting/forecast.ts";
-import type { Site, WeatherValue } from "../forecasting/inputs.ts";
+import type { Site, WeatherRun } from "../forecasting/inputs.ts";
 import { localDay, shiftDay } from "../forecasting/local_days.ts";
 import type { PackedActuals } from "../settlement/actuals_store.ts";
 import type {
@@ -20,7 +20,7 @@ import type {
   StoredModel,
 } from "./forecast_models.ts";
 import type { LearnedForecast, ValuesForecast } from "./forecasts.ts";
-import { customerValues, loadValues } from "./learned_inputs.ts";
+import { customerValues, loadRuns, loadValues } from "./learned_inputs.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 
 /**
@@ -53,9 +53,9 @@ export interface LocationInput {
   customer: ReadonlyMap<string, ValuesForecast>;
   learned: ReadonlyMap<string, LearnedForecast>;
   /** The weather of its point as known at the cut-off (empty without a point). */
-  weather: readonly WeatherValue[];
+  weather: readonly WeatherRun[];
   /** Past days to replay at their gate closure, with the weather as known then. */
-  replays: ReadonlyMap<string, readonly WeatherValue[]>;
+  replays: ReadonlyMap<string, readonly WeatherRun[]>;
   previous: ForecastModelState | null;
   fingerprint: string;
   by: string;
@@ -97,7 +97,7 @@ const complete = (rec: PackedActuals) => rec.kwh.every((v) => v === v);
 export function forecastLocation(inp: LocationInput): LocationOutcome {
   const loc = inp.location;
   const setting = loc.forecast_method ?? "auto";
-  const load = loadValues(inp.actuals);
+  const load = loadRuns(inp.actuals);
   const custDays = setting === "learned" ? [] : inp.days.filter((d) => inp.customer.has(d));
   const learnedDays = setting === "customer"
     ? []
@@ -120,10 +120,10 @@ export function forecastLocation(inp: LocationInput): LocationOutcome {
     ? correctCustomerForecast({
       cutoffMs: inp.cutoffMs,
       days: custDays,
+      load: loadValues(inp.actuals),
       customer: customerValues(
         new Map([...pastCustomer, ...custDays.map((d) => [d, inp.customer.get(d)!] as const)]),
       ),
-      load,
     })
     : [];
   const madeAt = new Date(inp.cutoffMs).toISOString();
@@ -226,7 +226,7 @@ export function forecastLocation(inp: LocationInput): LocationOutcome {
  */
 function evaluate(
   inp: LocationInput,
-  load: ReturnType<typeof loadValues>,
+  load: ReturnType<typeof loadRuns>,
 ): { evaluation: EvaluatedDay[]; replayed: number } {
   const today = inp.days[0];
   const first = shiftDay(today, -EVALUATION_DAYS);

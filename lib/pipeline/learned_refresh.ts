@@ -55,8 +55,8 @@ export interface LearnedOptions {
   /** A day asked for outside the horizon (a forecast step by hand), forecast too. */
   day?: string;
   /**
-   * The store's file, when it is a local one a second handle can open: half of the locations are
-   * then refitted in a worker (`./learned_worker.ts`), on the machine's second core.
+   * The store's file, when it is a local one a second handle can open: the locations are then
+   * refitted in workers (`./learned_worker.ts`), two at a time, on both cores.
    */
   kvPath?: string;
 }
@@ -80,7 +80,15 @@ export interface LearnedResult {
 }
 
 /** Locations read and computed together. */
-const CHUNK = 250;
+const CHUNK = 150;
+/**
+ * Batches a worker computes before it is stopped and a fresh one takes the next: a worker's heap
+ * (the garbage of 2,500 locations' inputs and fits) goes back to the system with it, so the
+ * refit of 10,000 locations stays within a bounded memory (docs/forecasting.md, "Speed").
+ */
+const BATCHES_PER_WORKER = 8;
+/** Workers at once: the machine's two cores. */
+const THREADS = 2;
 
 /** Wall time a refresh spends replaying past days for the 28-day errors (the rest come later). */
 const REPLAY_BUDGET_MS = 3_000;
@@ -129,6 +137,7 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
     batches.push(ids.slice(i, i + CHUNK).map((id) => metered.get(id)!));
   }
   metered.clear();
+  const replayUntil = Date.now() + REPLAY_BUDGET_MS;
   const job = (part: MarketLocation[][]): ChunkJob => ({
     nowMs: opts.nowMs,
     by: opts.by,
@@ -137,16 +146,23 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
     today,
     days,
     next,
-    replayUntil: Date.now() + REPLAY_BUDGET_MS,
+    replayUntil,
     batches: part,
   });
-  // Two threads when the store is a local file and there is more than a batch: the second half
-  // of the batches (a MaLo-ID range of its own) in a worker.
-  const half = opts.kvPath && batches.length > 1 ? Math.ceil(batches.length / 2) : batches.length;
-  const results = await Promise.all([
-    runChunks(kv, job(batches.slice(0, half))),
-    ...(half < batches.length ? [inWorker(opts.kvPath!, job(batches.slice(half)))] : []),
-  ]);
+  // Where the store is a local file a second handle opens, the batches go to workers, two at a
+  // time, each worker stopped after its share (MaLo-ID ranges of their own); else in this thread.
+  const results: ChunkResult[] = [];
+  if (opts.kvPath && batches.length > 1) {
+    const shares: MarketLocation[][][] = [];
+    for (let i = 0; i < batches.length; i += BATCHES_PER_WORKER) {
+      shares.push(batches.slice(i, i + BATCHES_PER_WORKER));
+    }
+    let next = 0;
+    const lane = async () => {
+      while (next < shares.length) results.push(await inWorker(opts.kvPath!, job(shares[next++])));
+    };
+    await Promise.all(Array.from({ length: Math.min(THREADS, shares.length) }, lane));
+  } else results.push(await runChunks(kv, job(batches)));
   const part = results.map((r) => r.summary)
     .reduce((x, y) => mergeSummaryParts(x, y), emptySummaryPart(days));
   const computed = results.reduce((n, r) => n + r.computed, 0);
