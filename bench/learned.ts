@@ -21,6 +21,7 @@ import { addDays, deliveryDay } from "../lib/domain/delivery_day.ts";
 import { actualsKnownAt, localTimeOn } from "../lib/forecasting/local_days.ts";
 import { aggregateDay } from "../lib/pipeline/aggregate.ts";
 import { generateForecasts } from "../lib/pipeline/generate.ts";
+import { ingestForecasts } from "../lib/pipeline/forecasts.ts";
 import { markLearnedInputs } from "../lib/pipeline/learned_staleness.ts";
 import { profileClasses } from "../lib/pipeline/master_data.ts";
 import { actualsOfLocations, storeActuals } from "../lib/settlement/actuals_store.ts";
@@ -326,38 +327,58 @@ try {
   await dir.remove();
 }
 
-// The same pass in a store of profile locations alone.
+// The same pass in a store of the profile locations alone, and in one where the metered locations
+// have customer forecasts instead (as many forecasts read and summed as the learned ones).
 {
-  const d2 = await tempDir("bench-learned-profile-");
-  const kv2 = await Deno.openKv(`${d2.path}/bridge.kv`);
-  try {
-    await portfolio(kv2, false);
-    const now = localTimeOn(TODAY, "06:30");
-    await generateForecasts(kv2, tomorrow, step(now));
-    const alone = await timed(async () => {
-      await generateForecasts(kv2, tomorrow, step(now + 200_000));
-      await aggregate(kv2, now + 200_000);
-    });
-    const p = PROFILE_N.toLocaleString("en-US");
-    rows.push(
-      row(
-        PART,
-        `forecast + aggregate of a day, ${p} profile locations + ${
-          N.toLocaleString("en-US")
-        } learned`,
-        profilePass!.s,
-        "s",
-        {
-          base: [`the same, ${p} profile locations alone`, alone.s],
-          note:
-            "the learned ones' forecasts are read and summed; their refresh is skipped (current)",
-        },
-      ),
-    );
-  } finally {
-    kv2.close();
-    await d2.remove();
-  }
+  const pass = async (withCustomers: boolean) => {
+    const d2 = await tempDir("bench-learned-profile-");
+    const kv2 = await Deno.openKv(`${d2.path}/bridge.kv`);
+    try {
+      await portfolio(kv2, withCustomers);
+      const now = localTimeOn(TODAY, "06:30");
+      if (withCustomers) {
+        const qh = deliveryDay(tomorrow).quarterHours.length;
+        for (let i = 0; i < N; i += 500) {
+          await ingestForecasts(
+            kv2,
+            Array.from({ length: Math.min(500, N - i) }, (_, k) => ({
+              malo_id: metered(i + k),
+              delivery_day: tomorrow,
+              values: Array.from({ length: qh }, (_, q) => 10 + (q % 7)),
+            })),
+            "bench",
+            now,
+          );
+        }
+      }
+      await generateForecasts(kv2, tomorrow, step(now));
+      return await timed(async () => {
+        await generateForecasts(kv2, tomorrow, step(now + 200_000));
+        await aggregate(kv2, now + 200_000);
+      });
+    } finally {
+      kv2.close();
+      await d2.remove();
+    }
+  };
+  const alone = await pass(false);
+  const customers = await pass(true);
+  const [p, n] = [PROFILE_N.toLocaleString("en-US"), N.toLocaleString("en-US")];
+  rows.push(
+    row(
+      PART,
+      `forecast + aggregate of a day, ${p} profile locations + ${n} learned`,
+      profilePass!.s,
+      "s",
+      {
+        base: [`the same with ${n} customer forecasts instead`, customers.s],
+        note:
+          `the learned forecasts are read and summed as customer forecasts are (their refresh is skipped: current); ${p} profile locations alone: ${
+            alone.s.toFixed(3)
+          } s`,
+      },
+    ),
+  );
 }
 
 report(rows);

@@ -70,8 +70,11 @@ export interface ForecastModelState {
   refreshed_at: string;
   /** The inputs it was made from, hashed: the same fingerprint → nothing to do. */
   fingerprint: string;
-  /** Per day of the horizon: how its forecast was made and why. */
-  days: Record<string, { method: DayMethod; reason: string }>;
+  /**
+   * Per day of the horizon: how its forecast was made and why, and the fingerprint of its stored
+   * learned forecast (`null`: none stored; absent in records from before it).
+   */
+  days: Record<string, { method: DayMethod; reason: string; hash?: string | null }>;
   /** The day the summary fields speak of: the next day whose gate closure is ahead. */
   next_day: string;
   /** The model of `next_day` (or of the first learned day), `null` when none was fitted. */

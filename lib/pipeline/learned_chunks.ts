@@ -37,12 +37,7 @@ import {
   siteOf,
   WeatherCache,
 } from "./learned_inputs.ts";
-import {
-  daysToEvaluate,
-  EVALUATION_DAYS,
-  forecastLocation,
-  sameForecast,
-} from "./learned_location.ts";
+import { daysToEvaluate, EVALUATION_DAYS, forecastLocation } from "./learned_location.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 
 /** One location of a batch: its master data and its model record as stored (`null`: none). */
@@ -176,7 +171,14 @@ async function prepare(kv: Deno.Kv, job: ChunkJob, locs: MarketLocation[]): Prom
   const evalDays = new Map(
     todo.map((p) => [p.loc.malo_id, daysToEvaluate(today, actuals.get(p.loc.malo_id)!, p.prev)]),
   );
-  const learnedDays = [...new Set([...days, ...[...evalDays.values()].flat()])].sort();
+  // Stored learned forecasts read back: of the days to evaluate, and of the horizon's days whose
+  // gate closure passed (their day-ahead values are kept); what changed the records' fingerprints
+  // in the model record say.
+  const closed = days.filter((d) =>
+    gateClosure(deliveryDay(d), job.gateClosureLocalTime)
+      .epochMilliseconds <= job.nowMs
+  );
+  const learnedDays = [...new Set([...closed, ...[...evalDays.values()].flat()])].sort();
   const stored = new Map(todoIds.map((id) => [id, new Map<string, LearnedForecast>()]));
   if (todoIds.length) {
     const got = await Promise.all(learnedDays.map((d) => learnedForecastsOf(kv, d, todoIds)));
@@ -261,9 +263,11 @@ async function compute(
     states.push(o.state);
     for (const day of days) {
       const next = o.records.get(day) ?? null;
-      if (sameForecast(b.stored.get(id)!.get(day) ?? null, next)) continue;
+      const was = p.prev?.days[day]?.hash;
+      const now = o.state.days[day].hash ?? null;
+      if (was === now && was !== undefined) continue; // the same forecast is stored
       writes.get(day)!.push({ malo_id: id, forecast: next });
-      changed[day] = (changed[day] ?? 0) + 1;
+      if (next || was) changed[day] = (changed[day] ?? 0) + 1;
     }
   }
   for (const [day, w] of writes) if (w.length) await writeLearnedForecasts(kv, day, w);

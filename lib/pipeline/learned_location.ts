@@ -21,6 +21,7 @@ import type {
 } from "./forecast_models.ts";
 import type { LearnedForecast, ValuesForecast } from "./forecasts.ts";
 import { customerValues, loadRuns, loadValues } from "./learned_inputs.ts";
+import { fnv1a } from "../domain/slp/profile.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 
 /**
@@ -182,6 +183,7 @@ export function forecastLocation(inp: LocationInput): LocationOutcome {
     };
     records.set(day, null);
   }
+  for (const day of inp.days) days[day].hash = forecastHash(records.get(day) ?? null);
   const { evaluation, replayed } = evaluate(inp, load);
   const modelOf = learned.get(inp.nextDay)?.model ??
     [...learned.values()].find((f) => f.model)?.model ?? null;
@@ -310,13 +312,19 @@ export function storedModel(m: ModelSummary): StoredModel {
   };
 }
 
-/** Whether a stored forecast changed (values to 1 W, method, reason and what it stands for). */
-export function sameForecast(a: LearnedForecast | null, b: LearnedForecast | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.method === b.method && a.reason === b.reason &&
-    a.customer_received_at === b.customer_received_at &&
-    a.replaces_customer === b.replaces_customer && same(a.values, b.values) &&
-    same(a.day_ahead ?? [], b.day_ahead ?? []);
+/**
+ * A stored forecast's fingerprint — its values, day-ahead values, method, reason and what it
+ * stands for (not when or by whom it was made) — kept in the model record, so that a refit sees
+ * which days' forecasts changed without reading them back; `null` for none.
+ */
+export function forecastHash(r: LearnedForecast | null): string | null {
+  if (!r) return null;
+  const bytes = (v: readonly number[] | undefined) =>
+    new Uint8Array(Float64Array.from(v ?? []).buffer);
+  const text = new TextEncoder().encode(
+    `${r.method}|${r.reason}|${r.customer_received_at}|${r.replaces_customer}`,
+  );
+  return `${fnv1a(bytes(r.values))}${fnv1a(bytes(r.day_ahead))}${fnv1a(text)}`;
 }
 
 const same = (a: readonly number[], b: readonly number[]) =>
