@@ -58,7 +58,7 @@ function ConsolePage(p: ConsolePageInput & { islands: IslandCollector }) {
             <a href="#config">Configuration</a>
             <a href="#passes">Passes</a>
             <a href="#settlement">After delivery</a>
-            <a href="#learned">Learned forecasts</a>
+            <a href="#learned">Learned</a>
           </nav>
           <Island collector={c} name="KeyGate" component={ISLANDS.KeyGate} props={{}} />
         </header>
