@@ -13,12 +13,7 @@ import { type DayForecast, forecastDays, type ModelSummary } from "../forecastin
 import type { Site, WeatherRun } from "../forecasting/inputs.ts";
 import { localDay, shiftDay } from "../forecasting/local_days.ts";
 import type { PackedActuals } from "../settlement/actuals_store.ts";
-import type {
-  DayMethod,
-  EvaluatedDay,
-  ForecastModelState,
-  StoredModel,
-} from "./forecast_models.ts";
+import type { EvaluatedDay, ForecastModelState, StoredModel } from "./forecast_models.ts";
 import type { LearnedForecast, ValuesForecast } from "./forecasts.ts";
 import { customerValues, loadRuns, loadValues } from "./learned_inputs.ts";
 import { fnv1a } from "../domain/slp/profile.ts";

@@ -63,7 +63,7 @@ Deno.test("customer forecasts corrected: where it was better over 28 days, label
           {
             malo_id: FAIR,
             delivery_day: day,
-            values: truth.map((v, i) => v),
+            values: truth.map((v) => v),
           },
         ],
         "acme",
