@@ -280,6 +280,14 @@ export function provisionalReason(c: Completeness, locale: string): string | nul
   return `provisional${why.length ? `: ${why.join(", ")}` : ""}; the numbers can still change`;
 }
 
+/** A source of the forecast error in words: customer forecasts, learned forecasts, a profile. */
+export function sourceName(source: string): string {
+  if (source === "customer") return "customer forecasts";
+  if (source === "none") return "metered without a forecast";
+  if (/^[A-Z][A-Z0-9]{1,3}$/.test(source)) return `profile ${source}`;
+  return `${source} forecasts`;
+}
+
 /**
  * The sources of the forecast error, largest first, with their share of the error of all
  * sources: "H25: 3.1 MWh (62.0 %) over 12 locations, mean 0.4 MW".
@@ -290,7 +298,7 @@ export function sourceLines(sources: readonly DeviationSource[], locale: string)
   );
   const total = sorted.reduce((s, x) => s + (x.abs_deviation_mwh ?? 0), 0);
   return sorted.map((s) => {
-    const name = s.source === "customer" ? "customer forecasts" : `profile ${s.source}`;
+    const name = sourceName(s.source);
     const share = total > 0 && s.abs_deviation_mwh !== null
       ? ` (${pct((s.abs_deviation_mwh / total) * 100, locale)})`
       : "";

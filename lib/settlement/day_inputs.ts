@@ -138,7 +138,9 @@ export async function readSettlementInputs(
     if (shape) a.meteredProfile++;
     else a.meteredPlain++;
     const cust = customer.size ? customer.get(id) : undefined;
-    const src = sourceOf(a.sources, cust ? "customer" : profile, n);
+    // Its source: the forecast someone made for it, else its profile, else none (nobody forecast
+    // it: its whole actual is deviation, and it must show where the deviation came from).
+    const src = sourceOf(a.sources, cust ? cust.source : profile ?? "none", n);
     const annual = loc.annual_kwh ?? 0;
     // One pass over the values: per quarter-hour the location's profile values out (a metered
     // profile location is settled by its meter), its meter in, and its forecast and actual to
@@ -154,12 +156,10 @@ export async function readSettlementInputs(
         continue;
       }
       kw[i] += s * v * 4;
-      if (src) {
-        const f = cust ? cust[i] : shape![i] * annual;
-        src.f[i] += f;
-        src.a[i] += v * 4;
-        src.abs += Math.abs(f - v * 4);
-      }
+      const f = cust ? cust.values[i] : shape ? shape[i] * annual : 0;
+      src.f[i] += f;
+      src.a[i] += v * 4;
+      src.abs += Math.abs(f - v * 4);
     }
     if (full) a.complete++;
     else a.incomplete++;
@@ -290,15 +290,10 @@ function balancingGroupMw(
 }
 
 /**
- * The sum of a metered location's source (`customer` when it has a customer forecast, else its
- * profile class), counted; `null` for a location with neither (no forecast to compare).
+ * The sum of a metered location's source (the source of its forecast — `customer`, a learned one
+ * — else its profile class, else `none`), counted.
  */
-function sourceOf(
-  sources: Map<string, SourceSum>,
-  source: string | null | undefined,
-  n: number,
-): SourceSum | null {
-  if (!source) return null;
+function sourceOf(sources: Map<string, SourceSum>, source: string, n: number): SourceSum {
   let s = sources.get(source);
   if (!s) {
     sources.set(
@@ -310,15 +305,20 @@ function sourceOf(
   return s;
 }
 
-/** Customer forecast values (kW) of the day, by MaLo-ID. */
+/**
+ * The forecasts someone made (a customer's, one the service learned) of the day, values in kW by
+ * MaLo-ID with their source; not the generated profile values of SLP locations.
+ */
 async function customerForecasts(
   kv: Deno.Kv,
   day: string,
-): Promise<Map<string, ArrayLike<number>>> {
-  const out = new Map<string, ArrayLike<number>>();
+): Promise<Map<string, { source: string; values: ArrayLike<number> }>> {
+  const out = new Map<string, { source: string; values: ArrayLike<number> }>();
   for (const [id, e] of await forecastsOfDay(kv, day)) {
     const f = e.value;
-    if (f.source === "customer" && "values" in f) out.set(id, f.values);
+    if (f.source !== "generated" && "values" in f) {
+      out.set(id, { source: f.source, values: f.values });
+    }
   }
   return out;
 }

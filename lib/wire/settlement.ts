@@ -45,9 +45,15 @@ export const WorstQuarterHourSchema = z.object({
   cost_eur: z.number().nullable(),
 });
 
-/** Mean absolute deviation of one source of the forecast (profile class or customer forecasts). */
+/**
+ * Mean absolute deviation of one source of the metered locations' forecasts: every metered
+ * location counts under one.
+ */
 export const DeviationSourceSchema = z.object({
-  /** Profile class (e.g. `H25`) or `customer` for customer forecasts. */
+  /**
+   * `customer` (customer forecasts), a forecast the service made (e.g. `learned`), a profile class
+   * (e.g. `H25`), or `none`: metered locations nobody forecast (their whole actual is deviation).
+   */
   source: z.string(),
   /** Metered market locations of this source that the deviation is computed over. */
   locations: z.number().int(),
@@ -245,3 +251,28 @@ export const MonthSettlementSchema = z.object({
 });
 /** The month view. */
 export type MonthSettlement = z.infer<typeof MonthSettlementSchema>;
+
+/** One metered location's forecast against its actual (`…/settlement/locations`). */
+export const LocationDeviationSchema = z.object({
+  malo_id: z.string(),
+  direction: z.enum(["consumption", "generation"]),
+  /** As in {@link DeviationSourceSchema}. */
+  source: z.string(),
+  /** Quarter-hours with an actual: the figures are over these. */
+  quarter_hours: z.number().int(),
+  /** Σ forecast × 0.25 h, MWh (as metered: no sign). */
+  forecast_mwh: z.number(),
+  actual_mwh: z.number(),
+  /** Σ |forecast − actual| × 0.25 h, MWh. */
+  abs_deviation_mwh: z.number(),
+});
+
+/** `GET /v1/delivery-days/{day}/settlement/locations?control_area=…`. */
+export const LocationDeviationsSchema = z.object({
+  delivery_day: z.string(),
+  control_area: z.string(),
+  /** Metered locations of the area with actuals on the day. */
+  total: z.number().int(),
+  /** The first `limit` of them, largest absolute deviation first. */
+  locations: z.array(LocationDeviationSchema),
+});
