@@ -4,25 +4,11 @@
  * of days × areas (lib/wire/settlement.ts; rules in docs/settlement.md). Computed on read.
  * @module
  */
-import { ValidationFailed } from "../../lib/http/errors.ts";
 import { answer } from "../../lib/http/respond.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { settleDay, settleMonth } from "../../lib/settlement/settle_day.ts";
 import { DaySettlementSchema, MonthSettlementSchema } from "../../lib/wire/settlement.ts";
-import { dayParam } from "./delivery_days.ts";
-
-/** The month path parameter `YYYY-MM`, or 422. */
-function monthParam(raw: string | undefined): string {
-  const m = raw ?? "";
-  if (/^\d{4}-(0[1-9]|1[0-2])$/.test(m)) return m;
-  throw new ValidationFailed([{
-    loc: ["path", "month"],
-    msg: "expected a month YYYY-MM",
-    type: "value_error.month",
-    input: m,
-    ctx: {},
-  }]);
-}
+import { dayParam, monthParam } from "../../lib/http/path_params.ts";
 
 /** Registers both routes. */
 export function registerSettlement(ctx: RouteContext): void {
