@@ -115,7 +115,8 @@ function markingAtomic(
  */
 export class InputGeneration {
   #kv: Deno.Kv;
-  #touched = 0;
+  /** Changes seen otherwise than through the wrapper: touches and watch reports. */
+  #seen = 0;
   #stamp: string | null = null;
   #reader?: ReadableStreamDefaultReader<Deno.KvEntryMaybe<unknown>[]>;
   #watching?: Promise<void>;
@@ -126,14 +127,17 @@ export class InputGeneration {
     this.#kv = kv;
   }
 
-  /** A token that differs whenever an input write was seen since an earlier token. */
-  current(): string {
-    return `${marksOf(this.#kv)?.writes ?? 0}/${this.#touched}/${this.#stamp}`;
+  /**
+   * A number that grows whenever an input write was seen: the sum of two counters that only grow
+   * (no allocation: the status route asks on every request).
+   */
+  current(): number {
+    return (marksOf(this.#kv)?.writes ?? 0) + this.#seen;
   }
 
   /** Counts a write this process learnt of otherwise (the pipeline worker's job returned). */
   touch(): void {
-    this.#touched++;
+    this.#seen++;
   }
 
   /** Follows the generation key with `kv.watch`. Idempotent; call {@link close} at the end. */
@@ -146,7 +150,10 @@ export class InputGeneration {
         while (!this.#closed) {
           const { done, value } = await reader.read();
           if (done) break;
-          this.#stamp = value[0].versionstamp;
+          if (value[0].versionstamp !== this.#stamp) {
+            this.#stamp = value[0].versionstamp;
+            this.#seen++;
+          }
         }
       } catch {
         // The store was closed or the watch failed: own writes still count at once.

@@ -122,7 +122,7 @@ export function registerStatus(
   // not read KV again).
   type AttentionKey = {
     second: number;
-    generation: string;
+    generation: number;
     state: Readonly<OrchestratorState>;
     cfg: Readonly<EffectiveConfig>;
     health: Readonly<PassHealth> | null;
@@ -143,14 +143,18 @@ export function registerStatus(
     a.state === b.state && a.cfg === b.cfg && a.health === b.health;
   let attentionCache: { key: AttentionKey; items: AttentionItem[] } | undefined;
   let computing: { key: AttentionKey; items: Promise<AttentionItem[]> } | undefined;
-  /** The attention list when it was computed for the same key. */
+  /** The attention list when it was computed for the same key (the hot path: no allocation). */
   const attentionCached = (
     state: Readonly<OrchestratorState>,
     cfg: Readonly<EffectiveConfig>,
     health: Readonly<PassHealth> | null,
   ): AttentionItem[] | undefined => {
-    const c = attentionCache;
-    return c && sameKey(c.key, keyNow(state, cfg, health)) ? c.items : undefined;
+    const k = attentionCache?.key;
+    return k && k.second === Math.floor(ctx.clock.now() / 1000) &&
+        k.generation === inputs.current() && k.state === state && k.cfg === cfg &&
+        k.health === health
+      ? attentionCache!.items
+      : undefined;
   };
   const attentionNow = (
     state: Readonly<OrchestratorState>,
