@@ -11,6 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { call } from "../support/app.ts";
+import { attentionOf } from "../support/attention.ts";
 import {
   BEFORE_GC,
   DAY,
@@ -26,11 +27,7 @@ import { cnfFile, TSO } from "../support/tso_answers.ts";
 import { CONSOLE_INPUT_PREFIXES } from "../../lib/store/keys.ts";
 import type { AttentionItem } from "../../lib/wire/attention.ts";
 
-const attention = async (url: string) => {
-  const r = await call(`${url}/v1/console/status`, { headers: proc });
-  assert.equal(r.status, 200);
-  return (r.body as { attention: AttentionItem[] }).attention;
-};
+const attention = attentionOf;
 const codes = (items: AttentionItem[]): string[] => items.map((i) => i.code);
 const post = (url: string, path: string, body?: unknown) =>
   call(`${url}${path}`, {
