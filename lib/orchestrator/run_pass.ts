@@ -18,6 +18,11 @@ import type { PassReport } from "../wire/orchestrator.ts";
 /** What one pass did, per day, and the inbox files its import rejected (`lib/wire/orchestrator.ts`). */
 export type { PassReport };
 
+/** True when `A` and `B` are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The wire's step names are the step table's: the compiler refuses this line when they differ.
+const _sameStepNames: Same<RunnableStep, PassReport["days"][number]["ran"][number]> = true;
+
 /** The rejected files among an inbox import's results (for {@link PassReport.rejected_files}). */
 export function rejectedIn(results: readonly ImportResult[]): PassReport["rejected_files"] {
   const out = results.filter((r) => r.outcome === "rejected")
