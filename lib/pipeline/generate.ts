@@ -26,34 +26,10 @@ import { readDayInputs } from "./day_inputs.ts";
 import type { StoredForecast } from "./forecasts.ts";
 import { shapeModules } from "./shape_modules.ts";
 import { masterDataVersion } from "./master_data.ts";
+import type { ForecastStepResult } from "../wire/steps.ts";
 
-/** Outcome of one generation run. */
-export interface GenerateResult {
-  delivery_day: string;
-  /** Profile locations whose generated values changed with this run (all of them, or none). */
-  generated: number;
-  /** Generated forecasts stored per location by an earlier version, deleted. */
-  removed: number;
-  /** Profile locations whose generated values were already current. */
-  unchanged: number;
-  /** Locations skipped because the customer sent a forecast. */
-  customer: number;
-  /** Locations without a profile (they need a customer forecast). */
-  without_profile: number;
-  /**
-   * The input version the step consumed, as recorded in its `forecast` step: the day's version
-   * when the step read its inputs — or the version of its own bump, when nothing else arrived
-   * until its commit.
-   */
-  input_version: number;
-  /**
-   * The day's `input_version` after the step's commit: above {@link input_version} when input
-   * arrived while the step read (the step is stale at once; the next pass runs it again).
-   */
-  day_input_version: number;
-  /** Master-data version the run saw (the orchestrator re-runs generation when it moves). */
-  master_version: number;
-}
+/** Outcome of one generation run: the forecast step's answer (`lib/wire/steps.ts`). */
+export type GenerateResult = ForecastStepResult;
 
 /** Legacy records deleted per atomic, each checked (at most 100 checks per atomic; see `maxChecks`). */
 const BATCH = 100;

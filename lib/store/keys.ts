@@ -263,6 +263,13 @@ export const KEYS = {
       ? { prefix: ["weather_points"] }
       : { start: ["weather_points", after + "\0"], end: ["weather_points", "\uffff"] },
 
+  /**
+   * Counter (a `Deno.KvU64`) summed in the same atomic as every write under
+   * {@link CONSOLE_INPUT_PREFIXES}: its versionstamp changes with anything the console's attention
+   * list is read from. Owner: `lib/store/input_generation.ts`.
+   */
+  consoleInputsGeneration: ["meta", "console_inputs_generation"] as Deno.KvKey,
+
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
 } as const;
@@ -305,3 +312,20 @@ export const SELF_EXPIRING_DAY_KEYED: readonly string[] = ["failure_stories"];
 export function dayScopedRange(prefix: string, day: string): Deno.KvListSelector {
   return { start: [prefix, day], end: [prefix, day + "\0"] };
 }
+
+/**
+ * The first key part of every record the console's attention list is read from
+ * (`lib/console/attention.ts` through `lib/console/console_days.ts` and the rejected answer files):
+ * a write under one of them bumps {@link KEYS.consoleInputsGeneration} in the same atomic
+ * (`lib/store/input_generation.ts`), so `GET /v1/console/status` never answers from a list
+ * computed before it. `tests/integration/console_attention_fresh_test.ts` reads the list through
+ * a recording store and fails when it reads a prefix missing here.
+ */
+export const CONSOLE_INPUT_PREFIXES: readonly string[] = [
+  "days",
+  "aggregates",
+  "tso_status",
+  "status_request",
+  "schedule_history",
+  "rejected_answers",
+];

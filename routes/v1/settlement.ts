@@ -4,7 +4,6 @@
  * of days × areas (lib/wire/settlement.ts; rules in docs/settlement.md). Computed on read.
  * @module
  */
-import { ValidationFailed } from "../../lib/http/errors.ts";
 import { answer } from "../../lib/http/respond.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { settleDay, settleMonth } from "../../lib/settlement/settle_day.ts";
@@ -16,6 +15,7 @@ import {
 import { deviationsCsv, locationDeviations } from "../../lib/settlement/location_deviations.ts";
 import { parseOr422 } from "../../lib/http/validation.ts";
 import { z } from "zod";
+import { dayParam, monthParam } from "../../lib/http/path_params.ts";
 
 const LocationsQuery = z.strictObject({
   control_area: z.string().regex(/^[0-9A-Z-]{16}$/, "expected a control area EIC").meta({
@@ -28,20 +28,6 @@ const LocationsQuery = z.strictObject({
     description: "locations in the JSON answer, largest deviation first (default 100)",
   }),
 });
-import { dayParam } from "./delivery_days.ts";
-
-/** The month path parameter `YYYY-MM`, or 422. */
-export function monthParam(raw: string | undefined): string {
-  const m = raw ?? "";
-  if (/^\d{4}-(0[1-9]|1[0-2])$/.test(m)) return m;
-  throw new ValidationFailed([{
-    loc: ["path", "month"],
-    msg: "expected a month YYYY-MM",
-    type: "value_error.month",
-    input: m,
-    ctx: {},
-  }]);
-}
 
 /** Registers both routes. */
 export function registerSettlement(ctx: RouteContext): void {
