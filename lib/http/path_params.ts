@@ -8,6 +8,7 @@
 import { DAY_FORMAT, deliveryDay } from "../domain/delivery_day.ts";
 import { EIC_FORMAT } from "../domain/eic.ts";
 import { MALO_ID_FORMAT } from "../domain/malo.ts";
+import { WEATHER_POINT_FORMAT } from "../domain/weather_point.ts";
 import { ValidationFailed } from "./errors.ts";
 import type { PathParam } from "./route_table.ts";
 
@@ -33,6 +34,13 @@ export const PATH_PARAMS: Readonly<Record<string, PathParam>> = {
     description: "the control area's EIC (16 characters of 0-9, A-Z and -)",
     pattern: EIC_FORMAT,
     example: "10YDE-RWENET---I",
+    refused: 422,
+  },
+  point_id: {
+    description:
+      "weather point: lat,lon with two decimals (e.g. 52.52,13.42) or a name of letters, digits and _ . : - starting with a letter (e.g. DWD-10384)",
+    pattern: WEATHER_POINT_FORMAT,
+    example: "52.52,13.42",
     refused: 422,
   },
   malo_id: {

@@ -50,6 +50,11 @@ export function registerClearing(ctx: RouteContext): void {
       200: {
         description: "the list (with ?format=csv a CSV file)",
         schema: ClearingListSchema,
+        headers: {
+          "Content-Disposition": {
+            description: 'with ?format=csv: attachment; filename="clearing_<month>.csv"',
+          },
+        },
         alternatives: [{
           contentType: "text/csv",
           schema: { type: "string" },

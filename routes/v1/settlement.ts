@@ -83,6 +83,12 @@ export function registerSettlement(ctx: RouteContext): void {
       200: {
         description: "the locations (with ?format=csv a CSV file of every one)",
         schema: LocationDeviationsSchema,
+        headers: {
+          "Content-Disposition": {
+            description:
+              'with ?format=csv: attachment; filename="deviations_<day>_<control_area>.csv"',
+          },
+        },
         alternatives: [{
           contentType: "text/csv",
           schema: { type: "string" },

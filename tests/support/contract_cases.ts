@@ -14,6 +14,7 @@ import { DAY } from "./day_ahead_rig.ts";
 import { AREAS, maloId } from "./portfolio.ts";
 import { cnfFile, TSO } from "./tso_answers.ts";
 import { csvDay } from "./forecast_data.ts";
+import { afterDelivery, correction } from "./contract_after_delivery.ts";
 
 /** One request: the route (`method path` as declared), and what it must answer. */
 export interface Call {
@@ -41,11 +42,12 @@ export const DEFAULTS: Record<string, string> = {
   control_area: AREAS.amprion,
   malo_id: maloId(1),
   file: "theme.css",
+  point_id: "52.52,13.42",
 };
 
-const YESTERDAY = "2026-11-21";
-const UNKNOWN_DAY = "2026-11-30";
-const json = (v: unknown) => JSON.stringify(v);
+export const YESTERDAY = "2026-11-21";
+export const UNKNOWN_DAY = "2026-11-30";
+export const json = (v: unknown) => JSON.stringify(v);
 const forecast = (n: number, kw: number, day = DAY) =>
   json({
     market_location_id: maloId(n),
@@ -54,7 +56,7 @@ const forecast = (n: number, kw: number, day = DAY) =>
     values: Array(96).fill(kw),
   });
 const location = (area: string) => json({ control_area: area, direction: "consumption" });
-const CSV = { "content-type": "text/csv" };
+export const CSV = { "content-type": "text/csv" };
 const step = (name: string, expect: number, day = DAY): Call => ({
   route: `post /v1/delivery-days/{day}/${name}`,
   params: { day },
@@ -65,7 +67,7 @@ const newVersion = (kw: number): Step[] => [
   { route: "post /v1/forecasts", body: forecast(1, kw), expect: 200 },
   step("aggregate", 200),
 ];
-const config = (change: Record<string, unknown>, expect = 200): Call => ({
+export const config = (change: Record<string, unknown>, expect = 200): Call => ({
   route: "put /v1/console/config",
   body: json(change),
   expect,
@@ -260,8 +262,7 @@ export function scenario(r: Rig, inbox: string): Step[] {
     { route: "post /v1/imbalance-prices", headers: CSV, body: REBAP, expect: 200 },
     { route: "post /v1/imbalance-prices", body: "{}", expect: 415 },
     { route: "post /v1/imbalance-prices", headers: CSV, body: "Datum\r\nx\r\n", expect: 422 },
-    { route: "get /v1/delivery-days/{day}/settlement", params: { day: YESTERDAY }, expect: 200 },
-    { route: "get /v1/settlement/months/{month}", expect: 200 },
+    ...afterDelivery(),
     // The console's API.
     { route: "get /v1/console/status", expect: 200 },
     { route: "get /v1/console/delivery-days", expect: 200 },
@@ -292,5 +293,6 @@ export function scenario(r: Rig, inbox: string): Step[] {
         auth: "none",
         expect: 422,
       }),
+    ...correction(r),
   ];
 }
