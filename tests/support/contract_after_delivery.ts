@@ -6,15 +6,7 @@
  * @module
  */
 import type { Rig } from "./day_ahead_rig.ts";
-import {
-  type Call,
-  config,
-  CSV,
-  json,
-  type Step,
-  UNKNOWN_DAY,
-  YESTERDAY,
-} from "./contract_cases.ts";
+import { config, CSV, json, type Step, UNKNOWN_DAY, YESTERDAY } from "./contract_cases.ts";
 import { AREAS } from "./portfolio.ts";
 
 /** The BRP's own intraday trades of {@link YESTERDAY}'s first quarter-hour. */
