@@ -37,6 +37,8 @@ export interface AttentionInput {
   nowMs: number;
   /** Answer files moved to `rejected/` that wait for the operator (`lib/fahrplan/rejected_answers.ts`). */
   rejected?: readonly RejectedAnswer[];
+  /** Clearing lists that wait for the operator, as items (`./attention_clearing.ts`). */
+  clearing?: readonly AttentionItem[];
 }
 
 /** Passes in a row that must fail before the orchestrator itself is an error item. */
@@ -78,6 +80,7 @@ export function attention(input: AttentionInput): AttentionItem[] {
   const days = [...input.days].filter((d) => d.delivery_day >= today)
     .sort((a, b) => a.delivery_day.localeCompare(b.delivery_day));
   for (const r of input.rejected ?? []) out.push(rejectedItem(r));
+  out.push(...input.clearing ?? []);
   for (const d of days) out.push(...dayItems(d, nowMs));
   out.push(...missingForecastItems(days, nowMs, missingForecastsText));
   const good = goodNews(days, nowMs);

@@ -227,6 +227,15 @@ export const KEYS = {
   clearingMarksOfMonth: (month: string): Deno.KvListSelector => ({
     prefix: ["clearing_marks", month],
   }),
+  /** Every clearing mark, for `kv.list`. */
+  clearingMarks: { prefix: ["clearing_marks"] } as Deno.KvListSelector,
+  /**
+   * When balancing-group sums of a month last arrived, per control area (what the clearing list's
+   * attention item is read from). Owner: `lib/settlement/clearing_marks.ts`.
+   */
+  clearingMonth: (month: string): Deno.KvKey => ["clearing_months", month],
+  /** Every month with sums, for `kv.list`. */
+  clearingMonths: { prefix: ["clearing_months"] } as Deno.KvListSelector,
 
   // --- Weather (docs/weather.md) ---
   /**
@@ -328,4 +337,6 @@ export const CONSOLE_INPUT_PREFIXES: readonly string[] = [
   "status_request",
   "schedule_history",
   "rejected_answers",
+  "clearing_marks",
+  "clearing_months",
 ];

@@ -21,7 +21,9 @@ import { z } from "zod";
  * today: at least 0.1 MWh left between the open position and the schedule the TSO has in the
  * frozen quarter-hours; one item for all such areas of the day, each with its amount),
  * `status_requested` (warn, a status request about the current version unanswered; areas asked
- * about the same version at the same minute are one item), `awaiting_answer`
+ * about the same version at the same minute are one item), `clearing_open` (warn, a month's
+ * clearing list of a control area whose balancing-group sums arrived after its last mark, with the
+ * end of the MaBiS main settlement; `control_area` names it), `awaiting_answer`
  * (info, the current version is sent, not every TSO answered), `not_sent_yet` (info, tomorrow,
  * deadline ahead), `all_confirmed` (ok, one line: every schedule of today and/or tomorrow confirmed in its
  * current version). Order: errors, warnings, the line of good news, information.
@@ -38,6 +40,7 @@ export const ATTENTION_CODES = [
   "orchestrator_stopped",
   "locked_deviation",
   "status_requested",
+  "clearing_open",
   "awaiting_answer",
   "not_sent_yet",
   "all_confirmed",

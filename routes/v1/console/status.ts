@@ -38,6 +38,7 @@ import { attention as attentionOf, type AttentionItem } from "../../../lib/conso
 import { consoleDays } from "../../../lib/console/console_days.ts";
 import { berlinDate } from "../../../lib/console/day_texts.ts";
 import { listRejected } from "../../../lib/fahrplan/rejected_answers.ts";
+import { clearingAttention } from "../../../lib/console/clearing_attention_source.ts";
 import type { InputGeneration } from "../../../lib/store/input_generation.ts";
 
 /**
@@ -188,6 +189,7 @@ export function registerStatus(
       },
       nowMs: now,
       rejected: await listRejected(ctx.kv),
+      clearing: await clearingAttention(ctx.kv, now),
     });
     attentionCache = { key, items };
     return items;
