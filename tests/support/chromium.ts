@@ -176,6 +176,23 @@ export async function freshStart(page: Page, url: string): Promise<void> {
   await page.goto(url);
 }
 
+/**
+ * Opens the console of the service at `base` and enters the process key `key`, the page's clock
+ * fixed at `nowMs` (the service's fake clock) when given.
+ */
+export async function openConsole(
+  page: Page,
+  base: string,
+  key: string,
+  nowMs?: number,
+): Promise<void> {
+  if (nowMs !== undefined) await page.clock.setFixedTime(new Date(nowMs));
+  await page.goto(`${base}/console`);
+  await page.waitForSelector("html[data-ready=true]");
+  await page.fill("#process-key", key);
+  await page.press("#process-key", "Enter");
+}
+
 const SHOTS = new URL("../e2e/screenshots/", import.meta.url);
 
 /**
