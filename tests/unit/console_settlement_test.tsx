@@ -14,13 +14,14 @@ import { AfterDeliveryView, readSettlement } from "../../islands/AfterDelivery.t
 import { MonthView } from "../../islands/SettlementMonth.tsx";
 import { ApiError } from "../../lib/console/api.ts";
 import { addMonths, monthGrid } from "../../lib/console/settlement_month.ts";
+import { money as eur } from "../../lib/console/format.ts";
 import {
-  eur,
   formatNumber,
   imbalanceText,
   operatorLocale,
   savingWords,
   sourceLines,
+  totalsFormat,
   totalsSentence,
 } from "../../lib/console/settlement_texts.ts";
 import {
@@ -63,16 +64,16 @@ Deno.test("the totals sentence in en and de-DE: numbers in the locale, units alw
     totalsSentence({ day, where: "Amprion", totals, locale, nowMs: NOW }).replace(/\u00a0/g, " ");
   assert.equal(
     say("en"),
-    "Yesterday in Amprion: 3.2 MWh short, 1.1 MWh long, 412.50 EUR; the day-ahead schedule alone: 1,030.00 EUR.",
+    "Yesterday in Amprion: 3.20 MWh short, 1.10 MWh long, 412.50 EUR; the day-ahead schedule alone: 1,030.00 EUR.",
   );
   assert.equal(
     say("de-DE"),
-    "Yesterday in Amprion: 3,2 MWh short, 1,1 MWh long, 412,50 EUR; the day-ahead schedule alone: 1.030,00 EUR.",
+    "Yesterday in Amprion: 3,20 MWh short, 1,10 MWh long, 412,50 EUR; the day-ahead schedule alone: 1.030,00 EUR.",
   );
   assert.match(say("en", "2027-03-02"), /^Tue 2 Mar in Amprion:/, "an older day by its date");
   assert.equal(
     say("en", "2027-03-09", { ...TOTALS, cost_eur: -12, day_ahead_cost_eur: null }),
-    "Yesterday in Amprion: 3.2 MWh short, 1.1 MWh long, -12.00 EUR (received); no day-ahead version to compare.",
+    "Yesterday in Amprion: 3.20 MWh short, 1.10 MWh long, -12.00 EUR (received); no day-ahead version to compare.",
   );
   assert.ok(
     say("en").includes("\u00a0") === false && totalsSentence({
@@ -81,7 +82,7 @@ Deno.test("the totals sentence in en and de-DE: numbers in the locale, units alw
       totals: TOTALS,
       locale: "en",
       nowMs: NOW,
-    }).includes("3.2\u00a0MWh"),
+    }).includes("3.20\u00a0MWh"),
     "number and unit are held together by a no-break space",
   );
 });
@@ -100,9 +101,11 @@ Deno.test("missing values read as — and never as 0; a line breaks at a gap", (
   assert.equal(eur(null, "de-DE"), "—");
   assert.equal(eur(0, "en").replace(/\u00a0/g, " "), "0.00 EUR", "a real zero stays 0");
   assert.equal(imbalanceText(null, "en"), "—");
-  assert.equal(imbalanceText(0.584, "en").replace(/\u00a0/g, " "), "0.58 MWh short");
-  assert.equal(imbalanceText(-0.2, "de-DE").replace(/\u00a0/g, " "), "0,20 MWh long");
-  assert.equal(imbalanceText(0.001, "en"), "balanced");
+  assert.equal(imbalanceText(0.584, "en").replace(/\u00a0/g, " "), "584 kWh short");
+  assert.equal(imbalanceText(-0.2, "de-DE").replace(/\u00a0/g, " "), "200 kWh long");
+  // Balanced only at 0: 1 kWh is an imbalance (docs/console.md, "Numbers").
+  assert.equal(imbalanceText(0.001, "en").replace(/\u00a0/g, " "), "1.00 kWh short");
+  assert.equal(imbalanceText(0, "en"), "balanced");
 
   const x = (i: number) => i * 10;
   const y = (v: number) => v;
@@ -176,12 +179,14 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
   );
   // Per area: the sentence, completeness with the reason, accuracy, worst, sources.
   const a = s.areas[0];
+  // Written as the day's figures are: the areas shown add up to the day shown.
   const say = totalsSentence({
     day: "2027-03-09",
     where: "Amprion",
     totals: a.totals,
     locale: "en",
     nowMs: NOW,
+    format: totalsFormat(s.areas.map((x) => x.totals), s.totals, "en"),
   });
   assert.ok(t.includes(say.replace(/\u00a0/g, " ")), say);
   assert.match(
@@ -192,13 +197,18 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
     t,
     /final 40 metered · 120 profile-settled · 0 missing market locations · 96 of 96 quarter-hours priced/,
   );
-  assert.match(t, /schedule MAE 0.8 MW · bias -0.1 MW · nMAE 4.2 %/);
-  assert.match(t, /The 10 worst quarter-hours in Amprion/);
+  assert.match(t, /schedule MAE 800 kW · bias -100 kW · nMAE 4.20 %/);
+  // Ranked by money, not by energy (issue 36, item 10): the costs fall row by row.
+  assert.match(t, /The 10 costliest quarter-hours in Amprion/);
+  const costs = [...amprion.matchAll(/<td>([\d,.]+)(&nbsp;|\u00a0)EUR<\/td>/g)]
+    .map((m) => Number(m[1].replace(/,/g, "")));
+  assert.equal(costs.length, 10);
+  assert.deepEqual(costs, [...costs].sort((x, y) => y - x));
   assert.match(
     t,
-    /Where the deviation came from profile H25: 3.4 MWh \(75.6 %\) over 120 locations, mean 0.6 MW/,
+    /Where the deviation came from profile H25: 3.40 MWh \(75.6 %\) over 120 locations, mean 600 kW/,
   );
-  assert.match(t, /customer forecasts: 1.1 MWh \(24.4 %\)/);
+  assert.match(t, /customer forecasts: 1.10 MWh \(24.4 %\)/);
   assert.match(t, /profile G25: — over 14 locations, mean —/, "unknown deviation: —, not 0");
   assert.match(t, /The intraday versions (saved|cost)/);
   const words = (t: SettlementTotals, locale = "en") =>
@@ -243,7 +253,7 @@ Deno.test("the readout of a quarter-hour without actual and one without price", 
   const unpriced = text(
     renderToString(<SettlementReadout at={pointAt(a, s.quarter_hours, 20)} locale="en" />),
   );
-  assert.match(unpriced, /imbalance \d\.\d\d MWh (short|long) price — cost —$/);
+  assert.match(unpriced, /imbalance \d[\d.]* k?Wh (short|long) price — cost —$/);
 });
 
 Deno.test("92 and 100 quarter-hour days: every quarter-hour charted, Berlin labels skip or repeat", () => {
@@ -355,11 +365,12 @@ Deno.test("the month: days × areas with cost and energy, totals, the sentence i
   );
   assert.match(
     en,
-    /^March 2027 in all 2 areas: 15.6 MWh short, 7.5 MWh long, 2,160.00 EUR; the day-ahead schedule alone: 4,060.00 EUR\. 3 days settled, 1 of them provisional\./,
+    /^March 2027 in all 2 areas: 15.60 MWh short, 7.50 MWh long, 2,160.00 EUR; the day-ahead schedule alone: 4,060.00 EUR\. 3 days settled, 1 of them provisional\./,
   );
+  // One unit and one number of decimals for the whole table (docs/console.md, "Numbers").
   assert.match(
     en,
-    /Day Amprion TenneT TSO Day total Mon 1 Mar 300.00 EUR 2.0 MWh short · 1.0 MWh long 400.00 EUR 3.0 MWh short · 1.5 MWh long 700.00 EUR/,
+    /Day Amprion TenneT TSO Day total Mon 1 Mar 300.00 EUR 2.00 MWh short · 1.00 MWh long 400.00 EUR 3.00 MWh short · 1.50 MWh long 700.00 EUR 5.00 MWh short · 2.50 MWh long/,
   );
   assert.match(en, /Wed 3 Mar 320.00 EUR .* provisional/);
   assert.match(
@@ -373,7 +384,7 @@ Deno.test("the month: days × areas with cost and energy, totals, the sentence i
   );
   assert.match(
     de,
-    /^March 2027 in all 2 areas: 15,6 MWh short, 7,5 MWh long, 2.160,00 EUR; the day-ahead schedule alone: 4.060,00 EUR\./,
+    /^March 2027 in all 2 areas: 15,60 MWh short, 7,50 MWh long, 2.160,00 EUR; the day-ahead schedule alone: 4.060,00 EUR\./,
   );
 
   for (
@@ -399,8 +410,8 @@ Deno.test("sources: largest share first, an unknown one last and as —", () => 
     { source: "H25", locations: 3, mad_mw: 0.2, abs_deviation_mwh: 3 },
   ], "de-DE").map((l) => l.replace(/\u00a0/g, " "));
   assert.deepEqual(lines, [
-    "profile H25: 3,0 MWh (75,0 %) over 3 locations, mean 0,2 MW",
-    "customer forecasts: 1,0 MWh (25,0 %) over 2 locations, mean 0,1 MW",
+    "profile H25: 3,00 MWh (75,0 %) over 3 locations, mean 200 kW",
+    "customer forecasts: 1,00 MWh (25,0 %) over 2 locations, mean 100 kW",
     "profile G25: — over 1 location, mean —",
   ]);
 });
