@@ -36,7 +36,8 @@ export function ChartReadout({ at, id, locale = browserLocale() }: ChartReadoutP
   if (!at) {
     return (
       <p class="chart-readout muted" id={id} aria-live="polite">
-        Tap the chart, or focus it and use ← →, to read a quarter-hour's values.
+        Tap or drag along the chart, use ‹ previous · next ›, or focus it and use ← →, to read a
+        quarter-hour's values.
       </p>
     );
   }

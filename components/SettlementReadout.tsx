@@ -39,7 +39,8 @@ export function SettlementReadout({ at, locale, id }: SettlementReadoutProps) {
   if (!at) {
     return (
       <p class="chart-readout muted" id={id} aria-live="polite">
-        Tap the chart, or focus it and use ← →, to read a quarter-hour's price and cost.
+        Tap or drag along the chart, use ‹ previous · next ›, or focus it and use ← →, to read a
+        quarter-hour's price and cost.
       </p>
     );
   }

@@ -41,7 +41,10 @@ Deno.test("tsoName: the four German TSOs by control area EIC and by TSO EIC; not
 Deno.test("ChartReadout: a hint before a tap; then the quarter-hour, each area with its TSO and MW, and the total", () => {
   const hint = renderToString(<ChartReadout at={null} id="r" />);
   assert.match(hint, /class="chart-readout muted" id="r" aria-live="polite"/);
-  assert.match(hint, /Tap the chart, or focus it and use ← →/);
+  assert.match(
+    hint,
+    /Tap or drag along the chart, use ‹ previous · next ›, or focus it and use ← →/,
+  );
 
   const html = renderToString(
     <ChartReadout
