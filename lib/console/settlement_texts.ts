@@ -347,7 +347,8 @@ export interface CostlyQuarterHour {
 /**
  * The quarter-hours that cost most, by |cost| (EUR) largest first — money is what the operator
  * answers for: a large imbalance at a low price costs less than a small one at a high price — then
- * by |imbalance| and time; at most `n`. Quarter-hours without a known cost are left out.
+ * by |imbalance| and time; at most `n`. Quarter-hours without a known cost, or with none, are left
+ * out.
  * @param quarterHours the day's UTC starts (`quarter_hours` of the settlement)
  */
 export function costliest(
@@ -357,7 +358,8 @@ export function costliest(
 ): CostlyQuarterHour[] {
   const out: CostlyQuarterHour[] = [];
   a.cost_eur.forEach((cost, index) => {
-    if (cost === null || !Number.isFinite(cost)) return;
+    // A quarter-hour that cost nothing is none of the costliest.
+    if (cost === null || !Number.isFinite(cost) || cost === 0) return;
     out.push({
       index,
       start: quarterHours[index],

@@ -16,6 +16,7 @@ import { ApiError } from "../../lib/console/api.ts";
 import { addMonths, monthGrid } from "../../lib/console/settlement_month.ts";
 import { money as eur } from "../../lib/console/format.ts";
 import {
+  costliest,
   formatNumber,
   imbalanceText,
   operatorLocale,
@@ -414,4 +415,19 @@ Deno.test("sources: largest share first, an unknown one last and as —", () => 
     "customer forecasts: 1,00 MWh (25,0 %) over 2 locations, mean 100 kW",
     "profile G25: — over 1 location, mean —",
   ]);
+});
+
+Deno.test("the costliest quarter-hours: by |cost| in EUR, none that cost nothing or is unpriced", () => {
+  const qh = ["q0", "q1", "q2", "q3", "q4"];
+  const list = costliest({
+    // A large imbalance at a low price costs less than a small one at a high price.
+    imbalance_mwh: [0.9, 0.1, -0.2, 0, 0.5],
+    price_eur_mwh: [10, 200, 100, 50, null],
+    cost_eur: [9, 20, -20, 0, null],
+  }, qh);
+  assert.deepEqual(list.map((w) => [w.start, w.cost_eur]), [["q2", -20], ["q1", 20], ["q0", 9]]);
+  assert.deepEqual(
+    costliest({ imbalance_mwh: [0], price_eur_mwh: [50], cost_eur: [0] }, ["q0"]),
+    [],
+  );
 });
