@@ -20,7 +20,7 @@
  * missing, unless REQUIRE_E2E=1.
  */
 import assert from "node:assert/strict";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ensureBundle } from "../../lib/console/bundle.ts";
 import type { DaySettlement } from "../../lib/wire/settlement.ts";
 import { call } from "../support/app.ts";
@@ -31,6 +31,7 @@ import {
   openConsole,
   shotOf,
   skipBrowserTests,
+  touchDrag,
   watchProblems,
 } from "../support/chromium.ts";
 import { PROC, proc } from "../support/day_ahead_rig.ts";
@@ -308,42 +309,6 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, m: MorningAfter)
   }
 }
 
-/**
- * A finger held on the chart and moved sideways: the DevTools protocol's touch events, as a phone
- * makes them, 50 ms apart and held still at the end (no fling: a finger lifted in motion flings,
- * and the next tap only stops the fling).
- */
-async function drag(page: Page, plot: Locator, from: number, to: number) {
-  const box = (await plot.boundingBox())!;
-  const y = box.y + box.height / 2;
-  const cdp = await page.context().newCDPSession(page);
-  const at = (f: number) => [{ x: box.x + box.width * f, y }];
-  const t0 = Date.now() / 1000;
-  await cdp.send("Input.dispatchTouchEvent", {
-    type: "touchStart",
-    touchPoints: at(from),
-    timestamp: t0,
-  });
-  for (let k = 1; k <= 6; k++) {
-    await cdp.send("Input.dispatchTouchEvent", {
-      type: "touchMove",
-      touchPoints: at(from + ((to - from) * k) / 6),
-      timestamp: t0 + 0.05 * k,
-    });
-  }
-  await cdp.send("Input.dispatchTouchEvent", {
-    type: "touchMove",
-    touchPoints: at(to),
-    timestamp: t0 + 0.6,
-  });
-  await cdp.send("Input.dispatchTouchEvent", {
-    type: "touchEnd",
-    touchPoints: [],
-    timestamp: t0 + 0.65,
-  });
-  await cdp.detach();
-}
-
 async function phone(t: Deno.TestContext, chromium: Chromium, m: MorningAfter) {
   const b = await open(chromium, m, {
     viewport: { width: 390, height: 844 },
@@ -382,7 +347,7 @@ async function phone(t: Deno.TestContext, chromium: Chromium, m: MorningAfter) {
       // A quarter-hour is about 3 px wide: a finger slides from 30 % to 60 % of the plot.
       const plot = area.locator(".chart-plot");
       await plot.scrollIntoViewIfNeeded();
-      await drag(page, plot, 0.3, 0.6);
+      await touchDrag(page, plot, 0.3, 0.6);
       const svg = (await plot.locator("svg").boundingBox())!;
       const x = svg.width * 0.6;
       const i = Math.min(95, Math.floor(((x - 56) / (svg.width - 56 - 12)) * 96));

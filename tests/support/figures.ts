@@ -1,5 +1,5 @@
 /**
- * The console's figures read back in browser tests (docs/console.md, "Numbers"), written here
+ * The console's figures read back in tests (docs/console.md, "Numbers"), written here
  * apart from the console's own formatting code: visible text with no-break spaces as spaces, a
  * number with fixed decimals in a locale, and a shown figure ("19.3 kW", "1.560 MWh",
  * "1.234,56 EUR", "0.310 ct") as its value in the base unit (MW, MWh, EUR) with the size of its
@@ -7,6 +7,14 @@
  * @module
  */
 import assert from "node:assert/strict";
+
+/** Visible text of rendered HTML: tags and titles out, entities and no-break spaces as text. */
+export function htmlText(html: string): string {
+  return html.replace(/<title>[^]*?<\/title>/g, " ").replace(/<[^>]+>/g, " ")
+    .replace(/&nbsp;|\u00a0/g, " ").replace(/&amp;/g, "&").replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">").replace(/&#39;|&#x27;/g, "'").replace(/&quot;/g, '"')
+    .replace(/\s+/g, " ").trim();
+}
 
 /** Visible text with no-break spaces as spaces, runs of white space as one. */
 export const plain = (s: string) => s.replace(/\u00a0/g, " ").replace(/\s+/g, " ").trim();
