@@ -78,7 +78,7 @@ Deno.test({
       await page.waitForSelector("html[data-ready=true]");
       await page.fill("#process-key", PROC);
       await page.press("#process-key", "Enter");
-      await page.locator(`tr[data-day="${DAY}"] button.linklike`).first().click();
+      await page.locator(`#day-${DAY} button`).first().click();
       const part = page.locator(`#days .post-delivery[data-area="${AREAS.amprion}"]`);
       await part.waitFor();
       assert.equal(
@@ -143,7 +143,11 @@ Deno.test({
       // The day's phase line names the correction; no "locked" deviation against it: the
       // forecast error locked at delivery is measured against the schedule the TSO had then.
       const box = plain(await page.locator("#days .chart-box").innerText());
-      assert.match(box, /post-delivery correction v2 · 1 of 1 confirmed/);
+      // The count in the TSO summary, not again in the phase line under it (issue 36, item 10).
+      assert.match(
+        box,
+        /confirmed: schedule v2 in 1 of 1 areas \(aggregate v1\) post-delivery correction v2 /,
+      );
       assert.doesNotMatch(box, /scheduled away/);
       assert.match(
         plain(await area.innerText()),
@@ -156,7 +160,7 @@ Deno.test({
       await page.clock.setFixedTime(new Date(w.r.clock.now()));
       await page.reload();
       await page.waitForSelector("html[data-ready=true]");
-      await page.locator(`tr[data-day="${DAY}"] button.linklike`).first().click();
+      await page.locator(`#day-${DAY} button`).first().click();
       await part.waitFor();
       assert.equal(
         plain(await part.locator(".post-delivery-window").innerText()),
