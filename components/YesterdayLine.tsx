@@ -4,14 +4,16 @@
  * 1.56 MWh short, 1.16 MWh long, 24.43 EUR; the day-ahead schedule alone: 759.82 EUR." — the
  * figures of `GET /v1/delivery-days/{day}/settlement` as its view says them (the day's totals as
  * the service answers them, written by the rules of lib/console/format.ts). "Yesterday" is a link
- * that opens the day's view in the delivery days. Without actuals it says so; a refusal is left to
- * the view.
+ * that opens the day's view in the delivery days; the day's status badge follows (`provisional`
+ * while a price is the TSOs' AEP estimate or an actual is provisional or missing, docs/settlement.md),
+ * with "estimated" said in words (why, in the day's view). Without actuals it says so; a refusal is left to the view.
  * @module
  */
 import { weekdayDate } from "../lib/console/day_texts.ts";
 import type { SettlementLoad } from "../lib/console/settlement_reads.ts";
 import { anyActual } from "../lib/console/settlement_reads.ts";
 import { count, totalsFormat, totalsWords } from "../lib/console/settlement_texts.ts";
+import { StatusBadge } from "./SettlementSummary.tsx";
 
 /** Props of {@link YesterdayLine}. */
 export interface YesterdayLineProps {
@@ -56,9 +58,11 @@ export function YesterdayLine({ day, load, locale, onSelect }: YesterdayLineProp
     : `${format.short(s.totals.short_mwh)} short, ${
       format.long(s.totals.long_mwh)
     } long; no imbalance prices yet, so no cost`;
+  const estimated = s.areas.some((a) => a.completeness.estimated_quarter_hours > 0);
   return (
     <p class="attention-yesterday" data-day={day}>
-      {link} ({weekdayDate(day)}), imbalance in {where}: {words}.
+      {link} ({weekdayDate(day)}), imbalance in {where}: {words}. <StatusBadge status={s.status} />
+      {estimated && " estimated"}
     </p>
   );
 }

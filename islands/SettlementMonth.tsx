@@ -20,6 +20,7 @@ import {
   type CellSum,
   monthGrid,
   monthGroups,
+  monthStatus,
 } from "../lib/console/settlement_month.ts";
 import {
   count,
@@ -258,11 +259,7 @@ export function SettlementMonth() {
           ‹ {monthWords(addMonths(month.value, -1))}
         </button>
         <strong class="month-name" aria-live="polite">{monthWords(month.value)}</strong>
-        {past.length > 0 && (
-          <StatusBadge
-            status={past.some((c) => c.status === "provisional") ? "provisional" : "final"}
-          />
-        )}
+        {past.length > 0 && <StatusBadge status={monthStatus(month.value, past, before)} />}
         <button
           type="button"
           class="btn"

@@ -164,3 +164,17 @@ export function monthGroups(
   add(grid.rows.map((r) => r.total), monthTotals);
   return { short, long, cost };
 }
+
+/**
+ * The month's status: `final` only once the month is over (`today`, Berlin `YYYY-MM-DD`, is in a
+ * later month) and every day of it with a settlement is final; `provisional` before — one settled
+ * day does not make a month final (docs/console.md, "After delivery").
+ */
+export function monthStatus(
+  month: string,
+  cells: readonly MonthCell[],
+  today: string,
+): "provisional" | "final" {
+  if (today.slice(0, 7) <= month || cells.length === 0) return "provisional";
+  return cells.every((c) => c.status === "final") ? "final" : "provisional";
+}

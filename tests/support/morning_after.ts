@@ -7,7 +7,8 @@
  * - Yesterday ({@link YESTERDAY}, Tue 24 Nov 2026): day-ahead v1 sent Mon 14:00 (1,000 kW per
  *   customer), an intraday v2 from 09:00 (1,200 kW), every version confirmed; the next morning its
  *   metered quarter-hours (CSV: 1,200 kW, every fourth quarter-hour 80 kW more, every seventh 12 kW
- *   less, so most quarter-hours are exactly balanced and some are not) and the reBAP prices.
+ *   less, so most quarter-hours are exactly balanced and some are not) and, as the morning after
+ *   has them, the TSOs' AEP estimate of the imbalance prices (the reBAP comes weeks later).
  * - Today ({@link TODAY}): its first version went out at 09:00, after its TSO deadline (14:30
  *   yesterday), so the frozen quarter-hours before it deviate in every area.
  * - Tomorrow ({@link TOMORROW}): sent and confirmed in time; the PV park's forecast is due 14:30
@@ -17,7 +18,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { rebapFile } from "../../dev/metering_simulator.ts";
+import { aepEstimateFile } from "../../dev/metering_simulator.ts";
 import { startTsoSimulator, type TsoSimulator } from "../../dev/tso_simulator.ts";
 import { addDays, deliveryDay } from "../../lib/domain/delivery_day.ts";
 import { call } from "./app.ts";
@@ -146,7 +147,7 @@ export async function morningAfter(): Promise<MorningAfter> {
     const p = await call(`${r.s.url}/v1/imbalance-prices`, {
       method: "POST",
       headers: { ...proc, "content-type": "text/csv" },
-      body: rebapFile(YESTERDAY),
+      body: aepEstimateFile(YESTERDAY),
     });
     assert.equal(p.status, 200, JSON.stringify(p.body));
     await call(`${r.s.url}/v1/console/start`, { method: "POST", headers: proc });
