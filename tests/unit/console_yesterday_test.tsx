@@ -31,7 +31,7 @@ Deno.test("yesterday's line: the day's totals, the link, no cost without prices,
   assert.equal(
     line(s),
     "Yesterday (Tue 9 Mar), imbalance in all 2 areas: 33.5 MWh short, 33.9 MWh long, 1,967.843 " +
-      "EUR; the day-ahead schedule alone: 12,007.95 EUR.",
+      "EUR; the day-ahead schedule alone: 12,007.95 EUR. provisional",
   );
   assert.match(line(s, "de-DE"), /: 33,5 MWh short, 33,9 MWh long, 1\.967,843 EUR;/);
   const html = renderToString(
