@@ -47,7 +47,7 @@ Deno.test("yesterday's line: the day's totals, the link, no cost without prices,
   };
   assert.match(
     line(unpriced),
-    /: 33\.5 MWh short, 33\.9 MWh long; no imbalance prices yet, so no cost\.$/,
+    /: 33\.5 MWh short, 33\.9 MWh long; no imbalance prices yet, so no cost\. provisional$/,
   );
   for (const load of [{ kind: "none" as const }]) {
     assert.equal(
