@@ -10,6 +10,7 @@
  */
 import type { AreaSettlement } from "../lib/wire/settlement.ts";
 import { energy, formatBerlinHm, money, percent, power, price } from "../lib/console/format.ts";
+import { DeviationLocations } from "./DeviationLocations.tsx";
 import {
   areaName,
   completenessWords,
@@ -149,6 +150,12 @@ export function SettlementSummary(
           <ol>
             {sources.map((s) => <li key={s}>{s}</li>)}
           </ol>
+          <DeviationLocations
+            day={day}
+            area={area.control_area}
+            name={areaName(area)}
+            locale={locale}
+          />
         </div>
       )}
     </div>

@@ -267,6 +267,9 @@ export const LocationDeviationSchema = z.object({
   abs_deviation_mwh: z.number(),
 });
 
+/** One metered location's deviation. */
+export type LocationDeviationWire = z.infer<typeof LocationDeviationSchema>;
+
 /** `GET /v1/delivery-days/{day}/settlement/locations?control_area=…`. */
 export const LocationDeviationsSchema = z.object({
   delivery_day: z.string(),

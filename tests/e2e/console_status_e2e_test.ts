@@ -23,6 +23,7 @@ import {
 import { PROC, proc } from "../support/day_ahead_rig.ts";
 import { MORNING, type MorningAfter, morningAfter, YESTERDAY } from "../support/morning_after.ts";
 import { plain } from "../support/figures.ts";
+import { axeViolations } from "../support/axe.ts";
 
 async function settlement(m: MorningAfter): Promise<DaySettlement> {
   const r = await call(`${m.r.s.url}/v1/delivery-days/${YESTERDAY}/settlement`, { headers: proc });
@@ -71,6 +72,7 @@ async function check(
     await (tap ? show.tap() : show.click());
     await section.locator(`.month-table tbody tr[data-day="${YESTERDAY}"]`).waitFor();
     assert.equal(await section.locator(".month-nav .badge").innerText(), "provisional");
+    assert.deepEqual(await axeViolations(page, [".attention", "#settlement"]), []);
     assert.deepEqual([problems.csp, problems.exceptions], [[], []]);
   } finally {
     await b.close();
