@@ -90,6 +90,7 @@ import type { Settings } from "./lib/settings.ts";
 import { setEssDtdDir } from "./lib/fahrplan/ess_dtd_dir.ts";
 import { EventHub, HEARTBEAT_MS } from "./lib/store/event_hub.ts";
 import { withLockRetry } from "./lib/store/kv.ts";
+import { InputGeneration, markInputWrites } from "./lib/store/input_generation.ts";
 import { EventLog } from "./lib/store/events.ts";
 import { Redactor } from "./lib/store/redactor.ts";
 import { isLocalStoreFile, PassOffload } from "./lib/pipeline/pass_offload.ts";
@@ -137,7 +138,10 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   const { settings } = deps;
   setEssDtdDir(settings.essDtdDir ?? null);
   // Every write retries "database is locked" (replicas on one SQLite file) below the domain.
-  const kv = withLockRetry(deps.kv);
+  // … and every write of what the console's attention list is read from is marked in the same
+  // atomic, so the status route never answers from a list computed before it.
+  const kv = markInputWrites(withLockRetry(deps.kv));
+  const inputs = new InputGeneration(kv);
   const clock = deps.clock ?? systemClock;
   const hono = new Hono<AppEnv>();
   // One redaction step for every outward text: answers, events, log lines, quoted foreign text
@@ -226,7 +230,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
     config,
     platformClient,
     passOffload: settings.pipelineWorker && isLocalStoreFile(settings.kvPath)
-      ? new PassOffload(settings.kvPath)
+      ? new PassOffload(settings.kvPath, () => inputs.touch())
       : undefined,
   };
   // One orchestrator per app: its scheduled ticks and manual passes share one guard.
@@ -256,7 +260,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
 
   registerHealth(ctx);
   registerConsole(ctx);
-  registerStatus(ctx, orchestratorState, passes, retentionFacts);
+  registerStatus(ctx, orchestratorState, passes, retentionFacts, inputs);
   registerStreamToken(ctx);
   registerOrchestratorControl(ctx, orchestratorState);
   registerPasses(ctx, history);
@@ -318,6 +322,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
   orchestratorState.watch();
   passes.watch();
   retentionFacts.watch();
+  inputs.watch();
   return {
     fetch: (req, info) => hono.fetch(req, info ? new ServeBindings(info, req, proxies) : {}),
     hono,
@@ -333,6 +338,7 @@ export async function createApp(deps: AppDeps): Promise<BridgeApp> {
         orchestratorState.close(),
         passes.close(),
         retentionFacts.close(),
+        inputs.close(),
       ]);
       await events.drain();
       await marketLocationIndexSettled(kv);

@@ -6,7 +6,7 @@
  * only by hover titles. A live region: screen readers announce the change.
  * @module
  */
-import { formatMw } from "../lib/console/format.ts";
+import { browserLocale, power, powerTable } from "../lib/console/format.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 
 /** One control area's value in the readout. */
@@ -27,19 +27,24 @@ export interface ChartReadoutProps {
   at: { from: string; to: string; values: ReadoutValue[] } | null;
   /** Id for `aria-describedby` of the chart. */
   id?: string;
+  /** Locale of the numbers (default: the browser's). */
+  locale?: string;
 }
 
 /** "14:15–14:30 · 10YDE-RWENET---I Amprion 1,200 MW · … · total 2,000 MW", or a hint. */
-export function ChartReadout({ at, id }: ChartReadoutProps) {
+export function ChartReadout({ at, id, locale = browserLocale() }: ChartReadoutProps) {
   if (!at) {
     return (
       <p class="chart-readout muted" id={id} aria-live="polite">
-        Tap the chart, or focus it and use ← →, to read a quarter-hour's values.
+        Tap or drag along the chart, use ‹ previous · next ›, or focus it and use ← →, to read a
+        quarter-hour's values.
       </p>
     );
   }
   const finite = at.values.filter((v) => Number.isFinite(v.mw));
   const total = finite.reduce((s, v) => s + v.mw, 0);
+  // The areas and their total written alike: the values shown add up to the total shown.
+  const mw = powerTable([{ parts: finite.map((v) => v.mw), total }], locale);
   return (
     <p class="chart-readout" id={id} aria-live="polite">
       <strong class="chart-readout-time">{at.from}–{at.to}</strong>
@@ -50,9 +55,9 @@ export function ChartReadout({ at, id }: ChartReadoutProps) {
             <span class={`swatch s${v.series % 6}`} aria-hidden="true" />
             <span class="mono">{v.area}</span>
             {name && <span class="tso-name">{name}</span>}{" "}
-            <strong>{Number.isFinite(v.mw) ? `${formatMw(v.mw)} MW` : "no value"}</strong>
+            <strong>{Number.isFinite(v.mw) ? mw(v.mw) : "no value"}</strong>
             {v.tsoMw !== undefined && Number.isFinite(v.tsoMw) && (
-              <span class="chart-readout-tso">(TSO has {formatMw(v.tsoMw)} MW)</span>
+              <span class="chart-readout-tso">(TSO has {power(v.tsoMw, locale)})</span>
             )}
           </span>
         );
@@ -60,7 +65,7 @@ export function ChartReadout({ at, id }: ChartReadoutProps) {
       {at.values.length > 1 && (
         <span class="chart-readout-value">
           total{finite.length < at.values.length ? " of the areas with a value" : ""}{" "}
-          <strong>{formatMw(total)} MW</strong>
+          <strong>{mw(total)}</strong>
         </span>
       )}
     </p>

@@ -14,6 +14,7 @@ import { frozenNowBefore } from "../lib/console/intraday_texts.ts";
 import { now } from "../lib/console/session.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
+import type { AttentionItem } from "../lib/wire/attention.ts";
 import { PositionChart, type PositionChartProps } from "./PositionChart.tsx";
 import { ScheduleList } from "./ScheduleList.tsx";
 
@@ -28,6 +29,8 @@ export interface DayChartProps {
   loadVersions: (path: string) => Promise<ScheduleVersions>;
   /** Asks the TSO of `area` for its current answer (status request); no button without. */
   onStatusRequest?: (area: string) => void;
+  /** Answer files about the day that could not be read (`rejected_answer` items). */
+  unread?: readonly AttentionItem[];
 }
 
 /**
@@ -102,6 +105,7 @@ export function DayChart(p: DayChartProps) {
           onDownload={p.onDownload}
           loadVersions={p.loadVersions}
           onStatusRequest={p.onStatusRequest}
+          unread={p.unread}
         />
       )}
     </>

@@ -6,6 +6,7 @@
  */
 import type { RunnableStep } from "../lib/pipeline/step_table.ts";
 import type { DayOverview } from "../lib/console/types.ts";
+import type { AttentionItem } from "../lib/wire/attention.ts";
 import { missingForecastsText } from "../lib/console/attention.ts";
 import {
   berlinDate,
@@ -54,6 +55,7 @@ export function missingEnergyText(
   return `${atLeast}${Math.round(w.energy_share * 1000) / 10} % of the energy`;
 }
 import { now } from "../lib/console/session.ts";
+import { revealSection } from "../lib/console/focus.ts";
 
 /** A manual pipeline step (`POST /v1/delivery-days/{day}/<step>`). */
 export interface StepAction {
@@ -78,6 +80,23 @@ export interface DayRowProps {
    * the session clock (the countdown ticks with it).
    */
   nowMs?: number;
+  /**
+   * Answer files about this day that could not be read and wait for the operator (the
+   * `rejected_answer` items of the attention list): the row turns amber and says what to do.
+   */
+  unread?: readonly AttentionItem[];
+}
+
+/**
+ * An answer about the day that could not be read, in words, with what to do: "answer file x.xml
+ * could not be read — ask the TSO to resend it, or send a status request (schedules and versions)".
+ */
+export function unreadText(items: readonly AttentionItem[]): string | null {
+  if (!items.length) return null;
+  const files = items.map((i) => i.file ?? "?").join(", ");
+  return `${items.length === 1 ? "answer file" : "answer files"} ${files} could not be read — ` +
+    "ask the TSO to resend, or send a status request; the day's schedules may not stand as " +
+    "confirmed";
 }
 
 /**
@@ -121,7 +140,12 @@ export function DayRow(p: DayRowProps) {
   const tz = p.timeZone;
   const t = p.nowMs ?? now.peek();
   const rel = relativeDay(d.delivery_day, t);
-  const tso = tsoSummary(d);
+  const summary = tsoSummary(d);
+  const unread = unreadText(p.unread ?? []);
+  // Green is only said while no answer about the day waits unread (docs/console.md, "Rows").
+  const tso = summary && unread && summary.tone === "ok"
+    ? { ...summary, tone: "warn" as const }
+    : summary;
   const problems = tsoProblems(d).map(tsoProblemText);
   // A day from today on with nothing sent says by when (or that the deadline was missed).
   const nothingSent = !d.steps.submitted && d.delivery_day >= berlinDate(t)
@@ -132,7 +156,7 @@ export function DayRow(p: DayRowProps) {
       class={p.selected ? "selected" : undefined}
       data-day={d.delivery_day}
       data-warning={d.warnings?.length ? "true" : undefined}
-      data-tso={tso?.tone}
+      data-tso={tso?.tone ?? (unread ? "warn" : undefined)}
       id={`day-${d.delivery_day}`}
     >
       <th scope="row">
@@ -152,9 +176,7 @@ export function DayRow(p: DayRowProps) {
             onClick={(e) => {
               // The next stop of the keyboard: the day's schedules and their version histories.
               e.preventDefault();
-              const h = globalThis.document?.getElementById("schedules");
-              h?.scrollIntoView({ block: "start" });
-              h?.focus({ preventScroll: true });
+              revealSection("schedules");
             }}
           >
             schedules and versions ↓
@@ -204,7 +226,8 @@ export function DayRow(p: DayRowProps) {
           </span>
         )}
         <PhaseLine day={d} class="phase-line tso-line" nowMs={p.nowMs} />
-        {lateFirstText(d) && <span class="tso-line late-first">{lateFirstText(d)}</span>}
+        {unread && <span class="tso-line tso-warn unread-answer" role="note">{unread}</span>}
+        {lateFirstText(d, t) && <span class="tso-line late-first">{lateFirstText(d, t)}</span>}
       </th>
       <td data-label="Gate closure">
         <Countdown iso={d.gate_closure} timeZone={tz} />

@@ -5,10 +5,11 @@
  * needs no `style` attribute.
  *
  * The chart is drawn at the width of its box (measured with a `ResizeObserver`), so its labels
- * keep their CSS size (11 px) on a phone instead of being shrunk with the drawing. A tap or
- * click on the chart, or the arrow keys on the focused chart (← → a quarter-hour, Page Up/Down
- * an hour, Home/End), show that quarter-hour's values in a visible readout
- * ({@link ChartReadout}); hovering still shows them as a title.
+ * keep their CSS size (12 px) on a phone instead of being shrunk with the drawing. A tap, a click
+ * or a drag along the chart, the previous / next buttons ({@link QuarterHourSteps}), or the arrow
+ * keys on the focused chart (← → a quarter-hour, Page Up/Down an hour, Home/End), show that
+ * quarter-hour's values in a visible readout ({@link ChartReadout}); hovering still shows them as
+ * a title.
  *
  * With `tso`, each area's schedule the TSO has (the standing version's quantities,
  * docs/intraday.md) is drawn as a dashed line in the area's colour beside its open position, and
@@ -17,12 +18,14 @@
  * present when it falls on the day.
  * @module
  */
+import { useMemo } from "preact/hooks";
 import { PLOT_X, useChartPlot } from "./chart_plot.ts";
 import { areaTotals } from "../lib/pipeline/totals.ts";
-import { formatMw, formatMwh } from "../lib/console/format.ts";
+import { browserLocale, energy, power, tickLabels } from "../lib/console/format.ts";
 import type { OpenPosition } from "../lib/console/types.ts";
 import { tsoName } from "../lib/fahrplan/tso_names.ts";
 import { ChartReadout } from "./ChartReadout.tsx";
+import { QuarterHourSteps } from "./QuarterHourSteps.tsx";
 
 /** Margins in px: the top one holds the axis title above the highest value label. */
 const M = { top: 28, bottom: 26, ...PLOT_X };
@@ -42,7 +45,7 @@ export function ticks(lo: number, hi: number, count = 5): number[] {
 
 /**
  * Hours between time labels for a plot `plotWidth` px wide: every 3 h when a label gets at
- * least 44 px (an 11 px "00:00" is about 30 px), else every 6 h.
+ * least 44 px (a 12 px "00:00" is about 33 px), else every 6 h.
  */
 export function labelEveryHours(plotWidth: number): 3 | 6 {
   return plotWidth / 8 >= 44 ? 3 : 6;
@@ -64,6 +67,8 @@ export interface PositionChartProps {
   frozenBefore?: string;
   /** The clock (ms since the epoch): a "now" line where it falls on the day. */
   nowMs?: number;
+  /** Locale of the numbers (default: the browser's). */
+  locale?: string;
 }
 
 /** Quarter-hours of `starts` (ISO-8601 UTC) that begin before `before`; 0 without it. */
@@ -89,9 +94,9 @@ export function nowIndex(starts: readonly string[], nowMs?: number): number | nu
 
 /** The chart; its `<title>` names it for assistive technology. */
 export function PositionChart(
-  { position, width, tso = {}, frozenBefore, nowMs }: PositionChartProps,
+  { position, width, tso = {}, frozenBefore, nowMs, locale = browserLocale() }: PositionChartProps,
 ) {
-  const { plot, W, at, handlers } = useChartPlot(width, [position.delivery_day]);
+  const { plot, W, at, setAt, handlers } = useChartPlot(width, [position.delivery_day]);
   const H = W < 600 ? 220 : 240;
   const qh = position.quarter_hours;
   const areas = Object.keys(position.areas).sort();
@@ -103,6 +108,7 @@ export function PositionChart(
   const hi0 = Math.max(0, ...all);
   const pad = (hi0 - lo0) * 0.05 || 1;
   const ys = ticks(lo0 - (lo0 < 0 ? pad : 0), hi0 + pad, H < 240 ? 4 : 5);
+  const yLabels = tickLabels(ys, locale);
   const lo = Math.min(lo0, ys[0]);
   const hi = Math.max(hi0, ys[ys.length - 1]);
   // Never negative, also while the box is narrower than the margins (a `<rect>` refuses it).
@@ -125,6 +131,20 @@ export function PositionChart(
   const frozen = frozenQuarterHours(starts, frozenBefore);
   const nowAt = nowIndex(starts, nowMs);
 
+  // The hover targets change with the data and the width, not with the quarter-hour read out.
+  const hits = useMemo(
+    () =>
+      qh.map((q, i) => (
+        <rect key={q.start} class="hit" x={x(i)} y={M.top} width={iw / n} height={ih}>
+          <title>
+            {`${q.local} · ` + areas.map((a) =>
+              `${a}: ${power(valueAt(a, i), locale)}`
+            ).join(" · ")}
+          </title>
+        </rect>
+      )),
+    [position, locale, W, H],
+  );
   const readout = at === null || !qh[at] ? null : {
     from: qh[at].local,
     to: qh[at + 1]?.local ?? qh[0]?.local ?? "",
@@ -171,10 +191,10 @@ export function PositionChart(
               </title>
             </rect>
           )}
-          {ys.map((v) => (
+          {ys.map((v, k) => (
             <g key={`y${v}`} class={v === 0 ? "grid zero" : "grid"}>
               <line x1={M.left} x2={W - M.right} y1={y(v)} y2={y(v)} />
-              <text x={M.left - 6} y={y(v) + 4} text-anchor="end">{formatMw(v)}</text>
+              <text x={M.left - 6} y={y(v) + 4} text-anchor="end">{yLabels[k]}</text>
             </g>
           ))}
           {labels.map(({ i, text }) => (
@@ -222,19 +242,17 @@ export function PositionChart(
               )}
             </g>
           )}
-          {qh.map((q, i) => (
-            <rect key={q.start} class="hit" x={x(i)} y={M.top} width={iw / n} height={ih}>
-              <title>
-                {`${q.local} · ` +
-                  areas.map((a) =>
-                    `${a}: ${formatMw(valueAt(a, i))} MW`
-                  ).join(" · ")}
-              </title>
-            </rect>
-          ))}
+          {hits}
         </svg>
       </div>
-      <ChartReadout at={readout} id={readoutId} />
+      <QuarterHourSteps
+        at={at}
+        count={qh.length}
+        setAt={setAt}
+        what={`the open position ${position.delivery_day}`}
+        readout={readoutId}
+      />
+      <ChartReadout at={readout} id={readoutId} locale={locale} />
       <figcaption>
         <ul class="legend">
           {areas.map((a, k) => {
@@ -247,12 +265,11 @@ export function PositionChart(
                 <span class="mono">{a}</span>
                 {name && <span class="tso-name">{name}</span>}{" "}
                 <span class="totals">
-                  purchase {formatMwh(t.purchase_mwh)} MWh · sale {formatMwh(t.sale_mwh)} MWh · peak
-                  {" "}
-                  {formatMw(t.peak_mw)} MW
+                  purchase {energy(t.purchase_mwh, locale)} · sale {energy(t.sale_mwh, locale)}{" "}
+                  · peak {power(t.peak_mw, locale)}
                 </span>{" "}
                 <span class="muted">
-                  min {formatMw(Math.min(...v))} · max {formatMw(Math.max(...v))} MW
+                  min {power(Math.min(...v), locale)} · max {power(Math.max(...v), locale)}
                 </span>
                 {tso[a] && (
                   <span class="tso-legend">

@@ -10,8 +10,7 @@
 import { useState } from "preact/hooks";
 import type { AreaPostDelivery } from "../lib/wire/post_delivery.ts";
 import { berlinDate, weekdayDate } from "../lib/console/day_texts.ts";
-import { formatBerlinHm } from "../lib/console/format.ts";
-import { formatNumber } from "../lib/console/settlement_texts.ts";
+import { energy, formatBerlinHm, money } from "../lib/console/format.ts";
 import { ConfirmButton } from "./ConfirmButton.tsx";
 
 /** `Mon 30 Nov 16:00`: an instant in Berlin, as the console writes days. */
@@ -36,10 +35,10 @@ export function windowText(a: AreaPostDelivery): string {
  */
 export function proposalQuestion(day: string, a: AreaPostDelivery, locale: string): string {
   const p = a.proposal!;
-  const mwh = (v: number) => `${formatNumber(v, 3, locale)} MWh`;
+  const mwh = (v: number) => energy(v, locale);
   const value = p.value_eur_total === null
     ? "no reBAP price is known for them yet"
-    : `worth ${formatNumber(p.value_eur_total, 2, locale)} EUR at reBAP${
+    : `worth ${money(p.value_eur_total, locale)} at reBAP${
       p.unpriced_quarter_hours ? ` (${p.unpriced_quarter_hours} quarter-hours without a price)` : ""
     }`;
   return `Send a correction of ${weekdayDate(day)} to ${

@@ -13,9 +13,10 @@ import {
   phaseLabel,
   statusRequestText,
 } from "../lib/console/intraday_texts.ts";
-import { formatBerlinHm } from "../lib/console/format.ts";
+import { browserLocale, formatBerlinHm } from "../lib/console/format.ts";
 import { PhaseLine } from "./PhaseLine.tsx";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
+import type { AttentionItem } from "../lib/wire/attention.ts";
 import { Badge, type Tone } from "./Badge.tsx";
 import { VersionHistory } from "./VersionHistory.tsx";
 
@@ -49,16 +50,21 @@ export interface ScheduleListProps {
   loadVersions?: (path: string) => Promise<ScheduleVersions>;
   /** Asks the area's TSO for its current answer (status request); no button without. */
   onStatusRequest?: (area: string) => void;
+  /**
+   * Answer files about the day that could not be read (`rejected_answer` items): their areas
+   * (every area when a file names none) offer a status request also when confirmed.
+   */
+  unread?: readonly AttentionItem[];
 }
 
 /** The list; nothing when no schedule was handed over for the day. */
 export function ScheduleList(
-  { day, onDownload, loadVersions, onStatusRequest }: ScheduleListProps,
+  { day, onDownload, loadVersions, onStatusRequest, unread = [] }: ScheduleListProps,
 ) {
   const list = day.schedules ?? [];
   if (!list.length) return null;
   const summary = tsoSummary(day)!;
-  const locked = list.map(lockedDeviationText).filter((t): t is string => !!t);
+  const locked = lockedDeviationText(list, browserLocale());
   return (
     <div class="schedules">
       <h3 id="schedules" tabIndex={-1}>
@@ -66,10 +72,9 @@ export function ScheduleList(
         <span class={`tso-summary tso-${summary.tone}`}>· {summary.text}</span>
       </h3>
       <PhaseLine day={day} class="phase-line" />
-      {locked.length > 0 && (
+      {locked && (
         <p class="locked-deviation" role="note">
-          {locked.join("; ")}: the quarter-hours inside the lead time are frozen at the schedule the
-          TSO has.
+          {locked}: the quarter-hours inside the lead time are frozen at the schedule the TSO has.
         </p>
       )}
       <ul>
@@ -113,20 +118,23 @@ export function ScheduleList(
               >
                 CIM
               </button>
-              {onStatusRequest && s.tso_status !== "confirmed" && (
-                <>
-                  {" "}
-                  <button
-                    type="button"
-                    class="btn btn-small"
-                    aria-label={`Request status from the TSO of ${s.control_area}`}
-                    title="Send the TSO a status request (SRQ): it answers with its current ACK, CNF or ANO"
-                    onClick={() => onStatusRequest(s.control_area)}
-                  >
-                    Request status
-                  </button>
-                </>
-              )}
+              {onStatusRequest &&
+                (s.tso_status !== "confirmed" ||
+                  unread.some((i) => !i.control_area || i.control_area === s.control_area)) &&
+                (
+                  <>
+                    {" "}
+                    <button
+                      type="button"
+                      class="btn btn-small"
+                      aria-label={`Request status from the TSO of ${s.control_area}`}
+                      title="Send the TSO a status request (SRQ): it answers with its current ACK, CNF or ANO"
+                      onClick={() => onStatusRequest(s.control_area)}
+                    >
+                      Request status
+                    </button>
+                  </>
+                )}
             </span>
             {loadVersions && (
               <VersionHistory

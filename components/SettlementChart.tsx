@@ -8,26 +8,22 @@
  *   short (actual above the schedule), dotted where it was long, so the two differ also without
  *   colour; a grey tick under the axis marks a quarter-hour whose imbalance is unknown.
  *
- * A tap, a click or the arrow keys on the focused chart (← → a quarter-hour, Page Up/Down an hour,
- * Home/End; keyboard focus alone shows the first) show a quarter-hour's values, price and cost in
- * {@link SettlementReadout}; hovering shows them as a title. Drawn at its box's width (measured),
- * so the 11 px labels stay 11 px on a phone. Colours come from CSS classes (`static/settlement.css`),
+ * A tap, a click, a drag along the chart, the previous / next buttons ({@link QuarterHourSteps})
+ * or the arrow keys on the focused chart (← → a quarter-hour, Page Up/Down an hour, Home/End;
+ * keyboard focus alone shows the first) show a quarter-hour's values, price and cost in
+ * {@link SettlementReadout}; hovering shows them as a title. With `selection` the quarter-hour is
+ * its owner's (the costliest quarter-hours select one). Drawn at its box's width (measured), so
+ * the 12 px labels stay 12 px on a phone. Colours come from CSS classes (`static/settlement.css`),
  * no `style` attribute: the console's CSP holds.
  * @module
  */
-import { useId } from "preact/hooks";
+import { useId, useMemo } from "preact/hooks";
 import type { AreaSettlement } from "../lib/wire/settlement.ts";
-import { formatBerlinHm } from "../lib/console/format.ts";
-import {
-  areaName,
-  count,
-  eur,
-  formatNumber,
-  imbalanceText,
-  mw,
-} from "../lib/console/settlement_texts.ts";
+import { formatBerlinHm, money, power, tickLabels } from "../lib/console/format.ts";
+import { areaName, count, imbalanceText } from "../lib/console/settlement_texts.ts";
 import { labelEveryHours, ticks } from "./PositionChart.tsx";
-import { PLOT_X, useChartPlot } from "./chart_plot.ts";
+import { type ChartSelection, PLOT_X, useChartPlot } from "./chart_plot.ts";
+import { QuarterHourSteps } from "./QuarterHourSteps.tsx";
 import { type SettlementPoint, SettlementReadout } from "./SettlementReadout.tsx";
 
 /** Margins in px: the top one holds the axis title, the bottom one the time labels and gap ticks. */
@@ -82,12 +78,18 @@ export interface SettlementChartProps {
   locale: string;
   /** Fixed drawing width in px (tests); without it, the width of the chart's box. */
   width?: number;
+  /** The quarter-hour read out, kept by the owner; without it, the chart's own. */
+  selection?: ChartSelection;
 }
 
 /** The chart of one area with its readout and legend. */
 export function SettlementChart(p: SettlementChartProps) {
   const { area, quarterHours: qh, locale } = p;
-  const { plot, W, at, setAt, handlers } = useChartPlot(p.width, [p.day, area.control_area]);
+  const { plot, W, at, setAt, handlers } = useChartPlot(
+    p.width,
+    [p.day, area.control_area],
+    p.selection,
+  );
   const H = W < 600 ? 220 : 260;
   const n = Math.max(qh.length, 1);
   const series = [area.schedule_mw, area.day_ahead_mw, area.actual_mw];
@@ -97,6 +99,7 @@ export function SettlementChart(p: SettlementChartProps) {
   const hi0 = all.length ? Math.max(...all) : 0;
   const pad = (hi0 - lo0) * 0.08 || 1;
   const ys = ticks(lo0 - pad, hi0 + pad, H < 240 ? 4 : 5);
+  const yLabels = tickLabels(ys, locale);
   // The padding stays when the ticks end inside it: no line on the plot's edge.
   const lo = Math.min(lo0 - pad, ys[0]);
   const hi = Math.max(hi0 + pad, ys[ys.length - 1]);
@@ -124,6 +127,21 @@ export function SettlementChart(p: SettlementChartProps) {
   const unknown = qh.flatMap((_, i) => (area.imbalance_mwh[i] ?? null) === null ? [i] : []);
 
   const readout = at === null || !qh[at] ? null : pointAt(area, qh, at);
+  // The hover targets and their titles change with the data and the width, not with the
+  // quarter-hour read out: drawn once, not at every step of the readout.
+  const hits = useMemo(() =>
+    qh.map((q, i) => {
+      const v = pointAt(area, qh, i);
+      return (
+        <rect key={q} class="hit" x={x(i)} y={M.top} width={iw / n} height={ih}>
+          <title>
+            {`${v.from} · actual ${power(v.actual_mw, locale)} · schedule ${
+              power(v.schedule_mw, locale)
+            } · ${imbalanceText(v.imbalance_mwh, locale)} · ${money(v.cost_eur, locale)}`}
+          </title>
+        </rect>
+      );
+    }), [area, qh, locale, W, H]);
   return (
     <figure class="chart settlement-chart" data-area={area.control_area}>
       <div
@@ -172,12 +190,10 @@ export function SettlementChart(p: SettlementChartProps) {
           <text class="axis-label" x={4} y={13} text-anchor="start">
             MW (consumption +, generation −)
           </text>
-          {ys.map((v) => (
+          {ys.map((v, k) => (
             <g key={`y${v}`} class={v === 0 ? "grid zero" : "grid"}>
               <line x1={M.left} x2={W - M.right} y1={y(v)} y2={y(v)} />
-              <text x={M.left - 6} y={y(v) + 4} text-anchor="end">
-                {formatNumber(v, Number.isInteger(v) ? 0 : 1, locale)}
-              </text>
+              <text x={M.left - 6} y={y(v) + 4} text-anchor="end">{yLabels[k]}</text>
             </g>
           ))}
           {labels.map(({ i, text }) => (
@@ -219,20 +235,16 @@ export function SettlementChart(p: SettlementChartProps) {
               <rect x={x(at)} y={M.top} width={Math.max(iw / n, 2)} height={ih} />
             </g>
           )}
-          {qh.map((q, i) => {
-            const v = pointAt(area, qh, i);
-            return (
-              <rect key={q} class="hit" x={x(i)} y={M.top} width={iw / n} height={ih}>
-                <title>
-                  {`${v.from} · actual ${mw(v.actual_mw, locale)} · schedule ${
-                    mw(v.schedule_mw, locale)
-                  } · ${imbalanceText(v.imbalance_mwh, locale)} · ${eur(v.cost_eur, locale)}`}
-                </title>
-              </rect>
-            );
-          })}
+          {hits}
         </svg>
       </div>
+      <QuarterHourSteps
+        at={at}
+        count={qh.length}
+        setAt={setAt}
+        what={`${name} ${p.day}`}
+        readout={`${id}-readout`}
+      />
       <SettlementReadout at={readout} locale={locale} id={`${id}-readout`} />
       <figcaption>
         <ul class="legend settlement-legend">

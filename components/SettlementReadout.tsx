@@ -7,7 +7,8 @@
  * reachable by touch and keyboard, not only by hover titles.
  * @module
  */
-import { eur, imbalanceText, mw, price } from "../lib/console/settlement_texts.ts";
+import { money, power, price } from "../lib/console/format.ts";
+import { imbalanceText } from "../lib/console/settlement_texts.ts";
 
 /** One quarter-hour's values (`null`: unknown). */
 export interface SettlementPoint {
@@ -38,21 +39,22 @@ export function SettlementReadout({ at, locale, id }: SettlementReadoutProps) {
   if (!at) {
     return (
       <p class="chart-readout muted" id={id} aria-live="polite">
-        Tap the chart, or focus it and use ← →, to read a quarter-hour's price and cost.
+        Tap or drag along the chart, use ‹ previous · next ›, or focus it and use ← →, to read a
+        quarter-hour's price and cost.
       </p>
     );
   }
   const parts: [string, string, string][] = [
-    ["schedule", mw(at.schedule_mw, locale), "sched"],
-    ["day-ahead", mw(at.day_ahead_mw, locale), "da"],
-    ["actual", mw(at.actual_mw, locale), "act"],
+    ["schedule", power(at.schedule_mw, locale), "sched"],
+    ["day-ahead", power(at.day_ahead_mw, locale), "da"],
+    ["actual", power(at.actual_mw, locale), "act"],
     ["imbalance", imbalanceText(at.imbalance_mwh, locale), "imb"],
     [
       at.price_estimated ? "estimated price" : "price",
       price(at.price_eur_mwh, locale),
       "price",
     ],
-    [at.price_estimated ? "estimated cost" : "cost", eur(at.cost_eur, locale), "cost"],
+    [at.price_estimated ? "estimated cost" : "cost", money(at.cost_eur, locale), "cost"],
   ];
   return (
     <p class="chart-readout settlement-readout" id={id} aria-live="polite">

@@ -2,26 +2,25 @@
  * What one control area's settlement says besides its chart (docs/console.md, "After delivery"):
  * the totals in one sentence, what the intraday versions saved, completeness (metered,
  * profile-settled and missing market locations, priced quarter-hours, provisional or final), the
- * accuracy of schedule and day-ahead, the ten worst quarter-hours and the sources of the forecast
- * error (profile classes, customer forecasts), largest first. Numbers in the operator's locale
- * with their units; a missing value is "—".
+ * accuracy of schedule and day-ahead, the ten costliest quarter-hours (by EUR; a row selects its
+ * quarter-hour in the chart) and the sources of the forecast error (profile classes, customer
+ * forecasts), largest first. Numbers in the operator's locale with their units; a missing value
+ * is "—".
  * @module
  */
 import type { AreaSettlement } from "../lib/wire/settlement.ts";
-import { formatBerlinHm } from "../lib/console/format.ts";
+import { energy, formatBerlinHm, money, percent, power, price } from "../lib/console/format.ts";
+import { DeviationLocations } from "./DeviationLocations.tsx";
 import {
   areaName,
   completenessWords,
-  eur,
+  costliest,
   imbalanceText,
-  mw,
-  mwh,
-  pct,
-  price,
   provisionalReason,
   savingWords,
   sourceLines,
   sumDifferenceMwh,
+  type TotalsFormat,
   totalsSentence,
 } from "../lib/console/settlement_texts.ts";
 
@@ -37,6 +36,13 @@ export interface SettlementSummaryProps {
    * already says the same of its only area.
    */
   totals?: boolean;
+  /** How the area's totals are written (those of its day's group; default each on its own). */
+  format?: TotalsFormat;
+  /** The day's UTC quarter-hour starts (`quarter_hours`): the costliest quarter-hours by time. */
+  quarterHours: readonly string[];
+  /** The quarter-hour shown in the area's chart, and how a row of the table selects one. */
+  selected?: number | null;
+  onSelect?: (index: number) => void;
 }
 
 /** The status badge: `final` (green) or `provisional` (amber). */
@@ -46,13 +52,15 @@ export function StatusBadge({ status }: { status: "provisional" | "final" }) {
 
 /** The sentence, completeness, accuracy, worst quarter-hours and sources of one area. */
 export function SettlementSummary(
-  { area, day, locale, nowMs, totals = true }: SettlementSummaryProps,
+  { area, day, locale, nowMs, totals = true, format, quarterHours, selected, onSelect }:
+    SettlementSummaryProps,
 ) {
   const c = area.completeness;
   const saving = savingWords(area.totals, locale);
   const reason = provisionalReason(c, locale);
   const diff = sumDifferenceMwh(area);
   const sources = sourceLines(area.accuracy.by_source, locale);
+  const costly = costliest(area, quarterHours);
   const acc = [
     ["schedule", area.accuracy.schedule],
     ["day-ahead", area.accuracy.day_ahead],
@@ -61,7 +69,16 @@ export function SettlementSummary(
     <div class="settlement-summary">
       <p class="settlement-sentence">
         {totals &&
-          `${totalsSentence({ day, where: areaName(area), totals: area.totals, locale, nowMs })} `}
+          `${
+            totalsSentence({
+              day,
+              where: areaName(area),
+              totals: area.totals,
+              locale,
+              nowMs,
+              format,
+            })
+          } `}
         {saving && <span class="muted">{`${saving[0].toUpperCase()}${saving.slice(1)}.`}</span>}
       </p>
       <p class="settlement-completeness">
@@ -72,7 +89,7 @@ export function SettlementSummary(
       {area.actual_source === "balancing_group_sum" && (
         <p class="muted">
           Actual: the TSO's balancing-group sum
-          {diff !== null ? `; our market-location sum differs by ${mwh(diff, locale)}` : ""}.
+          {diff !== null ? `; our market-location sum differs by ${energy(diff, locale)}` : ""}.
         </p>
       )}
       <dl class="settlement-accuracy">
@@ -80,16 +97,16 @@ export function SettlementSummary(
           <div key={label}>
             <dt>{label}</dt>
             <dd>
-              MAE {mw(a.mae_mw, locale)} · bias {mw(a.bias_mw, locale)} · nMAE{" "}
-              {pct(a.nmae_pct, locale)}
+              MAE {power(a.mae_mw, locale)} · bias {power(a.bias_mw, locale)} · nMAE{" "}
+              {percent(a.nmae_pct, locale)}
             </dd>
           </div>
         ))}
       </dl>
-      {area.accuracy.worst.length > 0 && (
+      {costly.length > 0 && (
         <details class="settlement-worst">
           <summary>
-            The {area.accuracy.worst.length} worst quarter-hours in {areaName(area)}
+            The {costly.length} costliest quarter-hours in {areaName(area)}
           </summary>
           <table class="worst-table">
             <thead>
@@ -101,12 +118,26 @@ export function SettlementSummary(
               </tr>
             </thead>
             <tbody>
-              {area.accuracy.worst.map((w) => (
-                <tr key={w.start}>
-                  <th scope="row">{formatBerlinHm(w.start)}</th>
+              {costly.map((w) => (
+                <tr key={w.index} class={selected === w.index ? "selected" : undefined}>
+                  <th scope="row">
+                    {onSelect
+                      ? (
+                        <button
+                          type="button"
+                          class="linklike"
+                          aria-pressed={selected === w.index ? "true" : "false"}
+                          title="show this quarter-hour in the chart"
+                          onClick={() => onSelect(w.index)}
+                        >
+                          {formatBerlinHm(w.start)}
+                        </button>
+                      )
+                      : formatBerlinHm(w.start)}
+                  </th>
                   <td>{imbalanceText(w.imbalance_mwh, locale)}</td>
                   <td>{price(w.price_eur_mwh, locale)}</td>
-                  <td>{eur(w.cost_eur, locale)}</td>
+                  <td>{money(w.cost_eur, locale)}</td>
                 </tr>
               ))}
             </tbody>
@@ -119,6 +150,12 @@ export function SettlementSummary(
           <ol>
             {sources.map((s) => <li key={s}>{s}</li>)}
           </ol>
+          <DeviationLocations
+            day={day}
+            area={area.control_area}
+            name={areaName(area)}
+            locale={locale}
+          />
         </div>
       )}
     </div>

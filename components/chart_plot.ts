@@ -46,19 +46,41 @@ export interface ChartPlot {
   /** Pointer and key handlers of the plot box for `count` quarter-hours. */
   handlers(count: number): {
     onClick: (e: MouseEvent) => void;
+    onPointerDown: (e: PointerEvent) => void;
     onPointerMove: (e: PointerEvent) => void;
+    onPointerUp: (e: PointerEvent) => void;
+    onPointerCancel: (e: PointerEvent) => void;
     onKeyDown: (e: KeyboardEvent) => void;
   };
 }
 
+/** The quarter-hour read out, when its owner keeps it (e.g. a table that selects one). */
+export interface ChartSelection {
+  at: number | null;
+  setAt: (at: number | null) => void;
+}
+
 /**
  * The plot box of a quarter-hour chart: measures its width (ResizeObserver) unless `width` is
- * fixed, and clears the readout when any of `reset` changes (another day or area).
+ * fixed, and clears the readout when any of `reset` changes (another day or area). With
+ * `selection` the quarter-hour read out is its owner's, else the chart's own.
+ *
+ * Picking (docs/console.md, "After delivery"): a mouse picks by hovering and clicking; a finger or
+ * a pen by a tap and by dragging along the chart (the pointer is captured while it is down, and
+ * the plot box's `touch-action: pan-y` leaves vertical swipes to the page's scrolling); the keys
+ * and the step buttons ({@link stepFor}, components/QuarterHourSteps.tsx) move it by one.
  */
-export function useChartPlot(width: number | undefined, reset: readonly unknown[]): ChartPlot {
+export function useChartPlot(
+  width: number | undefined,
+  reset: readonly unknown[],
+  selection?: ChartSelection,
+): ChartPlot {
   const plot = useRef<HTMLDivElement>(null);
   const [measured, setMeasured] = useState(DEFAULT_WIDTH);
-  const [at, setAt] = useState<number | null>(null);
+  const [own, setOwn] = useState<number | null>(null);
+  const at = selection ? selection.at : own;
+  const setAt = selection ? selection.setAt : setOwn;
+  const dragging = useRef<number | null>(null);
   useEffect(() => {
     const el = plot.current;
     if (width || !el || typeof ResizeObserver === "undefined") return;
@@ -80,11 +102,23 @@ export function useChartPlot(width: number | undefined, reset: readonly unknown[
       const r = svg.getBoundingClientRect();
       setAt(quarterHourAt((e.clientX - r.left) * (W / (r.width || W)), W, count));
     };
+    const release = (e: PointerEvent) => {
+      if (dragging.current === e.pointerId) dragging.current = null;
+    };
     return {
       onClick: pick,
-      onPointerMove: (e: PointerEvent) => {
-        if (e.pointerType === "mouse") pick(e);
+      onPointerDown: (e: PointerEvent) => {
+        if (e.pointerType === "mouse") return;
+        // A finger or pen held on the chart reads the quarter-hours it slides over.
+        dragging.current = e.pointerId;
+        (e.currentTarget as HTMLElement).setPointerCapture?.(e.pointerId);
+        pick(e);
       },
+      onPointerMove: (e: PointerEvent) => {
+        if (e.pointerType === "mouse" || dragging.current === e.pointerId) pick(e);
+      },
+      onPointerUp: release,
+      onPointerCancel: release,
       onKeyDown: (e: KeyboardEvent) => {
         const next = stepFor(e.key, at, count);
         if (next === null || !count) return;

@@ -1,11 +1,12 @@
 /**
  * The "after delivery" view of one past delivery day (docs/console.md, "After delivery"), shown
- * under the day's row when the operator selects a day before today (Berlin) and under a day of the
- * month view ({@link SettlementMonth}). Reads `GET /v1/delivery-days/{day}/settlement`
- * (`lib/wire/settlement.ts`) with the operator's key when the day is chosen, and again shortly
- * after a live event about actuals, imbalance prices or the settlement. Shows the day's totals in
- * one sentence over all areas, then per control area its chart ({@link SettlementChart}) and
- * summary ({@link SettlementSummary}), and its post-delivery correction
+ * under the past days of the delivery days when the operator selects one (components/PastDays.tsx)
+ * and under a day of the month view ({@link SettlementMonth}). Reads
+ * `GET /v1/delivery-days/{day}/settlement` (`lib/wire/settlement.ts`, shared with the attention
+ * box's line about yesterday: `lib/console/settlement_reads.ts`) with the operator's key when the
+ * day is chosen, and again shortly after a live event about actuals, imbalance prices or the
+ * settlement. Shows the day's totals in one sentence over all areas, then per control area its
+ * chart and summary ({@link SettlementArea}), and its post-delivery correction
  * ({@link PostDeliveryCorrection}: `GET /v1/delivery-days/{day}/post-delivery`, the TSO's window
  * and the proposal to set the schedule to the actual, sent with
  * `POST …/schedules/{area}/post-delivery` after a confirm in words).
@@ -16,18 +17,21 @@
  * @module
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { SettlementChart } from "../components/SettlementChart.tsx";
-import { SettlementSummary, StatusBadge } from "../components/SettlementSummary.tsx";
+import { SettlementArea } from "../components/SettlementArea.tsx";
+import { StatusBadge } from "../components/SettlementSummary.tsx";
 import { PostDeliveryCorrection } from "../components/PostDeliveryCorrection.tsx";
 import { ApiError } from "../lib/console/api.ts";
-import { formatLocalFull, MARKET_ZONE } from "../lib/console/format.ts";
-import { api, feed, isRefusal, now, today } from "../lib/console/session.ts";
+import { browserLocale, formatLocalFull, MARKET_ZONE } from "../lib/console/format.ts";
+import { api, feed, now, today } from "../lib/console/session.ts";
 import {
-  areaName,
-  formatNumber,
-  operatorLocale,
-  totalsSentence,
-} from "../lib/console/settlement_texts.ts";
+  anyActual,
+  forgetSettlements,
+  readDaySettlement,
+  readSettlement,
+  type SettlementLoad,
+  settlementPath,
+} from "../lib/console/settlement_reads.ts";
+import { formatNumber, totalsFormat, totalsSentence } from "../lib/console/settlement_texts.ts";
 import { weekdayDate } from "../lib/console/day_texts.ts";
 import type { DaySettlement } from "../lib/wire/settlement.ts";
 import type { CorrectionSent, PostDelivery } from "../lib/wire/post_delivery.ts";
@@ -72,22 +76,7 @@ export const CORRECTION_EVENTS: ReadonlySet<EventKind> = new Set<EventKind>([
 export const changesCorrections = (e: Pick<EventRecord, "kind" | "delivery_day">, day: string) =>
   CORRECTION_EVENTS.has(e.kind) && e.delivery_day === day;
 
-/** Whether a day's settlement has any actual (metered, profile-settled or a balancing-group sum). */
-export const anyActual = (s: DaySettlement) =>
-  s.areas.some((a) => a.actual_mw.some((v) => v !== null));
-
-/** What the view shows: loading, the settlement, "none yet", or a refusal in words. */
-export type SettlementLoad =
-  | { kind: "loading" }
-  | { kind: "ok"; body: DaySettlement }
-  | { kind: "none" }
-  | { kind: "error"; text: string };
-
-/** The path of a day's settlement. */
-export const settlementPath = (day: string) => `/v1/delivery-days/${day}/settlement`;
-
-/** The operator's number locale in this browser (`en` on the server). */
-export const browserLocale = () => operatorLocale(globalThis.navigator?.languages);
+export { anyActual, readSettlement, type SettlementLoad, settlementPath };
 
 /** Props of {@link AfterDeliveryView}. */
 export interface AfterDeliveryViewProps {
@@ -146,6 +135,8 @@ export function AfterDeliveryView(
   }
   const s = load.body;
   const n = s.areas.length;
+  // The day's totals and its areas' written alike: the areas shown add up to the day shown.
+  const format = totalsFormat(s.areas.map((a) => a.totals), s.totals, locale);
   return (
     <div class="after-delivery" data-day={day}>
       {head}
@@ -159,6 +150,7 @@ export function AfterDeliveryView(
           totals: s.totals,
           locale,
           nowMs,
+          format,
         })}{" "}
         <span class="muted">
           {formatNumber(s.quarter_hours.length, 0, locale)} quarter-hours · computed{" "}
@@ -166,28 +158,18 @@ export function AfterDeliveryView(
         </span>
       </p>
       {s.areas.map((a) => (
-        <section
+        <SettlementArea
           key={a.control_area}
-          class="settlement-area"
-          aria-labelledby={`settle-h-${uid}-${a.control_area}`}
+          area={a}
+          quarterHours={s.quarter_hours}
+          day={day}
+          locale={locale}
+          nowMs={nowMs}
+          uid={uid}
+          totals={n > 1}
+          format={format}
+          width={width}
         >
-          <h4 class="settlement-area-h" id={`settle-h-${uid}-${a.control_area}`}>
-            {areaName(a)} <span class="mono muted">{a.control_area}</span>
-          </h4>
-          <SettlementChart
-            area={a}
-            quarterHours={s.quarter_hours}
-            day={day}
-            locale={locale}
-            width={width}
-          />
-          <SettlementSummary
-            area={a}
-            day={day}
-            locale={locale}
-            nowMs={nowMs}
-            totals={n > 1}
-          />
           {post?.areas.filter((p) => p.control_area === a.control_area).map((p) => (
             <PostDeliveryCorrection
               key={p.control_area}
@@ -197,29 +179,10 @@ export function AfterDeliveryView(
               onCorrect={onCorrect && (() => onCorrect(p.control_area))}
             />
           ))}
-        </section>
+        </SettlementArea>
       ))}
     </div>
   );
-}
-
-/** Reads a day's settlement; 404 is "none", 401/403/503 rethrown for the caller to stay quiet. */
-export async function readSettlement(
-  day: string,
-  get: (path: string) => Promise<DaySettlement>,
-): Promise<SettlementLoad> {
-  try {
-    return { kind: "ok", body: await get(settlementPath(day)) };
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { kind: "none" };
-    if (isRefusal(err)) throw err;
-    return {
-      kind: "error",
-      text: `The settlement of ${day} could not be read: ${
-        err instanceof ApiError ? err.detail : String(err)
-      }`,
-    };
-  }
 }
 
 /**
@@ -250,7 +213,7 @@ export function AfterDelivery({ day }: { day: string }) {
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    readSettlement(day, (p) => api<DaySettlement>("GET", p))
+    readSettlement(day, (p) => readDaySettlement(day, () => api<DaySettlement>("GET", p)))
       .then((value) => live && setLoad({ day, value }))
       .catch(() =>
         live &&
@@ -273,6 +236,7 @@ export function AfterDelivery({ day }: { day: string }) {
         source !== "live" ||
         !batch.some((e) => changesSettlement(e, day) || changesCorrections(e, day))
       ) return;
+      forgetSettlements();
       clearTimeout(timer);
       timer = setTimeout(() => setTick((t) => t + 1), 800);
     });
@@ -292,6 +256,7 @@ export function AfterDelivery({ day }: { day: string }) {
       post={post?.day === day ? post.value : null}
       onCorrect={async (area) => {
         const text = await sendCorrection(day, area, (p, b) => api<CorrectionSent>("POST", p, b));
+        forgetSettlements();
         setTick((t) => t + 1);
         return text;
       }}

@@ -25,7 +25,10 @@ import {
   now,
   refreshStatus,
   status,
+  today,
 } from "../lib/console/session.ts";
+import { PastDays, pastDays } from "../components/PastDays.tsx";
+import { unreadAnswers } from "../components/AttentionSummary.tsx";
 import { focusDay, focusDayRow } from "../lib/console/focus.ts";
 import type { DayOverview, OpenPosition } from "../lib/console/types.ts";
 import type { ScheduleVersions } from "../lib/wire/schedules.ts";
@@ -110,9 +113,11 @@ export function DeliveryDays() {
 
   const loadPosition = async (day: string | null) => {
     if (!day) return void (position.value = null);
-    // A day never aggregated (e.g. tomorrow without state) has no open position to ask for.
+    // A day never aggregated (e.g. tomorrow without state, a past day the service kept nothing
+    // of) has no open position to ask for.
     const entry = days.peek()?.find((d) => d.delivery_day === day);
     if (entry && !entry.steps.aggregated) return void (position.value = "missing");
+    if (!entry && day < berlinDate(now.peek())) return void (position.value = "missing");
     try {
       const p = await api<OpenPosition>("GET", `/v1/delivery-days/${day}/open-position`);
       if (selected.peek() === day) position.value = p;
@@ -134,9 +139,12 @@ export function DeliveryDays() {
       days.value = r.delivery_days;
       unavailable.value = false;
       error.value = null;
-      if (!r.delivery_days.some((d) => d.delivery_day === selected.peek())) {
-        selected.value = defaultDay(r.delivery_days);
-      }
+      // A past day stays chosen while it is offered (it may have no stored state: no entry).
+      const chosen = selected.peek();
+      const offered = chosen !== null &&
+        (r.delivery_days.some((d) => d.delivery_day === chosen) ||
+          pastDays(berlinDate(now.peek())).includes(chosen));
+      if (!offered) selected.value = defaultDay(r.delivery_days);
       await loadPosition(selected.peek());
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
@@ -208,8 +216,9 @@ export function DeliveryDays() {
       note.value = { ok: false, text: `${label}: refused ${why}` };
     } finally {
       busy.value = null;
-      // The status bar shows the pass at once (last pass, failures), not at its next poll.
-      if (path === "/v1/orchestrate") refreshStatus();
+      // The status bar shows the pass at once (last pass, failures), and the attention list what
+      // an import changed (a rejected answer settled by a later one), not at their next poll.
+      if (path === "/v1/orchestrate" || path === IMPORT_PATH) refreshStatus();
       await load();
     }
   };
@@ -234,24 +243,36 @@ export function DeliveryDays() {
     }
   };
 
-  const list = days.value;
-  const selectedDay = list?.find((d) => d.delivery_day === selected.value);
-  const chart = selected.value && list && list.length > 0 && (
+  // Re-rendered when the date changes (which days are past), not with every tick of the clock.
+  void today.value;
+  const todayIs = berlinDate(now.peek());
+  const all = days.value;
+  // The table holds today and the days to come; the days after delivery are above it.
+  const list = all?.filter((d) => d.delivery_day >= todayIs) ?? null;
+  const past = pastDays(todayIs);
+  const selectedDay = all?.find((d) => d.delivery_day === selected.value);
+  const isPast = !!selected.value && selected.value < todayIs;
+  const unread = (day: string) => unreadAnswers(status.value?.attention ?? [], day);
+  const chart = selected.value && all && (all.length > 0 || isPast) && (
     <div class="chart-box" ref={chartBox}>
       {/* A day before today (Berlin) is over: what it cost comes first (docs/console.md). */}
-      {selected.value < berlinDate(now.peek()) && <AfterDelivery day={selected.value} />}
-      <DayChart
-        dayName={selected.value}
-        day={selectedDay}
-        position={position.value}
-        onDownload={(area, format) => void download(area, format)}
-        loadVersions={(path) => api<ScheduleVersions>("GET", path)}
-        onStatusRequest={(area) =>
-          void run(
-            `Status request ${selected.value} ${area}`,
-            `/v1/delivery-days/${selected.value}/schedules/${area}/status-request`,
-          )}
-      />
+      {isPast && <AfterDelivery day={selected.value} />}
+      {(!isPast || selectedDay) && (
+        <DayChart
+          dayName={selected.value}
+          day={selectedDay}
+          position={position.value}
+          onDownload={(area, format) => void download(area, format)}
+          loadVersions={(path) =>
+            api<ScheduleVersions>("GET", path)}
+          unread={unread(selected.value)}
+          onStatusRequest={(area) =>
+            void run(
+              `Status request ${selected.value} ${area}`,
+              `/v1/delivery-days/${selected.value}/schedules/${area}/status-request`,
+            )}
+        />
+      )}
     </div>
   );
   return (
@@ -282,6 +303,16 @@ export function DeliveryDays() {
         )}
       </div>
       {error.value && <p class="error" role="alert">{error.value}</p>}
+      {all && (
+        <PastDays
+          days={past}
+          selected={selected.value}
+          onSelect={select}
+          nowMs={now.peek()}
+        />
+      )}
+      {/* A past day opens right under its button, on a phone too (not under the last card). */}
+      {isPast && chart}
       {!apiKey.value && <p class="placeholder">Enter the process key to see the delivery days.</p>}
       {apiKey.value && !list && authProblem.value && (
         <p class="placeholder">Refused: see the message at the top.</p>
@@ -313,6 +344,7 @@ export function DeliveryDays() {
                 <DayRow
                   key={d.delivery_day}
                   day={d}
+                  unread={unread(d.delivery_day)}
                   selected={d.delivery_day === selected.value}
                   onSelect={() => select(d.delivery_day)}
                   actions={actions}
@@ -324,7 +356,7 @@ export function DeliveryDays() {
                     )}
                 />,
                 // On a phone the chart opens under the tapped card, not below the last one.
-                narrow.value && chart && d.delivery_day === selected.value && (
+                narrow.value && !isPast && chart && d.delivery_day === selected.value && (
                   <tr key={`chart-${d.delivery_day}`} class="chart-row">
                     <td colSpan={7 + (actions.length > 0 ? 1 : 0)}>{chart}</td>
                   </tr>
@@ -334,7 +366,7 @@ export function DeliveryDays() {
           </table>
         </div>
       )}
-      {!narrow.value && chart}
+      {!narrow.value && !isPast && chart}
     </div>
   );
 }

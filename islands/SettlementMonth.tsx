@@ -14,17 +14,24 @@ import { ApiError } from "../lib/console/api.ts";
 import { berlinDate, weekdayDate } from "../lib/console/day_texts.ts";
 import { useEffect } from "preact/hooks";
 import { api, apiKey, feed, isRefusal, now, today } from "../lib/console/session.ts";
-import { addMonths, type CellSum, monthGrid } from "../lib/console/settlement_month.ts";
+import { revealSection } from "../lib/console/focus.ts";
+import {
+  addMonths,
+  type CellSum,
+  monthGrid,
+  monthGroups,
+  monthStatus,
+} from "../lib/console/settlement_month.ts";
 import {
   count,
-  eur,
   formatNumber,
   monthWords,
-  mwh,
+  type TotalsFormat,
   totalsWords,
 } from "../lib/console/settlement_texts.ts";
+import { browserLocale, energyTable, money, moneyTable } from "../lib/console/format.ts";
 import type { MonthSettlement } from "../lib/wire/settlement.ts";
-import { AfterDelivery, browserLocale, changesSettlement } from "./AfterDelivery.tsx";
+import { AfterDelivery, changesSettlement } from "./AfterDelivery.tsx";
 
 /** What the month shows: loading, the month, "none", or a refusal in words. */
 export type MonthLoad =
@@ -40,16 +47,16 @@ export const monthPath = (month: string) => `/v1/settlement/months/${month}`;
  * One cell: cost, then short and long energy; "—" where the day has no settlement, "no actuals
  * yet" where nothing is measured (its 0 EUR would be no result).
  */
-function Cell({ sum, locale, label }: { sum: CellSum | null; locale: string; label: string }) {
+function Cell({ sum, f, label }: { sum: CellSum | null; f: TotalsFormat; label: string }) {
   if (!sum) return <td data-label={label} class="month-cell muted">—</td>;
   if (sum.measured === 0) {
     return <td data-label={label} class="month-cell month-none muted">no actuals yet</td>;
   }
   return (
     <td data-label={label} class="month-cell">
-      <span class="month-cost">{eur(sum.cost_eur, locale)}</span>
+      <span class="month-cost">{f.cost(sum.cost_eur)}</span>
       <span class="month-energy muted">
-        {mwh(sum.short_mwh, locale)} short · {mwh(sum.long_mwh, locale)} long
+        {f.short(sum.short_mwh)} short · {f.long(sum.long_mwh)} long
       </span>
       {sum.status === "provisional" && <span class="month-prov">provisional</span>}
     </td>
@@ -86,13 +93,22 @@ export function MonthView({ month, load, locale, selected, onSelect, before }: M
   const provisional = settled.filter((r) => r.total.status === "provisional").length;
   const waiting = grid.rows.length - settled.length;
   const names = m.areas.map((a) => a.name || a.control_area);
+  // Every figure of the table in one unit and with the decimals that make each day's, each
+  // area's and the month's parts add up to their totals on screen (docs/console.md, "Numbers").
+  const groups = monthGroups(grid, m.areas.map((a) => a.control_area), m.totals);
+  const f: TotalsFormat = {
+    short: energyTable(groups.short, locale),
+    long: energyTable(groups.long, locale),
+    cost: moneyTable(groups.cost, locale),
+    dayAhead: (v) => money(v, locale),
+  };
   return (
     <>
       <p class="settlement-sentence settlement-month-sentence">
         {monthWords(month)} in{" "}
         {m.areas.length === 1 ? names[0] : `all ${formatNumber(m.areas.length, 0, locale)} areas`}:
         {" "}
-        {totalsWords(m.totals, locale)}.{" "}
+        {totalsWords(m.totals, locale, f)}.{" "}
         <span class="muted">
           {count(settled.length, "day", "days", locale)} settled
           {provisional ? `, ${formatNumber(provisional, 0, locale)} of them provisional` : ""}
@@ -132,14 +148,14 @@ export function MonthView({ month, load, locale, selected, onSelect, before }: M
                     <Cell
                       key={a.control_area}
                       label={names[k]}
-                      locale={locale}
+                      f={f}
                       sum={c
                         ? { ...c, cells: 1, measured: c.actual_quarter_hours > 0 ? 1 : 0 }
                         : null}
                     />
                   );
                 })}
-                <Cell label="Day total" locale={locale} sum={r.total} />
+                <Cell label="Day total" f={f} sum={r.total} />
               </tr>
             ))}
           </tbody>
@@ -150,14 +166,14 @@ export function MonthView({ month, load, locale, selected, onSelect, before }: M
                 <Cell
                   key={a.control_area}
                   label={names[k]}
-                  locale={locale}
+                  f={f}
                   sum={grid.areaTotals[a.control_area] ?? null}
                 />
               ))}
               <td data-label="Month total" class="month-cell">
-                <span class="month-cost">{eur(m.totals.cost_eur, locale)}</span>
+                <span class="month-cost">{f.cost(m.totals.cost_eur)}</span>
                 <span class="month-energy muted">
-                  day-ahead alone: {eur(m.totals.day_ahead_cost_eur, locale)}
+                  day-ahead alone: {money(m.totals.day_ahead_cost_eur, locale)}
                 </span>
               </td>
             </tr>
@@ -243,11 +259,7 @@ export function SettlementMonth() {
           ‹ {monthWords(addMonths(month.value, -1))}
         </button>
         <strong class="month-name" aria-live="polite">{monthWords(month.value)}</strong>
-        {past.length > 0 && (
-          <StatusBadge
-            status={past.some((c) => c.status === "provisional") ? "provisional" : "final"}
-          />
-        )}
+        {past.length > 0 && <StatusBadge status={monthStatus(month.value, past, before)} />}
         <button
           type="button"
           class="btn"
@@ -263,8 +275,19 @@ export function SettlementMonth() {
             Show {monthWords(month.value)}
           </button>{" "}
           <span class="muted">
-            imbalance cost per day and control area; a past day in the delivery days shows its
-            quarter-hours
+            imbalance cost per day and control area;{" "}
+            <a
+              class="hint-link"
+              href="#past-days"
+              onClick={(e) => {
+                // The past days above the delivery days (components/PastDays.tsx).
+                e.preventDefault();
+                revealSection("past-days");
+              }}
+            >
+              a past day in the delivery days
+            </a>{" "}
+            shows its quarter-hours
           </span>
         </p>
       )}

@@ -18,10 +18,25 @@ import { readManifest } from "../lib/console/bundle.ts";
 import { fieldMeta } from "../lib/console/field_meta.ts";
 import type { FieldMeta } from "../lib/console/types.ts";
 import { CONSOLE_CSP } from "./console_csp.ts";
-import { serveStatic } from "../lib/http/static_files.ts";
+import {
+  CONTENT_TYPES,
+  HASHED_BUNDLE,
+  serveStatic,
+  STATIC_NAME,
+} from "../lib/http/static_files.ts";
+import type { HeaderSpec, MediaSpec } from "../lib/http/route_table.ts";
 import { EVENT_KINDS } from "../lib/store/events.ts";
 
 let page: Promise<typeof import("./console_page.tsx")> | undefined;
+
+const ETAG: HeaderSpec = { description: "strong validator of the file's content", required: true };
+const IF_NONE_MATCH: HeaderSpec = {
+  description: "ETags the client holds (or *): 304 when one is the file's",
+};
+/** The media types a static file is served as (by its extension). */
+const staticMedia = (): MediaSpec[] =>
+  [...new Set(Object.values(CONTENT_TYPES).map((t) => t.split(";")[0]))]
+    .map((contentType) => ({ contentType, schema: { type: "string" } }));
 
 /** Registers the console page and the static files it needs. */
 export function registerConsole(ctx: RouteContext): void {
@@ -34,7 +49,12 @@ export function registerConsole(ctx: RouteContext): void {
     access: "open",
     summary: "The operator console (HTML page; the key is entered in the page)",
     tags: ["console"],
-    responses: { 200: { description: "the page", contentType: "text/html" } },
+    responses: {
+      200: {
+        description: "the page",
+        alternatives: [{ contentType: "text/html", schema: { type: "string" } }],
+      },
+    },
   }, async (c) => {
     const manifest = await readManifest();
     const { renderConsolePage } = await (page ??= import("./console_page.tsx"));
@@ -66,8 +86,25 @@ export function registerConsole(ctx: RouteContext): void {
     access: "open",
     summary: "Console stylesheet and icon",
     tags: ["console"],
+    params: {
+      file: {
+        description: "a file name of static/ with a known extension",
+        pattern: STATIC_NAME,
+        refused: 404,
+      },
+    },
+    requestHeaders: { "If-None-Match": IF_NONE_MATCH },
     responses: {
-      200: { description: "the file", contentType: "text/css" },
+      200: {
+        description: "the file",
+        alternatives: staticMedia(),
+        headers: { ETag: ETAG, "Cache-Control": { description: "no-cache", required: true } },
+      },
+      304: {
+        description: "If-None-Match named the file's ETag: unchanged",
+        empty: true,
+        headers: { ETag: ETAG },
+      },
       404: { description: "no such file" },
     },
   }, (c) => serveStatic("", c.req.param("file") ?? "", c.req.header("if-none-match"), csp));
@@ -78,8 +115,28 @@ export function registerConsole(ctx: RouteContext): void {
     access: "open",
     summary: "Console client bundle (content-hashed name, immutable)",
     tags: ["console"],
+    params: {
+      file: {
+        description: "the bundle's content-hashed name, as the page names it",
+        pattern: HASHED_BUNDLE,
+        refused: 404,
+      },
+    },
+    requestHeaders: { "If-None-Match": IF_NONE_MATCH },
     responses: {
-      200: { description: "the bundle", contentType: "text/javascript" },
+      200: {
+        description: "the bundle",
+        alternatives: [{ contentType: "text/javascript", schema: { type: "string" } }],
+        headers: {
+          ETag: ETAG,
+          "Cache-Control": { description: "public, max-age=31536000, immutable", required: true },
+        },
+      },
+      304: {
+        description: "If-None-Match named the bundle's ETag: unchanged",
+        empty: true,
+        headers: { ETag: ETAG },
+      },
       404: { description: "no such file" },
     },
   }, (c) => serveStatic("build/", c.req.param("file") ?? "", c.req.header("if-none-match"), csp));

@@ -18,9 +18,10 @@ import {
   scheduleOutdated,
   tsoProblems,
   tsoSummary,
+  weekdayDate,
 } from "./day_texts.ts";
 import { formatBerlinHm } from "./format.ts";
-import { lateFirstText, schedulesOpen } from "./intraday_texts.ts";
+import { areaName, lateFirstText, schedulesOpen } from "./intraday_texts.ts";
 import { lockedDeviationItem, statusRequestItems } from "./attention_areas.ts";
 import { goodNews, missingForecastItems } from "./attention_groups.ts";
 import type { RejectedAnswer } from "../fahrplan/rejected_answers.ts";
@@ -41,6 +42,8 @@ export interface AttentionInput {
   rejected?: readonly RejectedAnswer[];
   /** The last refresh of the learned forecasts (`lib/pipeline/forecast_models.ts`). */
   learned?: ForecastModelsSummary | null;
+  /** Clearing lists that wait for the operator, as items (`./attention_clearing.ts`). */
+  clearing?: readonly AttentionItem[];
 }
 
 /** Passes in a row that must fail before the orchestrator itself is an error item. */
@@ -81,24 +84,38 @@ export function attention(input: AttentionInput): AttentionItem[] {
   }
   const days = [...input.days].filter((d) => d.delivery_day >= today)
     .sort((a, b) => a.delivery_day.localeCompare(b.delivery_day));
-  for (const r of input.rejected ?? []) out.push(rejectedItem(r));
+  for (const r of input.rejected ?? []) out.push(rejectedItem(r, nowMs));
+  out.push(...input.clearing ?? []);
   for (const d of days) out.push(...dayItems(d, nowMs));
   out.push(...missingForecastItems(days, nowMs, missingForecastsText));
   if (input.learned && input.learned.next_day >= today) {
     out.push(...forecastIssueItems(input.learned, nowMs));
   }
-  const good = goodNews(days, nowMs);
+  // An answer about a day that could not be read may say anything (a rejection too): that day is
+  // not "confirmed" until the file is seen or a later answer for it arrives.
+  const unread = new Set((input.rejected ?? []).map((r) => r.delivery_day));
+  const good = goodNews(days.filter((d) => !unread.has(d.delivery_day)), nowMs);
   if (good) out.push(good);
   return out.map((item, i) => ({ item, i }))
     .sort((a, b) => RANK[a.item.level] - RANK[b.item.level] || a.i - b.i)
     .map((x) => x.item);
 }
 
-/** A rejected answer file: what it was, where, when, why (docs/console.md, "Attention"). */
-function rejectedItem(r: RejectedAnswer): AttentionItem {
-  const about = r.delivery_day
-    ? ` (about ${r.delivery_day}${r.control_area ? `, ${r.control_area}` : ""})`
-    : "";
+/**
+ * A rejected answer file: what it was about, where, when, why, and what to do (docs/console.md,
+ * "Attention"): "The answer file … about tomorrow (Sun 29 Nov) in the inbox /data/inbox was not
+ * imported at 19:32 Berlin: …; moved to rejected/. Ask the TSO to resend its answer, or send a
+ * status request from tomorrow's schedules; then press Seen."
+ */
+function rejectedItem(r: RejectedAnswer, nowMs: number): AttentionItem {
+  const area = r.control_area ? ` in ${areaName(r.control_area)}` : "";
+  const about = r.delivery_day ? ` about ${dayName(r.delivery_day, nowMs)}${area}` : "";
+  const tso = r.control_area ? `the TSO of ${areaName(r.control_area)}` : "the TSO";
+  const todo = r.delivery_day
+    ? `Ask ${tso} to resend its answer, or send a status request from ${
+      relativeDay(r.delivery_day, nowMs) ?? weekdayDate(r.delivery_day)
+    }'s schedules; then press Seen.`
+    : "Ask the TSO that sent it to resend its answer; then press Seen.";
   return {
     code: "rejected_answer",
     level: "warn",
@@ -107,7 +124,7 @@ function rejectedItem(r: RejectedAnswer): AttentionItem {
     file: r.file,
     message: `The answer file ${r.file}${about} in ${r.where} was not imported at ${
       formatBerlinHm(r.at)
-    } Berlin: ${r.reason.replace(/[.\s]+$/, "")}; moved to rejected/.`,
+    } Berlin: ${r.reason.replace(/[.\s]+$/, "")}; moved to rejected/. ${todo}`,
   };
 }
 
@@ -152,7 +169,7 @@ function dayItems(d: DayOverview, nowMs: number): AttentionItem[] {
       message: `${sentence(name)}: ${nothingSentText(deadline, nowMs)}.`,
     });
   }
-  const late = lateFirstText(d);
+  const late = lateFirstText(d, nowMs);
   if (late) {
     // Stays for the day: the schedule went out, but the day-ahead deadline was missed.
     add({ code: "deadline_missed", level: "warn", message: `${sentence(name)}: ${late}.` });

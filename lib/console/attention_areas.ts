@@ -12,7 +12,7 @@
 import type { AttentionItem } from "../wire/attention.ts";
 import type { DayOverview } from "../wire/delivery_days.ts";
 import { dayName, relativeDay } from "./day_texts.ts";
-import { formatMwh } from "./format.ts";
+import { energy, NBSP } from "./format.ts";
 import {
   areaName,
   LOCKED_DEVIATION_MIN_MWH,
@@ -51,7 +51,8 @@ export function lockedDeviationItem(d: DayOverview, nowMs: number): DayItem | nu
     .filter((s) => (s.locked_deviation_mwh ?? 0) >= LOCKED_DEVIATION_MIN_MWH);
   if (!list.length) return null;
   const name = sentence(dayName(d.delivery_day, nowMs));
-  const mwh = (s: ScheduleEntry) => `${formatMwh(s.locked_deviation_mwh ?? 0)} MWh`;
+  // The attention list is English, plain text for scripts too (docs/console.md, "Numbers").
+  const mwh = (s: ScheduleEntry) => energy(s.locked_deviation_mwh ?? 0, "en").replace(NBSP, " ");
   const message = list.length === 1
     ? `${name}: ${mwh(list[0])} can no longer be scheduled away in ${
       areaName(list[0].control_area)

@@ -9,8 +9,10 @@
 import type { AttentionItem } from "../wire/attention.ts";
 import type { DayOverview } from "../wire/delivery_days.ts";
 import {
+  berlinDate,
   dayDeadline,
   dayName,
+  dayWord,
   relativeDay,
   scheduleOutdated,
   tsoProblems,
@@ -54,11 +56,14 @@ export function missingForecastItems(
   }
   return runs.map((r) => {
     const first = r.days[0];
-    const due = r.level === "info"
-      ? ` Due ${formatBerlinHm(forecastsDue(first))} Berlin the day before${
-        r.days.length > 1 ? " each" : ""
-      }.`
-      : "";
+    // When, said as the operator says it: "today", "tomorrow", never "the day before" alone.
+    const at = forecastsDue(first);
+    const when = `${formatBerlinHm(at)} Berlin ${dayWord(berlinDate(Date.parse(at)), nowMs)}`;
+    const due = r.level !== "info"
+      ? ""
+      : r.days.length > 1
+      ? ` Due the day before each, the first ${when}.`
+      : ` Due ${when}.`;
     const item: AttentionItem = {
       code: "missing_forecasts",
       level: r.level,

@@ -47,6 +47,11 @@ export function weekdayDate(day: string): string {
   return `${WEEKDAYS[wd]} ${d} ${MONTHS[m - 1]}`;
 }
 
+/** A date as a word beside a time: `today`, `tomorrow`, `yesterday`, else `Fri 27 Nov`. */
+export function dayWord(day: string, nowMs: number): string {
+  return relativeDay(day, nowMs) ?? weekdayDate(day);
+}
+
 /** How a day is named in sentences: `tomorrow (Wed 25 Nov)` or `Fri 27 Nov`. */
 export function dayName(day: string, nowMs: number): string {
   const rel = relativeDay(day, nowMs);

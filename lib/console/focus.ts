@@ -39,3 +39,13 @@ export function focusDayRow(day: string, left = HOLD_FRAMES, given = false): voi
     globalThis.requestAnimationFrame(() => focusDayRow(day, left - 1, given));
   }
 }
+
+/**
+ * Scrolls the element with id `id` (a heading with `tabIndex={-1}`) to the top and puts the
+ * keyboard focus on it: an in-page link's target that the next Tab continues from.
+ */
+export function revealSection(id: string): void {
+  const h = globalThis.document?.getElementById(id);
+  h?.scrollIntoView({ block: "start" });
+  h?.focus({ preventScroll: true });
+}

@@ -8,8 +8,8 @@
  */
 import type { DayOverview } from "../wire/delivery_days.ts";
 import { tsoName } from "../fahrplan/tso_names.ts";
-import { berlinDate, weekdayDate } from "./day_texts.ts";
-import { formatBerlinHm, formatMwh } from "./format.ts";
+import { berlinDate, dayWord } from "./day_texts.ts";
+import { energy, formatBerlinHm } from "./format.ts";
 
 /** One schedule entry of the overview. */
 export type ScheduleEntry = DayOverview["schedules"][number];
@@ -63,8 +63,10 @@ export function frozenNowBefore(nowMs: number, leadMinutes: number): string {
 
 /**
  * The phase line of a day's schedules, of its newest version: `intraday v7 · frozen until 10:30
- * Berlin · 4 of 4 confirmed`, `day-ahead v1 · 4 of 4 confirmed`; `v3–v7` when the areas stand at
- * different versions. `null` when no schedule was handed to a TSO. With `frozenNow`
+ * Berlin`, `day-ahead v1`; `v3–v7` when the areas stand at different versions. How many areas
+ * confirmed it is the TSO summary's (`tsoSummary` of day_texts.ts), which stands beside it
+ * wherever it is shown, so it is not said twice. `null` when no schedule was handed to a TSO. With
+ * `frozenNow`
  * ({@link frozenNowBefore} of the clock and the day's `intraday_lead_minutes`), "frozen until" is
  * what is frozen now (moving with the clock), never earlier than the newest version's own frozen
  * part.
@@ -76,7 +78,6 @@ export function phaseLine(day: DayOverview, frozenNow?: string): string | null {
   const vs = list.map((s) => s.version);
   const lo = Math.min(...vs);
   const hi = Math.max(...vs);
-  const confirmed = list.filter((s) => s.tso_status === "confirmed").length;
   const frozen = frozenNow === undefined
     ? newest.frozen_before
     : [newest.frozen_before ?? "", frozenNow].sort().at(-1);
@@ -84,7 +85,6 @@ export function phaseLine(day: DayOverview, frozenNow?: string): string | null {
     `${phaseLabel(newest.phase)} ${lo === hi ? `v${hi}` : `v${lo}–v${hi}`}`,
     // A correction after delivery freezes nothing: every quarter-hour is past.
     newest.phase === "post_delivery" ? null : frozenText(day.delivery_day, frozen),
-    `${confirmed} of ${list.length} confirmed`,
   ].filter(Boolean).join(" · ");
 }
 
@@ -93,14 +93,31 @@ export function areaName(area: string): string {
   return tsoName(area) ?? area;
 }
 
+/** MWh from which a deviation in the frozen quarter-hours is named under a day's schedules. */
+export const LOCKED_DEVIATION_SHOWN_MWH = 0.05;
+
 /**
- * `2.4 MWh can no longer be scheduled away in 50Hertz`; `null` when there is none (below
- * 0.05 MWh, which reads as 0.0) or the entry carries no figure.
+ * The energy left in the frozen quarter-hours of a day's areas, said once: `2.40 MWh can no
+ * longer be scheduled away in 50Hertz`, or for several areas `Can no longer be scheduled away:
+ * 2.40 MWh in 50Hertz, 1.10 MWh in Amprion`; areas from {@link LOCKED_DEVIATION_SHOWN_MWH} on, in
+ * the order given. `null` when no area reaches it (or no entry carries the figure).
+ * @param locale of the numbers (`en` on the server)
  */
-export function lockedDeviationText(s: ScheduleEntry): string | null {
-  const mwh = s.locked_deviation_mwh;
-  if (mwh === null || mwh === undefined || mwh < 0.05) return null;
-  return `${formatMwh(mwh)} MWh can no longer be scheduled away in ${areaName(s.control_area)}`;
+export function lockedDeviationText(
+  list: readonly ScheduleEntry[],
+  locale = "en",
+): string | null {
+  const shown = list.filter((s) => (s.locked_deviation_mwh ?? 0) >= LOCKED_DEVIATION_SHOWN_MWH);
+  const amount = (s: ScheduleEntry) => energy(s.locked_deviation_mwh ?? 0, locale);
+  if (!shown.length) return null;
+  if (shown.length === 1) {
+    return `${amount(shown[0])} can no longer be scheduled away in ${
+      areaName(shown[0].control_area)
+    }`;
+  }
+  return `Can no longer be scheduled away: ${
+    shown.map((s) => `${amount(s)} in ${areaName(s.control_area)}`).join(", ")
+  }`;
 }
 
 /**
@@ -159,14 +176,16 @@ export function lateFirstVersion(day: DayOverview): string | null {
   return Date.parse(first) > Date.parse(day.tso_deadline) ? first : null;
 }
 
-/** "TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin" (`null`: not missed). */
-export function lateFirstText(day: DayOverview): string | null {
+/**
+ * A missed TSO deadline in words, each instant with its day said relative to now: "TSO deadline
+ * missed — due 14:30 Berlin yesterday, first version sent 13:40 Berlin today" (`null`: not
+ * missed). The deadline lies the day before delivery, so it is never read as today's.
+ * @param nowMs the clock, ms since the epoch (which days are today, yesterday, tomorrow)
+ */
+export function lateFirstText(day: DayOverview, nowMs: number): string | null {
   const at = lateFirstVersion(day);
   if (!at || !day.tso_deadline) return null;
-  const when = berlinDate(Date.parse(at)) === berlinDate(Date.parse(day.tso_deadline))
-    ? `${formatBerlinHm(at)} Berlin`
-    : `${formatBerlinHm(at)} Berlin ${weekdayDate(berlinDate(Date.parse(at)))}`;
-  return `TSO deadline ${
-    formatBerlinHm(day.tso_deadline)
-  } Berlin missed: first version sent ${when}`;
+  const when = (iso: string) =>
+    `${formatBerlinHm(iso)} Berlin ${dayWord(berlinDate(Date.parse(iso)), nowMs)}`;
+  return `TSO deadline missed — due ${when(day.tso_deadline)}, first version sent ${when(at)}`;
 }

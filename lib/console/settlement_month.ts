@@ -127,3 +127,54 @@ export function addMonths(month: string, n: number): string {
   const d = new Date(Date.UTC(y, m - 1 + n, 1));
   return d.toISOString().slice(0, 7);
 }
+
+/** Parts and their total, as the formats of lib/console/format.ts take them. */
+type Group = { parts: number[]; total: number };
+
+/**
+ * The figures of a month's table that are added up on screen, one group per total: each day over
+ * its areas, each area over its days, the month over areas and over days; short and long energy
+ * and the cost apart.
+ */
+export function monthGroups(
+  grid: MonthGrid,
+  areas: readonly string[],
+  monthTotals: SettlementTotals,
+): Record<"short" | "long" | "cost", Group[]> {
+  const short: Group[] = [];
+  const long: Group[] = [];
+  const cost: Group[] = [];
+  const cell = (r: MonthRow, a: string) => r.cells[a];
+  const add = (
+    parts: readonly (Pick<CellSum, "short_mwh" | "long_mwh" | "cost_eur"> | undefined)[],
+    total: Pick<CellSum, "short_mwh" | "long_mwh" | "cost_eur">,
+  ) => {
+    const ps = parts.filter((p) => p !== undefined);
+    short.push({ parts: ps.map((p) => p.short_mwh), total: total.short_mwh });
+    long.push({ parts: ps.map((p) => p.long_mwh), total: total.long_mwh });
+    cost.push({ parts: ps.map((p) => p.cost_eur), total: total.cost_eur });
+  };
+  // Each day over its areas, each area over its days, and the month over areas and over days.
+  for (const r of grid.rows) add(areas.map((a) => cell(r, a)), r.total);
+  for (const a of areas) {
+    const t = grid.areaTotals[a];
+    if (t) add(grid.rows.map((r) => cell(r, a)), t);
+  }
+  add(areas.map((a) => grid.areaTotals[a]), monthTotals);
+  add(grid.rows.map((r) => r.total), monthTotals);
+  return { short, long, cost };
+}
+
+/**
+ * The month's status: `final` only once the month is over (`today`, Berlin `YYYY-MM-DD`, is in a
+ * later month) and every day of it with a settlement is final; `provisional` before — one settled
+ * day does not make a month final (docs/console.md, "After delivery").
+ */
+export function monthStatus(
+  month: string,
+  cells: readonly MonthCell[],
+  today: string,
+): "provisional" | "final" {
+  if (today.slice(0, 7) <= month || cells.length === 0) return "provisional";
+  return cells.every((c) => c.status === "final") ? "final" : "provisional";
+}

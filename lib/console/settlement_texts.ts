@@ -1,32 +1,40 @@
 /**
  * The words and numbers of the console's "after delivery" view (docs/console.md, "After
  * delivery"): the settlement of a day or a month (`lib/wire/settlement.ts`) as sentences, with
- * every number in the operator's locale (`Intl.NumberFormat`, e.g. `en` "1,030.00", `de-DE`
- * "1.030,00") and its unit always beside it (MW, MWh, EUR, EUR/MWh, %). The words stay English,
- * like the rest of the console. A missing value (`null` in the wire shape) is "—", never 0.
- * Pure: the locale and the clock are parameters.
+ * every number in the operator's locale and its unit always beside it, written by the rules of
+ * `format.ts` (docs/console.md, "Numbers"). The words stay English, like the rest of the console.
+ * A missing value (`null` in the wire shape) is "—", never 0. Pure: the locale and the clock are
+ * parameters.
  *
  * Sign convention (docs/settlement.md, reBAP): imbalance > 0 is short, < 0 long; cost > 0 the
  * balancing group pays.
  *
  * @example
  * totalsSentence({ day: "2027-03-09", where: "Amprion", totals, locale: "en", nowMs });
- * // "Yesterday in Amprion: 3.2 MWh short, 1.1 MWh long, 412.50 EUR; the day-ahead schedule alone: 1,030.00 EUR."
+ * // "Yesterday in Amprion: 3.20 MWh short, 1.10 MWh long, 412.50 EUR; the day-ahead schedule alone: 1,030.00 EUR."
  * @module
  */
 import type { AreaSettlement, SettlementTotals } from "../wire/settlement.ts";
 import { relativeDay, weekdayDate } from "./day_texts.ts";
 import { tsoName } from "../fahrplan/tso_names.ts";
+import {
+  energy,
+  energyTable,
+  formatNumber,
+  MISSING,
+  money,
+  moneyTable,
+  percent,
+  power,
+} from "./format.ts";
+
+export { formatNumber, MISSING, operatorLocale } from "./format.ts";
 
 /** Completeness of one area (`lib/wire/settlement.ts`). */
 export type Completeness = AreaSettlement["completeness"];
 /** One source of the forecast error (`lib/wire/settlement.ts`). */
 export type DeviationSource = AreaSettlement["accuracy"]["by_source"][number];
 
-/** What a missing value reads as. */
-export const MISSING = "—";
-/** Between a number and its unit: a no-break space, so a narrow screen never parts them. */
-const NBSP = "\u00a0";
 const MONTHS = [
   "January",
   "February",
@@ -42,73 +50,19 @@ const MONTHS = [
   "December",
 ];
 
-/**
- * The locale numbers are written in: the first of the browser's languages (`navigator.languages`)
- * that `Intl.NumberFormat` supports, else `en`.
- */
-export function operatorLocale(languages: readonly string[] | undefined): string {
-  for (const l of languages ?? []) {
-    try {
-      if (Intl.NumberFormat.supportedLocalesOf([l]).length) return l;
-    } catch {
-      // not a well-formed language tag
-    }
-  }
-  return "en";
-}
-
-const formats = new Map<string, Intl.NumberFormat>();
-
-/** `v` with exactly `digits` decimals in `locale`, or "—" for `null` / not finite. */
-export function formatNumber(v: number | null | undefined, digits: number, locale: string): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return MISSING;
-  const key = `${locale}|${digits}`;
-  let f = formats.get(key);
-  if (!f) {
-    f = new Intl.NumberFormat(locale, {
-      minimumFractionDigits: digits,
-      maximumFractionDigits: digits,
-    });
-    formats.set(key, f);
-  }
-  // −0.00 reads as 0.00.
-  return f.format(Math.abs(v) < 0.5 * 10 ** -digits ? 0 : v);
-}
-
 /** `1 market location`, `2 market locations`: a count with the noun in its number (`en` words). */
 export function count(n: number, one: string, many: string, locale: string): string {
   return `${formatNumber(n, 0, locale)} ${n === 1 ? one : many}`;
 }
 
-/** Number and unit, or "—" alone when the value is missing. */
-function withUnit(v: number | null | undefined, digits: number, unit: string, locale: string) {
-  const n = formatNumber(v, digits, locale);
-  return n === MISSING ? n : `${n}${NBSP}${unit}`;
-}
-
-/** Energy: `3.2 MWh` (one decimal). */
-export const mwh = (v: number | null | undefined, locale: string) => withUnit(v, 1, "MWh", locale);
-/** Energy of one quarter-hour: `0.58 MWh` (two decimals). */
-export const qhMwh = (v: number | null | undefined, locale: string) =>
-  withUnit(v, 2, "MWh", locale);
-/** Power: `12.3 MW`. */
-export const mw = (v: number | null | undefined, locale: string) => withUnit(v, 1, "MW", locale);
-/** Money: `412.50 EUR`. */
-export const eur = (v: number | null | undefined, locale: string) => withUnit(v, 2, "EUR", locale);
-/** Price: `85.20 EUR/MWh`. */
-export const price = (v: number | null | undefined, locale: string) =>
-  withUnit(v, 2, "EUR/MWh", locale);
-/** Share: `4.1 %`. */
-export const pct = (v: number | null | undefined, locale: string) => withUnit(v, 1, "%", locale);
-
 /**
- * One quarter-hour's imbalance in words: `0.58 MWh short`, `0.20 MWh long`, `balanced`, or "—"
- * when unknown.
+ * One quarter-hour's imbalance in words: `580 kWh short`, `1.20 MWh long`, `balanced` only when it
+ * is exactly 0 (a few kWh are an imbalance, and cost money), or "—" when unknown.
  */
 export function imbalanceText(v: number | null | undefined, locale: string): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return MISSING;
-  if (formatNumber(v, 2, locale) === formatNumber(0, 2, locale)) return "balanced";
-  return `${qhMwh(Math.abs(v), locale)} ${v > 0 ? "short" : "long"}`;
+  if (v === 0) return "balanced";
+  return `${energy(Math.abs(v), locale)} ${v > 0 ? "short" : "long"}`;
 }
 
 /** How an area is named: the TSO's short name from the answer, else by EIC, else the EIC. */
@@ -128,19 +82,64 @@ export function monthWords(month: string): string {
   return MONTHS[m - 1] ? `${MONTHS[m - 1]} ${y}` : month;
 }
 
-/** A cost with what it means when negative: `412.50 EUR`, `−12.00 EUR (received)`. */
-function costWords(v: number, locale: string): string {
-  return `${eur(v, locale)}${v < 0 && eur(v, locale) !== eur(0, locale) ? " (received)" : ""}`;
+/**
+ * How the figures of a totals sentence are written: the short and the long energy (MWh in), the
+ * cost and the day-ahead cost (EUR in). Where the sentence stands beside its parts (a day over its
+ * areas, a month over its days), each is the format of its whole group (`energyTable`,
+ * `moneyTable` of `format.ts`), so the parts shown add up to the total shown.
+ */
+export interface TotalsFormat {
+  short: (mwh: number) => string;
+  long: (mwh: number) => string;
+  cost: (eur: number) => string;
+  dayAhead: (eur: number) => string;
 }
 
-/** Short, long, cost and the day-ahead comparison: the body of every totals sentence. */
-export function totalsWords(t: SettlementTotals, locale: string): string {
-  const base = `${mwh(t.short_mwh, locale)} short, ${mwh(t.long_mwh, locale)} long, ${
-    costWords(t.cost_eur, locale)
+/** Figures written on their own: {@link energy} and {@link money}. */
+export const plainFormat = (locale: string): TotalsFormat => ({
+  short: (v) => energy(v, locale),
+  long: (v) => energy(v, locale),
+  cost: (v) => money(v, locale),
+  dayAhead: (v) => money(v, locale),
+});
+
+/**
+ * The formats of totals shown with their parts: the short and long energy and the costs of every
+ * part and of the total alike (docs/console.md, "Numbers").
+ */
+export function totalsFormat(
+  parts: readonly SettlementTotals[],
+  total: SettlementTotals,
+  locale: string,
+): TotalsFormat {
+  const group = (k: "short_mwh" | "long_mwh" | "cost_eur" | "day_ahead_cost_eur") => ({
+    parts: parts.map((p) => p[k] ?? NaN),
+    total: total[k] ?? NaN,
+  });
+  return {
+    short: energyTable([group("short_mwh")], locale),
+    long: energyTable([group("long_mwh")], locale),
+    cost: moneyTable([group("cost_eur")], locale),
+    dayAhead: moneyTable([group("day_ahead_cost_eur")], locale),
+  };
+}
+
+/** A cost with what it means when negative: `412.50 EUR`, `-12.00 EUR (received)`. */
+function costWords(v: number, money: (eur: number) => string): string {
+  return `${money(v)}${v < 0 && money(v) !== money(0) ? " (received)" : ""}`;
+}
+
+/**
+ * Short, long, cost and the day-ahead comparison: the body of every totals sentence.
+ * @param f how the figures are written (default each on its own, {@link plainFormat})
+ */
+export function totalsWords(t: SettlementTotals, locale: string, f = plainFormat(locale)): string {
+  const base = `${f.short(t.short_mwh)} short, ${f.long(t.long_mwh)} long, ${
+    costWords(t.cost_eur, f.cost)
   }`;
   return t.day_ahead_cost_eur === null
     ? `${base}; no day-ahead version to compare`
-    : `${base}; the day-ahead schedule alone: ${costWords(t.day_ahead_cost_eur, locale)}`;
+    : `${base}; the day-ahead schedule alone: ${costWords(t.day_ahead_cost_eur, f.dayAhead)}`;
 }
 
 /**
@@ -149,9 +148,16 @@ export function totalsWords(t: SettlementTotals, locale: string): string {
  * @param where the area's name, or e.g. `all 4 areas`
  */
 export function totalsSentence(
-  o: { day: string; where: string; totals: SettlementTotals; locale: string; nowMs: number },
+  o: {
+    day: string;
+    where: string;
+    totals: SettlementTotals;
+    locale: string;
+    nowMs: number;
+    format?: TotalsFormat;
+  },
 ): string {
-  return `${dayWords(o.day, o.nowMs)} in ${o.where}: ${totalsWords(o.totals, o.locale)}.`;
+  return `${dayWords(o.day, o.nowMs)} in ${o.where}: ${totalsWords(o.totals, o.locale, o.format)}.`;
 }
 
 /**
@@ -166,7 +172,7 @@ export function savingWords(t: SettlementTotals, locale: string): string | null 
   const moved = t.post_delivery_moved_eur;
   if (moved === null) return intraday;
   const corr = `the post-delivery correction moved ${
-    eur(Math.abs(moved), locale)
+    money(Math.abs(moved), locale)
   } of imbalance cost ${moved >= 0 ? "to" : "from"} the counterparty`;
   return intraday ? `${intraday}; ${corr}` : corr;
 }
@@ -180,16 +186,16 @@ function intradayWords(t: SettlementTotals, locale: string): string | null {
   if (net === null || energy === null) {
     if (zero(gross)) return "the intraday versions changed nothing in imbalance cost";
     return `the intraday versions ${gross > 0 ? "avoided" : "added"} ${
-      eur(Math.abs(gross), locale)
+      money(Math.abs(gross), locale)
     } of imbalance, before the cost of the intraday energy`;
   }
   if (zero(gross) && zero(energy)) return "the intraday versions changed nothing in cost";
-  const how = `${eur(gross, locale)} of imbalance avoided, ${energy >= 0 ? "less" : "plus"} ${
-    eur(Math.abs(energy), locale)
+  const how = `${money(gross, locale)} of imbalance avoided, ${energy >= 0 ? "less" : "plus"} ${
+    money(Math.abs(energy), locale)
   } ${energy >= 0 ? "for" : "from"} the intraday energy`;
   return net >= 0
-    ? `the intraday versions saved ${eur(net, locale)} net (${how})`
-    : `the intraday versions cost ${eur(-net, locale)} net (${how})`;
+    ? `the intraday versions saved ${money(net, locale)} net (${how})`
+    : `the intraday versions cost ${money(-net, locale)} net (${how})`;
 }
 
 /**
@@ -280,9 +286,18 @@ export function provisionalReason(c: Completeness, locale: string): string | nul
   return `provisional${why.length ? `: ${why.join(", ")}` : ""}; the numbers can still change`;
 }
 
+/** A source of the forecast error in words: customer forecasts, learned forecasts, a profile. */
+export function sourceName(source: string): string {
+  if (source === "customer") return "customer forecasts";
+  if (source === "none") return "metered without a forecast";
+  if (source === "customer_corrected") return "corrected customer forecasts";
+  if (/^[A-Z][A-Z0-9]{1,3}$/.test(source)) return `profile ${source}`;
+  return `${source} forecasts`;
+}
+
 /**
  * The sources of the forecast error, largest first, with their share of the error of all
- * sources: "H25: 3.1 MWh (62.0 %) over 12 locations, mean 0.4 MW".
+ * sources: "profile H25: 3.10 MWh (62.0 %) over 12 locations, mean 400 kW".
  */
 export function sourceLines(sources: readonly DeviationSource[], locale: string): string[] {
   const sorted = [...sources].sort((a, b) =>
@@ -290,22 +305,15 @@ export function sourceLines(sources: readonly DeviationSource[], locale: string)
   );
   const total = sorted.reduce((s, x) => s + (x.abs_deviation_mwh ?? 0), 0);
   return sorted.map((s) => {
-    const name = SOURCE_NAMES[s.source] ?? `profile ${s.source}`;
+    const name = sourceName(s.source);
     const share = total > 0 && s.abs_deviation_mwh !== null
-      ? ` (${pct((s.abs_deviation_mwh / total) * 100, locale)})`
+      ? ` (${percent((s.abs_deviation_mwh / total) * 100, locale)})`
       : "";
-    return `${name}: ${mwh(s.abs_deviation_mwh, locale)}${share} over ${
+    return `${name}: ${energy(s.abs_deviation_mwh, locale)}${share} over ${
       count(s.locations, "location", "locations", locale)
-    }, mean ${mw(s.mad_mw, locale)}${savedWords(s, locale)}`;
+    }, mean ${power(s.mad_mw, locale)}${savedWords(s, locale)}`;
   });
 }
-
-/** How the sources read (a profile class reads `profile H0`). */
-const SOURCE_NAMES: Record<string, string> = {
-  customer: "customer forecasts",
-  learned: "learned forecasts",
-  customer_corrected: "corrected customer forecasts",
-};
 
 /**
  * What a learned or corrected forecast saved against the one it replaced (docs/settlement.md,
@@ -316,10 +324,10 @@ export function savedWords(s: DeviationSource, locale: string): string {
   const v = s.saved;
   if (!v) return "";
   const than = v.replaced === "customer" ? "the customer's own forecast" : "the load 7 days before";
-  const money = v.eur === null ? "" : ` (${eur(Math.abs(v.eur), locale)} at reBAP)`;
-  return `; ${qhMwh(Math.abs(v.mwh), locale)} ${
+  const cost = v.eur === null ? "" : ` (${money(Math.abs(v.eur), locale)} at reBAP)`;
+  return `; ${energy(Math.abs(v.mwh), locale)} ${
     v.mwh < 0 ? "more" : "less"
-  } imbalance than ${than}${money}`;
+  } imbalance than ${than}${cost}`;
 }
 
 /**
@@ -338,4 +346,46 @@ export function sumDifferenceMwh(a: AreaSettlement): number | null {
     seen = true;
   });
   return seen ? sum : null;
+}
+
+/** One of the costliest quarter-hours of an area. */
+export interface CostlyQuarterHour {
+  /** Position in the day's arrays, 0-based. */
+  index: number;
+  /** ISO-8601 UTC start. */
+  start: string;
+  imbalance_mwh: number | null;
+  price_eur_mwh: number | null;
+  /** EUR, > 0 the balancing group pays. */
+  cost_eur: number;
+}
+
+/**
+ * The quarter-hours that cost most, by |cost| (EUR) largest first — money is what the operator
+ * answers for: a large imbalance at a low price costs less than a small one at a high price — then
+ * by |imbalance| and time; at most `n`. Quarter-hours without a known cost, or with none, are left
+ * out.
+ * @param quarterHours the day's UTC starts (`quarter_hours` of the settlement)
+ */
+export function costliest(
+  a: Pick<AreaSettlement, "imbalance_mwh" | "price_eur_mwh" | "cost_eur">,
+  quarterHours: readonly string[],
+  n = 10,
+): CostlyQuarterHour[] {
+  const out: CostlyQuarterHour[] = [];
+  a.cost_eur.forEach((cost, index) => {
+    // A quarter-hour that cost nothing is none of the costliest.
+    if (cost === null || !Number.isFinite(cost) || cost === 0) return;
+    out.push({
+      index,
+      start: quarterHours[index],
+      imbalance_mwh: a.imbalance_mwh[index] ?? null,
+      price_eur_mwh: a.price_eur_mwh[index] ?? null,
+      cost_eur: cost,
+    });
+  });
+  return out.sort((x, y) =>
+    Math.abs(y.cost_eur) - Math.abs(x.cost_eur) ||
+    Math.abs(y.imbalance_mwh ?? 0) - Math.abs(x.imbalance_mwh ?? 0) || x.index - y.index
+  ).slice(0, n);
 }

@@ -16,7 +16,8 @@
 /** The market's time zone. */
 export const MARKET_TIME_ZONE = "Europe/Berlin";
 
-const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
+/** The form of a delivery day, `YYYY-MM-DD` (a calendar date besides: {@link parseDay}). */
+export const DAY_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * A delivery day with its quarter-hours and gate closure. Immutable: `deliveryDay` returns a
@@ -50,7 +51,7 @@ export class InvalidDeliveryDayError extends Error {
 
 /** Parses `YYYY-MM-DD` strictly (no overflow: 2026-02-30 is refused). */
 export function parseDay(day: string): Temporal.PlainDate {
-  if (!DAY_RE.test(day)) throw new InvalidDeliveryDayError(day);
+  if (!DAY_FORMAT.test(day)) throw new InvalidDeliveryDayError(day);
   try {
     return Temporal.PlainDate.from(day, { overflow: "reject" });
   } catch {

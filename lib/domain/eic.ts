@@ -9,7 +9,8 @@
  */
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-";
-const FORMAT = /^[0-9A-Z-]{16}$/;
+/** The form of an EIC: 16 characters of `0-9A-Z-` (the check character besides). */
+export const EIC_FORMAT = /^[0-9A-Z-]{16}$/;
 
 /** The four German control areas and the DE-LU bidding zone, by EIC. */
 export const GERMAN_CONTROL_AREAS = {
@@ -49,7 +50,7 @@ export function eicProblem(code: string): string | undefined {
 }
 
 function checkEic(code: string): string | undefined {
-  if (!FORMAT.test(code)) return "an EIC has 16 characters of 0-9, A-Z and -";
+  if (!EIC_FORMAT.test(code)) return "an EIC has 16 characters of 0-9, A-Z and -";
   const want = eicCheckCharacter(code.slice(0, 15));
   if (want === undefined) return "this EIC cannot carry a valid check character";
   if (want !== code[15]) return `check character should be ${want}, not ${code[15]}`;

@@ -11,6 +11,9 @@
  * @module
  */
 
+/** The offending value of an {@link InputIssue}: any value but `undefined`. */
+export type IssueInput = NonNullable<unknown> | null;
+
 /** One problem with an input: where, what, a stable type, the offending value, extra facts. */
 export interface InputIssue {
   /** Where: e.g. `["body", "sftp_host"]`, `["body", "forecasts", 3, "values"]`, `["query", "limit"]`. */
@@ -20,10 +23,11 @@ export interface InputIssue {
   /** Stable machine code, e.g. `value_error.eic`, `extra_forbidden`, `int_parsing`. */
   type: string;
   /**
-   * The offending value; `null` for a secret field, an unknown field and a body that did not
-   * parse (never quoted there; docs/access-control.md "Secrets").
+   * The offending value, always present: `null` when there was none (a missing body or field),
+   * for a secret field, an unknown field and a body that did not parse (never quoted there;
+   * docs/access-control.md "Secrets"). Never `undefined`, which JSON would drop.
    */
-  input: unknown;
+  input: IssueInput;
   /** Extra facts, e.g. `{expected: "…"}`; `{}` when none. */
   ctx: Record<string, unknown>;
 }

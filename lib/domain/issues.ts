@@ -4,7 +4,7 @@
  * @module
  */
 import type { z } from "zod";
-import type { InputIssue } from "./errors.ts";
+import type { InputIssue, IssueInput } from "./errors.ts";
 
 const TYPE_OF: Record<string, string> = {
   invalid_type: "type_error",
@@ -69,16 +69,18 @@ const MAX_ECHO = 1000;
 
 /**
  * The offending value for a 422 item: as sent when small, else the start of its JSON text with
- * `…` (a 422 never echoes a whole large body back).
+ * `…` (a 422 never echoes a whole large body back); `null` when there was none (`undefined`: a
+ * missing body or field), so the item's `input` is always present in JSON.
  */
-export function clipInput(value: unknown): unknown {
+export function clipInput(value: unknown): IssueInput {
+  if (value === undefined) return null;
   if (value === null || typeof value !== "object") {
     return typeof value === "string" && value.length > MAX_ECHO
       ? value.slice(0, MAX_ECHO) + "…"
       : value;
   }
   const text = JSON.stringify(value);
-  return text.length > MAX_ECHO ? text.slice(0, MAX_ECHO) + "…" : value;
+  return text.length > MAX_ECHO ? text.slice(0, MAX_ECHO) + "…" : value as object;
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {

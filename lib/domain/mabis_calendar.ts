@@ -12,27 +12,8 @@
  * - the end of the **correction phase**: the last day of the seventh month after the month.
  * @module
  */
+import { GERMAN_STATES } from "./holiday_regions.ts";
 import { publicHolidays } from "./slp/day_type.ts";
-
-/** The 16 German states (ISO 3166-2:DE). */
-const STATES = [
-  "BB",
-  "BE",
-  "BW",
-  "BY",
-  "HB",
-  "HE",
-  "HH",
-  "MV",
-  "NI",
-  "NW",
-  "RP",
-  "SH",
-  "SL",
-  "SN",
-  "ST",
-  "TH",
-] as const;
 
 const nonWorking = new Map<number, ReadonlySet<string>>();
 
@@ -41,7 +22,9 @@ function holidaysOf(year: number): ReadonlySet<string> {
   let set = nonWorking.get(year);
   if (set) return set;
   const all = new Set<string>([`${year}-12-24`, `${year}-12-31`]);
-  for (const state of STATES) for (const d of publicHolidays(year, `DE-${state}`)) all.add(d);
+  for (const state of GERMAN_STATES) {
+    for (const d of publicHolidays(year, `DE-${state}`)) all.add(d);
+  }
   nonWorking.set(year, set = all);
   return set;
 }

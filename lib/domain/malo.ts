@@ -19,9 +19,12 @@ export function maloCheckDigit(first10: string): number {
   return (10 - (sum % 10)) % 10;
 }
 
+/** The form of a MaLo-ID: 11 digits, the first 1–9 (the check digit besides: {@link maloProblem}). */
+export const MALO_ID_FORMAT = /^[1-9]\d{10}$/;
+
 /** Why a MaLo-ID is not valid, or `undefined` when it is. */
 export function maloProblem(id: string): string | undefined {
-  if (!/^[1-9]\d{10}$/.test(id)) return "a MaLo-ID has 11 digits and does not start with 0";
+  if (!MALO_ID_FORMAT.test(id)) return "a MaLo-ID has 11 digits and does not start with 0";
   const want = maloCheckDigit(id.slice(0, 10));
   if (want !== id.charCodeAt(10) - 48) return `check digit should be ${want}, not ${id[10]}`;
   return undefined;

@@ -30,6 +30,7 @@
  * @module
  */
 import { MARKET_TIME_ZONE, parseDay } from "./delivery_day.ts";
+import { GERMAN_STATES } from "./holiday_regions.ts";
 
 /** How a holiday's date is found in a year. */
 export type HolidayDate =
@@ -49,24 +50,7 @@ export interface Holiday {
   only?: number;
 }
 
-const ALL = [
-  "BB",
-  "BE",
-  "BW",
-  "BY",
-  "HB",
-  "HE",
-  "HH",
-  "MV",
-  "NI",
-  "NW",
-  "RP",
-  "SH",
-  "SL",
-  "SN",
-  "ST",
-  "TH",
-] as const;
+const ALL = GERMAN_STATES;
 
 const fixed = (month: number, day: number): HolidayDate => ({ month, day });
 const easter = (offset: number): HolidayDate => ({ easter: offset });

@@ -16,6 +16,9 @@
 const COORDINATE = /^(-?\d{1,2}\.\d{2}),(-?\d{1,3}\.\d{2})$/;
 const NAME = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
 
+/** The form of a weather point id (a coordinate or a name; the range of a coordinate aside). */
+export const WEATHER_POINT_FORMAT = new RegExp(`${COORDINATE.source}|${NAME.source}`);
+
 /** The point id of a coordinate: `lat,lon` rounded to 0.01° (`-0.00` written `0.00`). */
 export function coordinatePointId(latitude: number, longitude: number): string {
   const fixed = (v: number) => {

@@ -26,24 +26,13 @@ import { answersModule } from "./xml_modules.ts";
 import { type ClaimedFile, type InboxSource, localInbox, sftpInbox } from "./inbox_source.ts";
 import { messageIdentification } from "./document.ts";
 import { tsoOf } from "./parties.ts";
-import type { TsoState } from "./tso_status.ts";
 import { recordAnswer } from "./record_answer.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 import { dayOfFileName, noteRejected } from "./rejected_answers.ts";
+import type { ImportResult } from "../wire/schedule_responses.ts";
 
-/** What happened to one inbox file. */
-export interface ImportResult {
-  file: string;
-  /**
-   * `failed`: an inbox could not be read (`file` is the local directory, or `sftp:<dir>`).
-   */
-  outcome: "imported" | "rejected" | "skipped" | "failed";
-  delivery_day?: string;
-  control_area?: string;
-  tso_status?: TsoState;
-  /** Why a file was rejected or skipped, in words. */
-  reason?: string;
-}
+/** What happened to one inbox file (`lib/wire/schedule_responses.ts`). */
+export type { ImportResult };
 
 /** What the import needs of the app. */
 export interface InboxServices {

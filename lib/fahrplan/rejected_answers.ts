@@ -7,25 +7,13 @@
  * @module
  */
 import { KEYS } from "../store/keys.ts";
+import type { RejectedAnswer } from "../wire/schedule_responses.ts";
 
 /** How long a rejected file waits at most, in days, before it is forgotten unacknowledged. */
 export const KEEP_DAYS = 30;
 
-/** One rejected answer file. */
-export interface RejectedAnswer {
-  /** The file's name in the inbox (now under `rejected/`). */
-  file: string;
-  /** Which inbox: the local directory or `sftp:<dir>`. */
-  where: string;
-  /** Why it was not imported, in words. */
-  reason: string;
-  /** When it was moved, ISO-8601 UTC. */
-  at: string;
-  /** The delivery day it is about, when known (from the answer or a `YYYYMMDD_` file name). */
-  delivery_day: string | null;
-  /** The control area's EIC it is about, when known. */
-  control_area: string | null;
-}
+/** One rejected answer file (`lib/wire/schedule_responses.ts`). */
+export type { RejectedAnswer };
 
 /**
  * The delivery day a file name names (`20261127_TPS_…` → `2026-11-27`, BDEW file names,

@@ -22,27 +22,13 @@ import type { EventLog } from "../store/events.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { tsoName } from "./tso_names.ts";
 import { type TsoStatus, tsoStatuses, tsoStatusOf } from "./tso_status.ts";
+import type { StatusRequestRecord } from "../wire/schedule_responses.ts";
 
 /** Why a status request was sent. */
 export type OverdueState = "ack" | "cnf" | "manual";
 
-/** The last status request of a day and control area (`KEYS.statusRequest`). */
-export interface StatusRequestRecord {
-  delivery_day: string;
-  control_area: string;
-  /** Message version of the schedule it asks about. */
-  version: number;
-  /** `ack`: no ACK in time; `cnf`: no CNF in time after the ACK; `manual`: the operator asked. */
-  state: OverdueState;
-  /** ISO-8601 UTC instant it went out. */
-  at: string;
-  /** BDEW file name. */
-  file: string;
-  /** Where it is now (remote path for sFTP, or the outbox path). */
-  location: string;
-  format: "ess" | "cim";
-  by: string;
-}
+/** The last status request of a day and control area (`KEYS.statusRequest`; `lib/wire/schedule_responses.ts`). */
+export type { StatusRequestRecord };
 
 /** What sending a status request needs of the app. */
 export interface StatusRequestServices {

@@ -11,9 +11,11 @@
 import { deliveryDay } from "../domain/delivery_day.ts";
 import { retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
+import type { z } from "zod";
+import type { TsoStateSchema } from "../wire/schedule_responses.ts";
 
 /** The state of one schedule at its TSO. */
-export type TsoState = "sent" | "acknowledged" | "rejected" | "confirmed" | "anomaly";
+export type TsoState = z.infer<typeof TsoStateSchema>;
 
 /** One day's and area's schedule status. */
 export interface TsoStatus {

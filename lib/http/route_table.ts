@@ -1,20 +1,32 @@
 /**
- * Declares routes once, with their scope and zod schemas, and registers them on Hono; the same
- * declarations generate the OpenAPI 3.1.0 document (docs/architecture.md, "API description and version"), so the document cannot drift from
- * what is served.
+ * Declares routes once, with their scope, zod schemas, statuses and headers, and registers them on
+ * Hono; the same declarations generate the OpenAPI 3.1.0 document (`./openapi_document.ts`,
+ * docs/api.md, "The document"), so the document cannot drift from what is served.
  * @module
  */
 import type { Context, Hono } from "hono";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Scope } from "../auth/types.ts";
-import { VERSION } from "../version.ts";
+import { ValidationProblemSchema } from "../wire/problem.ts";
 import type { AppEnv } from "./env.ts";
 import { deriveOperationId } from "./operation_id.ts";
 
 /** Who may call a route: a scope, `open` (no credential) or `stream` (stream token only). */
 export type Access = Scope | "open" | "stream";
 
-/** One response of a route in the OpenAPI document. */
+/** A header of a response or a request (RFC 9110 field name, any case). */
+export interface HeaderSpec {
+  description: string;
+  /** True when every such answer carries it (responses) or every request must (requests). */
+  required?: boolean;
+  /** JSON Schema of the value; default `{type: "string"}`. */
+  schema?: Record<string, unknown>;
+}
+
+/**
+ * One response of a route in the OpenAPI document. A 4xx/5xx without a schema or media types is
+ * the `{detail}` body (`Problem`), a 422 the validation body (`ValidationProblem`).
+ */
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
@@ -22,6 +34,24 @@ export interface ResponseSpec {
   contentType?: string;
   /** Other media types of the same response (content negotiation by `Accept`). */
   alternatives?: MediaSpec[];
+  /** Headers of this answer, e.g. `Content-Disposition` of a download. */
+  headers?: Record<string, HeaderSpec>;
+  /** True for an answer without a body (204, 304). */
+  empty?: boolean;
+}
+
+/**
+ * What a `{name}` path parameter accepts: the pattern its validator enforces (the same constant),
+ * and the status a value outside it gets.
+ */
+export interface PathParam {
+  description: string;
+  pattern?: RegExp;
+  /** JSON Schema `format`, e.g. `date`. */
+  format?: string;
+  example?: string;
+  /** 422 (refused in words at `["path", name]`) or 404 (nothing of that name is served). */
+  refused: 422 | 404;
 }
 
 /** A media type and its JSON Schema, for bodies that are not JSON (e.g. `text/csv`). */
@@ -52,6 +82,18 @@ export interface RouteSpec {
   body?: z.ZodType;
   /** Other accepted request media types beside JSON (e.g. a `text/csv` upload). */
   altBodies?: MediaSpec[];
+  /**
+   * Path parameters this route declares itself; the others come from the shared table
+   * (`PATH_PARAMS`, `./path_params.ts`).
+   */
+  params?: Record<string, PathParam>;
+  /** Request headers the route reads (e.g. `Last-Event-ID`, `If-None-Match`). */
+  requestHeaders?: Record<string, HeaderSpec>;
+  /**
+   * The route's own answers: its 200 and every status only it gives (404, 409, 415, 502, …).
+   * The statuses of the request path (401, 403, 413, 422, 429, 500, 503) are added from the
+   * route's access, query, body and path parameters.
+   */
   responses: Record<number, ResponseSpec>;
 }
 
@@ -131,155 +173,5 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${parts.join("[^/]+")}$`);
 }
 
-const ERROR_BODY = z.object({ detail: z.string() });
-/** The 422 body (docs/architecture.md, "Errors": `detail: [{loc, msg, type, input, ctx}]`), for OpenAPI. */
-export const VALIDATION_BODY = z.object({
-  detail: z.array(z.object({
-    loc: z.array(z.union([z.string(), z.number()])),
-    msg: z.string(),
-    type: z.string(),
-    input: z.unknown(),
-    ctx: z.record(z.string(), z.unknown()),
-  })),
-});
-
-const schemaOf = (s: z.ZodType, io: "input" | "output") =>
-  z.toJSONSchema(s, { target: "draft-2020-12", io, unrepresentable: "any" });
-
-/** An OpenAPI Media Type Object of a non-JSON body. */
-const mediaObject = (m: MediaSpec) => ({
-  schema: m.description ? { ...m.schema, description: m.description } : m.schema,
-});
-
-/**
- * Builds the OpenAPI 3.1.0 document from the declarations: every route with its scope as a
- * security requirement (API key, or bearer with the mapped token scope), and the error bodies
- * of docs/architecture.md, "Errors".
- * @param tokenScopes OIDC token scope per service scope (e.g. `process` → `process:run`)
- */
-export function openApiDocument(
-  specs: RouteSpec[],
-  tokenScopes: Record<Scope, string>,
-): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const s of specs) {
-    const responses: Record<string, unknown> = {};
-    for (const [status, r] of Object.entries(s.responses)) {
-      const content: Record<string, unknown> = {};
-      if (r.schema) {
-        content[r.contentType ?? "application/json"] = { schema: schemaOf(r.schema, "output") };
-      }
-      for (const alt of r.alternatives ?? []) content[alt.contentType] = mediaObject(alt);
-      responses[status] = {
-        description: r.description,
-        ...(Object.keys(content).length ? { content } : {}),
-      };
-    }
-    if (s.access !== "open") {
-      responses["401"] ??= {
-        description: "missing or invalid credential",
-        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
-      };
-      responses["429"] ??= {
-        description: "rate limit exceeded; see Retry-After",
-        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
-      };
-      responses["503"] ??= {
-        description: "authentication not configured (fail closed)",
-        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
-      };
-    }
-    if (s.access === "external" || s.access === "process") {
-      responses["403"] ??= {
-        description: `credential lacks the ${s.access} scope`,
-        content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
-      };
-    }
-    // The declared-length gate runs first on every route, whatever the method.
-    responses["413"] ??= {
-      description: "request body over MAX_REQUEST_BYTES (decided on Content-Length first)",
-      content: { "application/json": { schema: schemaOf(ERROR_BODY, "output") } },
-    };
-    if (s.body || s.query) {
-      responses["422"] ??= {
-        description: "request validation failed",
-        content: { "application/json": { schema: schemaOf(VALIDATION_BODY, "output") } },
-      };
-    }
-    const parameters: unknown[] = [];
-    for (const m of s.path.matchAll(/\{(\w+)\}/g)) {
-      parameters.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
-    }
-    if (s.query) {
-      for (const [name, field] of Object.entries(s.query.shape)) {
-        parameters.push({
-          name,
-          in: "query",
-          required: !(field as z.ZodType).safeParse(undefined).success,
-          schema: schemaOf(field as z.ZodType, "input"),
-        });
-      }
-    }
-    if (s.access === "stream") {
-      parameters.push({
-        name: "token",
-        in: "query",
-        required: true,
-        schema: { type: "string" },
-        description: "stream token from POST /v1/console/stream-token",
-      });
-    }
-    paths[s.path] ??= {};
-    paths[s.path][s.method] = {
-      operationId: operationIdOf(s),
-      summary: s.summary,
-      ...(s.tags ? { tags: s.tags } : {}),
-      "x-required-scope": s.access,
-      security: s.access === "external" || s.access === "process"
-        ? [{ ApiKey: [] }, { Bearer: [tokenScopes[s.access]] }]
-        : s.access === "stream"
-        ? [{ StreamToken: [] }]
-        : [],
-      ...(parameters.length ? { parameters } : {}),
-      ...(s.body || s.altBodies?.length
-        ? {
-          requestBody: {
-            required: true,
-            content: {
-              ...(s.body ? { "application/json": { schema: schemaOf(s.body, "input") } } : {}),
-              ...Object.fromEntries(
-                (s.altBodies ?? []).map((m) => [m.contentType, mediaObject(m)]),
-              ),
-            },
-          },
-        }
-        : {}),
-      responses,
-    };
-  }
-  return {
-    openapi: "3.1.0",
-    info: {
-      title: "Scheduling bridge",
-      version: VERSION,
-      // The repository grants no licence: all rights reserved by the operator of the service.
-      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
-      description: "Day-ahead scheduling bridge: forecasts → open position → schedules. " +
-        "Scopes: external (customer) and process (operator; includes external).",
-    },
-    servers: [{ url: "/" }],
-    components: {
-      securitySchemes: {
-        ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-        Bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT (RS256)" },
-        StreamToken: {
-          type: "apiKey",
-          in: "query",
-          name: "token",
-          description: "stream token from POST /v1/console/stream-token (300 s, this route only)",
-        },
-      },
-    },
-    paths,
-  };
-}
+/** The 422 body (docs/api.md, "Errors"); the name the routes used before `lib/wire/problem.ts`. */
+export const VALIDATION_BODY = ValidationProblemSchema;

@@ -16,8 +16,10 @@ import { problem } from "./errors.ts";
 import { sha256Hex } from "../console/hash.ts";
 
 const STATIC_DIR = new URL("../../static/", import.meta.url);
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const HASHED_BUNDLE = /^client-[0-9a-f]{16}\.js$/;
+/** A servable file name (with a known extension besides): nothing can leave the directory. */
+export const STATIC_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** The name of a built bundle: `client-<16 hex digits of its hash>.js`. */
+export const HASHED_BUNDLE = /^client-[0-9a-f]{16}\.js$/;
 
 /** Content type per extension; anything else is not served. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -68,7 +70,7 @@ export async function serveStatic(
 ): Promise<Response> {
   const ext = name.slice(name.lastIndexOf(".") + 1).toLowerCase();
   const type = CONTENT_TYPES[ext];
-  const allowed = NAME.test(name) && !name.includes("..") && type &&
+  const allowed = STATIC_NAME.test(name) && !name.includes("..") && type &&
     (dir === "" || HASHED_BUNDLE.test(name));
   const file = allowed ? await load(new URL(dir + name, STATIC_DIR)) : null;
   if (!file) return problem(404, `No static file ${dir}${name}.`);

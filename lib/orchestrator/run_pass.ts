@@ -13,18 +13,15 @@ import { listMarketLocations } from "../pipeline/market_locations.ts";
 import { masterDataVersion } from "../pipeline/master_data.ts";
 import { type RunnableStep, runStep } from "../pipeline/steps.ts";
 import { plannedSteps, stepNeeded } from "./step_selection.ts";
+import type { PassReport } from "../wire/orchestrator.ts";
 
-/** What one pass did, per day, and the inbox files its import rejected. */
-export interface PassReport {
-  started_at: string;
-  days: {
-    delivery_day: string;
-    ran: RunnableStep[];
-    failed?: { step: RunnableStep; error: string };
-  }[];
-  /** Answer files the import before the pass moved to `rejected/`, with why (none: absent). */
-  rejected_files?: { file: string; reason: string }[];
-}
+/** What one pass did, per day, and the inbox files its import rejected (`lib/wire/orchestrator.ts`). */
+export type { PassReport };
+
+/** True when `A` and `B` are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The wire's step names are the step table's: the compiler refuses this line when they differ.
+const _sameStepNames: Same<RunnableStep, PassReport["days"][number]["ran"][number]> = true;
 
 /** The rejected files among an inbox import's results (for {@link PassReport.rejected_files}). */
 export function rejectedIn(results: readonly ImportResult[]): PassReport["rejected_files"] {

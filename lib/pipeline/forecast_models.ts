@@ -4,7 +4,7 @@
  * how, the fitted model of the next day-ahead day (trained at, window, features, coefficients,
  * in-sample MAE), its errors over the last 28 days beside the "7 days before" baseline and the
  * customer forecast, and the fingerprint of its inputs (a location whose inputs did not change is
- * not fitted again) — and one summary under `["meta", "forecast_models"]`: what the last refresh
+ * not fitted again) — and one summary under `["forecast_models_summary"]`: what the last refresh
  * did, the locations without a learned forecast and why, the weather points in use. This module
  * owns both keys; `./learned_refresh.ts` writes them.
  * @module

@@ -29,43 +29,10 @@ import { masterDataVersion, profileClasses } from "./master_data.ts";
 import { classesOf } from "./profile_classes.ts";
 import { readModelsSummary } from "./forecast_models.ts";
 import type { LearnedOptions, LearnedResult } from "./learned_refresh.ts";
+import type { ForecastStepResult } from "../wire/steps.ts";
 
-/** Outcome of one generation run. */
-export interface GenerateResult {
-  delivery_day: string;
-  /** Profile locations whose generated values changed with this run (all of them, or none). */
-  generated: number;
-  /** Generated forecasts stored per location by an earlier version, deleted. */
-  removed: number;
-  /** Profile locations whose generated values were already current. */
-  unchanged: number;
-  /** Locations skipped because the customer sent a forecast (used as sent). */
-  customer: number;
-  /** Metered locations whose learned forecast counts (docs/forecasting.md, "In the service"). */
-  learned: number;
-  /** Metered locations whose customer forecast counts corrected by its errors. */
-  customer_corrected: number;
-  /** Locations without a profile and without any forecast for the day. */
-  without_profile: number;
-  /**
-   * What the refresh of the learned forecasts did before the step read its inputs (`null`: no
-   * metered location, nothing to learn).
-   */
-  learned_refresh: Omit<LearnedResult, "per_day"> | null;
-  /**
-   * The input version the step consumed, as recorded in its `forecast` step: the day's version
-   * when the step read its inputs — or the version of its own bump, when nothing else arrived
-   * until its commit.
-   */
-  input_version: number;
-  /**
-   * The day's `input_version` after the step's commit: above {@link input_version} when input
-   * arrived while the step read (the step is stale at once; the next pass runs it again).
-   */
-  day_input_version: number;
-  /** Master-data version the run saw (the orchestrator re-runs generation when it moves). */
-  master_version: number;
-}
+/** Outcome of one generation run: the forecast step's answer (`lib/wire/steps.ts`). */
+export type GenerateResult = ForecastStepResult;
 
 /** Legacy records deleted per atomic, each checked (at most 100 checks per atomic; see `maxChecks`). */
 const BATCH = 100;

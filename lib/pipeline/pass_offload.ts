@@ -41,10 +41,16 @@ export class PassOffload {
   #idle: ReturnType<typeof setTimeout> | undefined;
   #next = 1;
   readonly #pending = new Map<number, Pending>();
+  readonly #onDone?: () => void;
 
-  /** @param kvPath the app's store file (see {@link isLocalStoreFile}) */
-  constructor(kvPath: string) {
+  /**
+   * @param kvPath the app's store file (see {@link isLocalStoreFile})
+   * @param onDone called when a job ended, before its caller goes on: the worker wrote through
+   *   its own handle (the app counts it as a change of the console's inputs)
+   */
+  constructor(kvPath: string, onDone?: () => void) {
     this.#kvPath = kvPath;
+    this.#onDone = onDone;
   }
 
   /** The store file the worker opens (a second handle may open it too). */
@@ -94,6 +100,7 @@ export class PassOffload {
       const p = this.#pending.get(id);
       if (!p) return;
       this.#pending.delete(id);
+      this.#onDone?.();
       if (ok) p.resolve(result);
       else p.reject(revive(error));
       if (this.#pending.size === 0) {

@@ -10,20 +10,12 @@ import type { EffectiveConfig } from "../config/fields.ts";
 import { NotAggregated, PublishFailed } from "../domain/errors.ts";
 import type { TextRedactor } from "../store/redactor.ts";
 import { readAggregate } from "./aggregate.ts";
+import type { PublishStepResult } from "../wire/steps.ts";
 import { recordStep } from "./day_state.ts";
 import { openPositionCsv, openPositionFileName } from "./open_position_csv.ts";
 
-/** Where a file went. */
-export interface PublishResult {
-  delivery_day: string;
-  /** Aggregate version published. */
-  version: number;
-  target: "sftp" | "outbox";
-  /** Final path (remote path for sFTP). */
-  location: string;
-  file: string;
-  rows: number;
-}
+/** Where a file went: the publish step's answer (`lib/wire/steps.ts`). */
+export type PublishResult = PublishStepResult;
 
 /** Resolves `publish_target` to where the next file goes. */
 export function publishTarget(cfg: EffectiveConfig): "sftp" | "outbox" {

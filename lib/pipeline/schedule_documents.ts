@@ -27,6 +27,7 @@ import { recordVersionSent, standingVersion, versionHistory } from "../fahrplan/
 import { markSent } from "../fahrplan/tso_status.ts";
 import { scheduleVersion } from "../fahrplan/versions.ts";
 import type { Aggregate } from "./aggregate.ts";
+import type { UnchangedArea } from "../wire/steps.ts";
 
 /** One checked document, ready to send, with when and how it is sent. */
 export interface PreparedDocument {
@@ -37,12 +38,8 @@ export interface PreparedDocument {
   frozen_before: string;
 }
 
-/** An area that gets no new version: nothing open changed enough. */
-export interface UnchangedArea {
-  control_area: string;
-  /** In words, e.g. "no open quarter-hour differs by 0.001 MW or more from version 4". */
-  reason: string;
-}
+/** An area left out: nothing open changed (`lib/wire/steps.ts`). */
+export type { UnchangedArea };
 
 /** The checked documents of one aggregate, ready to send. */
 export interface PreparedDocuments {

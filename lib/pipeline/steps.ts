@@ -13,6 +13,7 @@ import { aggregateDay } from "./aggregate.ts";
 import { generateForecasts } from "./generate.ts";
 import { publishDay } from "./publish.ts";
 import { submitDay, SubmitFailed } from "./submit.ts";
+import type { StepResult } from "../wire/steps.ts";
 import { reportFailure, reportRecovery } from "../store/repeated_failures.ts";
 
 export type { RunnableStep } from "./step_table.ts";
@@ -22,7 +23,7 @@ import { type RunnableStep, stepRow } from "./step_table.ts";
  * Runs `step` for `day` as `by` (a caller name or `orchestrator`). A failure that repeats the
  * last one of the step and day is counted on its first event, and the first success after
  * failures stores one `orchestration_recovered` event (lib/store/repeated_failures.ts).
- * @returns the step's result object (JSON-serialisable)
+ * @returns the step's result: the answer of its route (`lib/wire/steps.ts`)
  * @throws {DomainError} the step's refusal or failure (named, with its code); other errors as
  *   they are
  */
@@ -31,7 +32,7 @@ export async function runStep(
   day: string,
   step: RunnableStep,
   by: string,
-): Promise<Record<string, unknown>> {
+): Promise<StepResult> {
   const result = await runStepOnce(ctx, day, step, by);
   await reportRecovery(ctx, `step:${step}`, day, by);
   return result;
@@ -42,7 +43,7 @@ async function runStepOnce(
   day: string,
   step: RunnableStep,
   by: string,
-): Promise<Record<string, unknown>> {
+): Promise<StepResult> {
   const cfg = await ctx.config.effective();
   const nowMs = ctx.clock.now();
   try {

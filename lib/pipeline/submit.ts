@@ -28,11 +28,8 @@ import { readDay, recordStep } from "./day_state.ts";
 import { assertParties, submittableAggregate } from "./submit_checks.ts";
 import { type FilesSubmitResult, submitFiles } from "./submit_files.ts";
 import { type PlatformDocument, sendDocuments } from "./submit_documents.ts";
-import {
-  type PreparedDocuments,
-  prepareDocuments,
-  type UnchangedArea,
-} from "./schedule_documents.ts";
+import { type PreparedDocuments, prepareDocuments } from "./schedule_documents.ts";
+import type { PlatformSubmitResult, UnchangedArea } from "../wire/steps.ts";
 import { KEYS } from "../store/keys.ts";
 
 /** A stored claim / receipt of one aggregate version. */
@@ -51,21 +48,8 @@ export interface Submission {
   unchanged?: UnchangedArea[];
 }
 
-/** Result of a submit call. */
-export interface SubmitResult {
-  delivery_day: string;
-  version: number;
-  idempotency_key: string;
-  /** False when this version had already been submitted (the stored receipt is returned). */
-  sent: boolean;
-  /** For documents: the last answer's status, attempts summed, the documents as body. */
-  receipt: Receipt;
-  /** `json`: one payload; `ess`/`cim`: one document per control area (`documents`). */
-  format: "json" | "ess" | "cim";
-  documents?: PlatformDocument[];
-  /** ESS/CIM: areas that got no new version, nothing open changed (docs/intraday.md). */
-  unchanged?: UnchangedArea[];
-}
+/** Result of a submit call to the market platform (`lib/wire/steps.ts`). */
+export type SubmitResult = PlatformSubmitResult;
 
 /** Thrown when the platform refused or was unreachable; carries the platform error. */
 export class SubmitFailed extends DomainError {

@@ -20,22 +20,10 @@ import { systemClock } from "../clock.ts";
 import { scheduleFileName } from "../fahrplan/document.ts";
 import { renderModule } from "../fahrplan/xml_modules.ts";
 import { markDocumentSent, type PreparedDocuments } from "./schedule_documents.ts";
+import type { PlatformDocument } from "../wire/steps.ts";
 
-/** One document the platform took. */
-export interface PlatformDocument {
-  control_area: string;
-  /** The TSO's EIC (receiver, role A04). */
-  receiver: string;
-  /** Message version of the document. */
-  version: number;
-  /** BDEW file name of the document. */
-  file: string;
-  idempotency_key: string;
-  /** The platform's submission id (`null` when its receipt named none: then nothing is polled). */
-  submission_id: string | null;
-  /** HTTP status of the platform's receipt (201 new, 200 seen before). */
-  status: number;
-}
+/** A document the platform took (`lib/wire/steps.ts`). */
+export type { PlatformDocument };
 
 /**
  * Sends the prepared documents one after the other and marks each `sent`. The target's budget

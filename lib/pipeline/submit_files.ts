@@ -19,31 +19,10 @@ import type { TextRedactor } from "../store/redactor.ts";
 import type { Aggregate } from "./aggregate.ts";
 import { recordStep } from "./day_state.ts";
 import { deliverFile } from "./publish.ts";
-import { markDocumentSent, prepareDocuments, type UnchangedArea } from "./schedule_documents.ts";
+import { markDocumentSent, prepareDocuments } from "./schedule_documents.ts";
+import type { FilesSubmitResult, HandedOver } from "../wire/steps.ts";
 
-/** One document handed over. */
-export interface HandedOver {
-  control_area: string;
-  /** The TSO's EIC (receiver, role A04). */
-  receiver: string;
-  /** Message version of the document. */
-  version: number;
-  file: string;
-  /** Where it is now (remote path for sFTP). */
-  location: string;
-}
-
-/** Result of a submission over the files channel. */
-export interface FilesSubmitResult {
-  delivery_day: string;
-  /** Aggregate version carried. */
-  version: number;
-  channel: "files";
-  format: "ess" | "cim";
-  documents: HandedOver[];
-  /** Areas that got no new version: nothing open changed (docs/intraday.md). */
-  unchanged: UnchangedArea[];
-}
+export type { FilesSubmitResult, HandedOver } from "../wire/steps.ts";
 
 /**
  * Writes the day's documents and records the `submitted` step (detail: channel, format,

@@ -155,7 +155,7 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
   // From the rounded totals, so that the numbers shown subtract exactly. A post-delivery correction
   // moves imbalance to the counterparty: not what intraday did, so it is counted on its own.
   const avoided = inp.day_ahead ? r2(r2(daTotal) - r2(preTotal)) : null;
-  const energyCost = inp.day_ahead ? intraday.total : null;
+  const energyCost = inp.day_ahead && intraday.total !== null ? r2(intraday.total) : null;
   const totals: SettlementTotals = {
     short_mwh: r6(short),
     long_mwh: r6(long),
@@ -166,7 +166,7 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
     intraday_saving_eur: avoided !== null && energyCost !== null ? r2(avoided - energyCost) : null,
     post_delivery_moved_eur: pre ? r2(r2(preTotal) - r2(total)) : null,
   };
-  return {
+  const out: AreaSettlement = {
     control_area: inp.control_area,
     name: inp.name,
     schedule_version: inp.schedule?.version ?? null,
@@ -202,6 +202,59 @@ export function settleArea(inp: AreaInputs): AreaSettlement {
       quarter_hours: n,
       status: complete ? "final" : "provisional",
     },
+  };
+  RAW.set(out, {
+    cost: total,
+    day_ahead: inp.day_ahead ? daTotal : null,
+    before_correction: preTotal,
+    energy: inp.day_ahead ? intraday.total : null,
+    corrected: pre !== undefined,
+  });
+  return out;
+}
+
+/** An area's totals before rounding (EUR), kept beside its settlement for the day's totals. */
+interface RawTotals {
+  cost: number;
+  day_ahead: number | null;
+  /** The cost against the schedule as delivery ended (= cost without a correction). */
+  before_correction: number;
+  energy: number | null;
+  corrected: boolean;
+}
+
+const RAW = new WeakMap<AreaSettlement, RawTotals>();
+
+/**
+ * The day's totals over its areas: summed before rounding (docs/settlement.md, "Computation"), so
+ * that the day's figure is the exact one (759.83 EUR where its areas' rounded figures add up to
+ * 759.82), each derived figure from the rounded ones as for an area.
+ */
+export function dayTotals(areas: readonly AreaSettlement[]): SettlementTotals {
+  const raws = areas.map((a) => RAW.get(a));
+  const t = sumTotals(areas.map((a) => a.totals));
+  if (raws.some((r) => !r)) return t;
+  const sum = (f: (r: RawTotals) => number | null) => {
+    let x = 0;
+    for (const r of raws) {
+      const v = f(r!);
+      if (v === null) return null;
+      x += v;
+    }
+    return r2(x);
+  };
+  const cost = sum((r) => r.cost)!, da = sum((r) => r.day_ahead);
+  const pre = sum((r) => r.before_correction)!;
+  const energy = da === null ? null : sum((r) => r.energy);
+  const avoided = da === null ? null : r2(da - pre);
+  return {
+    ...t,
+    cost_eur: cost,
+    day_ahead_cost_eur: da,
+    imbalance_avoided_eur: avoided,
+    intraday_energy_cost_eur: energy,
+    intraday_saving_eur: avoided !== null && energy !== null ? r2(avoided - energy) : null,
+    post_delivery_moved_eur: raws.some((r) => r!.corrected) ? r2(pre - cost) : null,
   };
 }
 
@@ -258,5 +311,5 @@ function intradayEnergy(delivered: AreaInputs["schedule"], inp: AreaInputs, n: n
     cost.push(c === null ? null : r4(c));
     if (e !== null && e !== 0) total = c === null || total === null ? null : total + c;
   }
-  return { mwh, price, source, cost, total: total === null ? null : r2(total) };
+  return { mwh, price, source, cost, total };
 }

@@ -151,9 +151,11 @@ export async function readSettlementInputs(
     if (shape) a.meteredProfile++;
     else a.meteredPlain++;
     const found = forecasts.size ? forecasts.get(id) : undefined;
-    // A profile location keeps its profile: only a customer forecast replaces it.
+    // A profile location keeps its profile: only a customer forecast replaces it. Its source: the
+    // forecast someone made for it, else its profile, else none (nobody forecast it: its whole
+    // actual is deviation, and it must show where the deviation came from).
     const cust = found && (found.source === "customer" || !profile) ? found : undefined;
-    const src = sourceOf(a.sources, cust ? cust.source : profile, n);
+    const src = sourceOf(a.sources, cust ? cust.source : profile ?? "none", n);
     const replaced = cust?.replaced;
     const annual = loc.annual_kwh ?? 0;
     // One pass over the values: per quarter-hour the location's profile values out (a metered
@@ -170,20 +172,18 @@ export async function readSettlementInputs(
         continue;
       }
       kw[i] += s * v * 4;
-      if (src) {
-        const f = cust ? cust.values[i] : shape![i] * annual;
-        src.f[i] += f;
-        src.a[i] += v * 4;
-        src.abs += Math.abs(f - v * 4);
-        const b = replaced ? replaced[i] : NaN;
-        if (b === b) {
-          // kW over the quarter-hour: what the replaced forecast missed by, less what this one did.
-          const saved = Math.abs(b - v * 4) - Math.abs(f - v * 4);
-          src.saved.kwh += saved * 0.25;
-          src.saved.n++;
-          const p = priceOf(i);
-          if (p === p) src.saved.eur += saved * 0.25 / 1000 * p, src.saved.priced++;
-        }
+      const f = cust ? cust.values[i] : shape ? shape[i] * annual : 0;
+      src.f[i] += f;
+      src.a[i] += v * 4;
+      src.abs += Math.abs(f - v * 4);
+      const b = replaced ? replaced[i] : NaN;
+      if (b === b) {
+        // kW over the quarter-hour: what the replaced forecast missed by, less what this one did.
+        const saved = Math.abs(b - v * 4) - Math.abs(f - v * 4);
+        src.saved.kwh += saved * 0.25;
+        src.saved.n++;
+        const p = priceOf(i);
+        if (p === p) src.saved.eur += saved * 0.25 / 1000 * p, src.saved.priced++;
       }
     }
     if (full) a.complete++;
@@ -329,15 +329,10 @@ function balancingGroupMw(
 }
 
 /**
- * The sum of a metered location's source (`customer` when it has a customer forecast, else its
- * profile class), counted; `null` for a location with neither (no forecast to compare).
+ * The sum of a metered location's source (the source of its forecast — `customer`, a learned one
+ * — else its profile class, else `none`), counted.
  */
-function sourceOf(
-  sources: Map<string, SourceSum>,
-  source: string | null | undefined,
-  n: number,
-): SourceSum | null {
-  if (!source) return null;
+function sourceOf(sources: Map<string, SourceSum>, source: string, n: number): SourceSum {
   let s = sources.get(source);
   if (!s) {
     sources.set(

@@ -7,6 +7,7 @@
  * @module
  */
 import { type InputIssue, InvalidInput } from "../domain/errors.ts";
+import { clipInput } from "../domain/issues.ts";
 
 /** Stable `type` of each kind of refusal (the `type` of the 422 items). */
 export type RefusalType =
@@ -42,7 +43,7 @@ export class IssueList {
       this.#dropped++;
       return;
     }
-    this.issues.push({ loc, msg, type, input, ctx: {} });
+    this.issues.push({ loc, msg, type, input: clipInput(input), ctx: {} });
   }
 
   /** True when a problem was found. */

@@ -13,6 +13,9 @@ import { actualsFromCsv, actualsFromJson } from "./actuals_input.ts";
 import { storeActuals, type StoreOutcome } from "./actuals_store.ts";
 import type { EffectiveConfig } from "../config/fields.ts";
 import { meteringPointMap } from "../config/mabis_points.ts";
+import { balancingAreaMap } from "../config/balancing_areas.ts";
+import { noteSums } from "./clearing_marks.ts";
+import { runsByDay } from "./day_split.ts";
 import { IssueList } from "./errors.ts";
 import { parseMscons } from "./mscons.ts";
 import { readMscons } from "./mscons_parallel.ts";
@@ -52,8 +55,11 @@ export async function importActuals(
     : format === "csv"
     ? actualsFromCsv(String(body))
     : actualsFromJson(body);
-  await checkOwners(deps.kv, await deps.config.snapshot(), series);
+  const cfg = await deps.config.snapshot();
+  await checkOwners(deps.kv, cfg, series);
   const stored = await storeActuals(deps.kv, series, `${source} (${by})`, deps.clock.now());
+  // Sums put their month's clearing lists before the operator again (docs/settlement.md).
+  await noteSums(deps.kv, sumMonths(cfg, series), new Date(deps.clock.now()).toISOString());
   const malos = new Set<string>(), sums = new Set<string>();
   for (const s of series) {
     const o = s.owner;
@@ -145,6 +151,30 @@ async function checkOwners(
     }
   }
   issues.throwIfAny();
+}
+
+/** The months (`YYYY-MM`) of the sums in `series`, with the control areas they are mapped to. */
+function sumMonths(
+  cfg: Readonly<EffectiveConfig>,
+  series: readonly MeteredSeries[],
+): Map<string, Set<string>> {
+  const points = meteringPointMap(cfg.mabis_metering_points ?? []);
+  const areas = balancingAreaMap(cfg.balancing_areas ?? []);
+  const out = new Map<string, Set<string>>();
+  for (const s of series) {
+    const o = s.owner;
+    const area = o.kind === "metering_point_sum"
+      ? points.get(o.metering_point)?.control_area
+      : o.kind === "balancing_group_sum"
+      ? areas[o.balancing_area]
+      : undefined;
+    if (!area) continue;
+    for (const r of runsByDay(s.start, s.kwh)) {
+      const month = r.day.slice(0, 7);
+      out.set(month, (out.get(month) ?? new Set()).add(area));
+    }
+  }
+  return out;
 }
 
 /** The one sentence of an actuals import: what was stored, replaced, kept, flagged. */

@@ -8,7 +8,7 @@
 import type { EffectiveConfig } from "../config/fields.ts";
 import { addDays, deliveryDay, parseDay } from "../domain/delivery_day.ts";
 import type { DaySettlement, MonthSettlement } from "../wire/settlement.ts";
-import { settleArea, sumTotals } from "./compute.ts";
+import { dayTotals, settleArea, sumTotals } from "./compute.ts";
 import { readSettlementInputs } from "./day_inputs.ts";
 
 /** The settlement of `day` (local date), computed at `nowMs`. */
@@ -28,7 +28,7 @@ export async function settleDay(
       ? "final"
       : "provisional",
     areas,
-    totals: sumTotals(areas.map((a) => a.totals)),
+    totals: dayTotals(areas),
     id_aep_eur_mwh: inputs.id_aep,
     any_input: inputs.any,
   };

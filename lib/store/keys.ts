@@ -78,7 +78,7 @@ export const KEYS = {
    * What the last refresh of the learned forecasts did: counts by method, the locations without
    * a learned forecast and why, the weather points in use. Owner: `lib/pipeline/forecast_models.ts`.
    */
-  forecastModelsSummary: ["meta", "forecast_models"] as Deno.KvKey,
+  forecastModelsSummary: ["forecast_models_summary"] as Deno.KvKey,
 
   /** Latest aggregate (open position) of one day. Owner: `lib/pipeline/aggregate.ts`. */
   aggregate: (day: string): Deno.KvKey => ["aggregates", day],
@@ -257,6 +257,15 @@ export const KEYS = {
   clearingMarksOfMonth: (month: string): Deno.KvListSelector => ({
     prefix: ["clearing_marks", month],
   }),
+  /** Every clearing mark, for `kv.list`. */
+  clearingMarks: { prefix: ["clearing_marks"] } as Deno.KvListSelector,
+  /**
+   * When balancing-group sums of a month last arrived, per control area (what the clearing list's
+   * attention item is read from). Owner: `lib/settlement/clearing_marks.ts`.
+   */
+  clearingMonth: (month: string): Deno.KvKey => ["clearing_months", month],
+  /** Every month with sums, for `kv.list`. */
+  clearingMonths: { prefix: ["clearing_months"] } as Deno.KvListSelector,
 
   // --- Weather (docs/weather.md) ---
   /**
@@ -292,6 +301,13 @@ export const KEYS = {
     after === undefined
       ? { prefix: ["weather_points"] }
       : { start: ["weather_points", after + "\0"], end: ["weather_points", "\uffff"] },
+
+  /**
+   * Counter (a `Deno.KvU64`) summed in the same atomic as every write under
+   * {@link CONSOLE_INPUT_PREFIXES}: its versionstamp changes with anything the console's attention
+   * list is read from. Owner: `lib/store/input_generation.ts`.
+   */
+  consoleInputsGeneration: ["meta", "console_inputs_generation"] as Deno.KvKey,
 
   /** Random stream-token key of OIDC-only deployments. Owner: `lib/auth/stream_token.ts`. */
   streamTokenSecret: ["secrets", "stream_token_key"] as Deno.KvKey,
@@ -336,3 +352,23 @@ export const SELF_EXPIRING_DAY_KEYED: readonly string[] = ["failure_stories"];
 export function dayScopedRange(prefix: string, day: string): Deno.KvListSelector {
   return { start: [prefix, day], end: [prefix, day + "\0"] };
 }
+
+/**
+ * The first key part of every record the console's attention list is read from
+ * (`lib/console/attention.ts` through `lib/console/console_days.ts` and the rejected answer files):
+ * a write under one of them bumps {@link KEYS.consoleInputsGeneration} in the same atomic
+ * (`lib/store/input_generation.ts`), so `GET /v1/console/status` never answers from a list
+ * computed before it. `tests/integration/console_attention_fresh_test.ts` reads the list through
+ * a recording store and fails when it reads a prefix missing here.
+ */
+export const CONSOLE_INPUT_PREFIXES: readonly string[] = [
+  "days",
+  "aggregates",
+  "tso_status",
+  "status_request",
+  "schedule_history",
+  "rejected_answers",
+  "clearing_marks",
+  "clearing_months",
+  "forecast_models_summary",
+];

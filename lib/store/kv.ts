@@ -5,9 +5,11 @@
 import { realSleep, type Sleep } from "../clock.ts";
 import { retry, RetryGaveUp } from "../retry.ts";
 import { StoreContended } from "../domain/errors.ts";
+import { markInputWrites } from "./input_generation.ts";
 
 /**
- * Opens the KV store at `path`: a file path (its folder is created) or a KV Connect URL,
+ * Opens the KV store at `path` with contended writes retried ({@link withLockRetry}) and writes
+ * of the console's inputs marked (`./input_generation.ts`): a file path (its folder is created) or a KV Connect URL,
  * which goes to `Deno.openKv` unchanged and whose atomic writes carry at most
  * {@link MAX_CHECKS_KV_CONNECT} checks ({@link maxChecks}).
  *
@@ -16,12 +18,13 @@ import { StoreContended } from "../domain/errors.ts";
  * @throws whatever `Deno.openKv` throws (unreadable file, bad URL)
  */
 export async function openKv(path: string): Promise<Deno.Kv> {
-  if (path === "") return withLockRetry(await Deno.openKv()); // Deno Deploy's managed KV
+  // Deno Deploy's managed KV
+  if (path === "") return markInputWrites(withLockRetry(await Deno.openKv()));
   if (!/^https?:\/\//.test(path) && path !== ":memory:") {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
-  const kv = withLockRetry(await Deno.openKv(path));
+  const kv = markInputWrites(withLockRetry(await Deno.openKv(path)));
   if (/^https?:\/\//.test(path)) checkLimits.set(kv, MAX_CHECKS_KV_CONNECT);
   return kv;
 }

@@ -24,7 +24,9 @@ import { z } from "zod";
  * why: "3 of 14 days of actuals"), `forecast_fallback` (info, its forecast is a labelled fallback:
  * the load of 7 days before, or the model without weather; docs/forecasting.md),
  * `status_requested` (warn, a status request about the current version unanswered; areas asked
- * about the same version at the same minute are one item), `awaiting_answer`
+ * about the same version at the same minute are one item), `clearing_open` (warn, a month's
+ * clearing list of a control area whose balancing-group sums arrived after its last mark, with the
+ * end of the MaBiS main settlement; `control_area` names it), `awaiting_answer`
  * (info, the current version is sent, not every TSO answered), `not_sent_yet` (info, tomorrow,
  * deadline ahead), `all_confirmed` (ok, one line: every schedule of today and/or tomorrow confirmed in its
  * current version). Order: errors, warnings, the line of good news, information.
@@ -43,6 +45,7 @@ export const ATTENTION_CODES = [
   "forecast_fallback",
   "locked_deviation",
   "status_requested",
+  "clearing_open",
   "awaiting_answer",
   "not_sent_yet",
   "all_confirmed",

@@ -67,3 +67,23 @@ export const OrchestratorStatusSchema = OrchestratorStateSchema.extend({
 });
 /** The orchestrator part of the status body. */
 export type OrchestratorStatus = z.infer<typeof OrchestratorStatusSchema>;
+
+/** A step the orchestrator and the step routes run. */
+export const RunnableStepName = z.enum(["forecast", "aggregate", "publish", "submit"]);
+
+/** What one pass did (`POST /v1/orchestrate` → 200): per day, and the inbox files it rejected. */
+export const PassReportSchema = z.object({
+  /** ISO-8601 UTC. */
+  started_at: z.string(),
+  days: z.array(z.object({
+    delivery_day: z.string(),
+    /** The steps run, in order. */
+    ran: z.array(RunnableStepName),
+    /** The step that failed, and why in words (the day's later steps were not run). */
+    failed: z.object({ step: RunnableStepName, error: z.string() }).optional(),
+  })),
+  /** Answer files the import before the pass moved to `rejected/`, with why (none: absent). */
+  rejected_files: z.array(z.object({ file: z.string(), reason: z.string() })).optional(),
+}).meta({ id: "PassReport" });
+/** What one pass did. */
+export type PassReport = z.infer<typeof PassReportSchema>;

@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { TsoStateSchema } from "./schedule_responses.ts";
 
 /** One sent version. */
 export const ScheduleVersionSchema = z.object({
@@ -25,7 +26,7 @@ export const ScheduleVersionSchema = z.object({
   frozen_before: z.string(),
   /** BDEW file name. */
   file: z.string(),
-  tso_status: z.enum(["sent", "acknowledged", "rejected", "confirmed", "anomaly"]),
+  tso_status: TsoStateSchema,
   reason_code: z.string().nullable(),
   reason_text: z.string().nullable(),
   /** ISO-8601 UTC instant of the TSO's last answer about it; `null` before any. */

@@ -46,14 +46,15 @@ export const WorstQuarterHourSchema = z.object({
 });
 
 /**
- * Mean absolute deviation of one source of the forecast (profile class, customer forecasts,
- * learned forecasts, corrected customer forecasts).
+ * Mean absolute deviation of one source of the metered locations' forecasts: every metered
+ * location counts under one.
  */
 export const DeviationSourceSchema = z.object({
   /**
-   * Profile class (e.g. `H25`), `customer` for customer forecasts, `learned` for learned forecasts
-   * (docs/forecasting.md, "In the service"; their labelled fallbacks included), `customer_corrected`
-   * for customer forecasts corrected by their errors.
+   * `customer` (customer forecasts), `learned` (learned forecasts, docs/forecasting.md, "In the
+   * service"; their labelled fallbacks included), `customer_corrected` (customer forecasts
+   * corrected by their errors), a profile class (e.g. `H25`), or `none`: metered locations nobody
+   * forecast (their whole actual is deviation).
    */
   source: z.string(),
   /** Metered market locations of this source that the deviation is computed over. */
@@ -266,3 +267,31 @@ export const MonthSettlementSchema = z.object({
 });
 /** The month view. */
 export type MonthSettlement = z.infer<typeof MonthSettlementSchema>;
+
+/** One metered location's forecast against its actual (`…/settlement/locations`). */
+export const LocationDeviationSchema = z.object({
+  malo_id: z.string(),
+  direction: z.enum(["consumption", "generation"]),
+  /** As in {@link DeviationSourceSchema}. */
+  source: z.string(),
+  /** Quarter-hours with an actual: the figures are over these. */
+  quarter_hours: z.number().int(),
+  /** Σ forecast × 0.25 h, MWh (as metered: no sign). */
+  forecast_mwh: z.number(),
+  actual_mwh: z.number(),
+  /** Σ |forecast − actual| × 0.25 h, MWh. */
+  abs_deviation_mwh: z.number(),
+});
+
+/** One metered location's deviation. */
+export type LocationDeviationWire = z.infer<typeof LocationDeviationSchema>;
+
+/** `GET /v1/delivery-days/{day}/settlement/locations?control_area=…`. */
+export const LocationDeviationsSchema = z.object({
+  delivery_day: z.string(),
+  control_area: z.string(),
+  /** Metered locations of the area with actuals on the day. */
+  total: z.number().int(),
+  /** The first `limit` of them, largest absolute deviation first. */
+  locations: z.array(LocationDeviationSchema),
+});

@@ -15,8 +15,7 @@ import { tsoName } from "../../lib/fahrplan/tso_names.ts";
 import { clearingCsv, clearingOfMonth } from "../../lib/settlement/clearing.ts";
 import { markClearing } from "../../lib/settlement/clearing_marks.ts";
 import { ClearingListSchema, ClearingMarkBody } from "../../lib/wire/clearing.ts";
-import { areaParam } from "./schedules.ts";
-import { monthParam } from "./settlement.ts";
+import { areaParam, monthParam } from "../../lib/http/path_params.ts";
 
 const ClearingQuery = z.strictObject({
   format: z.enum(["json", "csv"]).optional().meta({
@@ -51,6 +50,11 @@ export function registerClearing(ctx: RouteContext): void {
       200: {
         description: "the list (with ?format=csv a CSV file)",
         schema: ClearingListSchema,
+        headers: {
+          "Content-Disposition": {
+            description: 'with ?format=csv: attachment; filename="clearing_<month>.csv"',
+          },
+        },
         alternatives: [{
           contentType: "text/csv",
           schema: { type: "string" },

@@ -6,98 +6,33 @@
  * @module
  */
 import { answer } from "../../lib/http/respond.ts";
-import { z } from "zod";
+import type { z } from "zod";
+import {
+  AggregateStepResultSchema,
+  ForecastStepResultSchema,
+  PublishStepResultSchema,
+  SubmitStepResultSchema,
+} from "../../lib/wire/steps.ts";
+import { dayParam } from "../../lib/http/path_params.ts";
 import { OpenPositionSchema as OpenPosition } from "../../lib/wire/open_position.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
-import { deliveryDay } from "../../lib/domain/delivery_day.ts";
-import { problem, ValidationFailed } from "../../lib/http/errors.ts";
-import { type ResponseSpec, VALIDATION_BODY } from "../../lib/http/route_table.ts";
+import { problem } from "../../lib/http/errors.ts";
+import type { ResponseSpec } from "../../lib/http/route_table.ts";
 import { readAggregate } from "../../lib/pipeline/aggregate.ts";
 import { readDay } from "../../lib/pipeline/day_state.ts";
 import { runStep } from "../../lib/pipeline/steps.ts";
 import { type RunnableStep, STEP_TABLE } from "../../lib/pipeline/step_table.ts";
 import { localIso, openPositionCsv } from "../../lib/pipeline/open_position_csv.ts";
 
-/** Validates the `{day}` path parameter. @throws {ValidationFailed} */
-export function dayParam(raw: string | undefined): string {
-  raw ??= "";
-  try {
-    deliveryDay(raw);
-    return raw;
-  } catch (err) {
-    throw new ValidationFailed([{
-      loc: ["path", "day"],
-      msg: (err as Error).message,
-      type: "value_error.date",
-      input: raw,
-      ctx: {},
-    }]);
-  }
-}
+/** The `{day}` validator (`lib/http/path_params.ts`), where the step routes' modules found it. */
+export { dayParam };
 
-const INVALID_DAY: ResponseSpec = {
-  description: "{day} is not a calendar date YYYY-MM-DD (loc [path, day])",
-  schema: VALIDATION_BODY,
-};
-
-/** What each step answers with 200. */
+/** What each step answers with 200 (`lib/wire/steps.ts`). */
 const STEP_RESULTS: Record<RunnableStep, z.ZodType> = {
-  forecast: z.object({
-    delivery_day: z.string(),
-    generated: z.number().int(),
-    removed: z.number().int(),
-    unchanged: z.number().int(),
-    customer: z.number().int(),
-    without_profile: z.number().int(),
-    input_version: z.number().int(),
-    day_input_version: z.number().int(),
-    master_version: z.number().int(),
-  }),
-  aggregate: z.object({
-    delivery_day: z.string(),
-    version: z.number().int(),
-    counts: z.object({
-      market_locations: z.number().int(),
-      inactive_area: z.number().int(),
-      missing_forecast: z.number().int(),
-      unknown_location: z.number().int(),
-    }),
-  }),
-  publish: z.object({
-    delivery_day: z.string(),
-    version: z.number().int(),
-    target: z.enum(["sftp", "outbox"]),
-    location: z.string(),
-    file: z.string(),
-    rows: z.number().int(),
-  }),
-  submit: z.union([
-    z.object({
-      delivery_day: z.string(),
-      version: z.number().int(),
-      idempotency_key: z.string(),
-      sent: z.boolean(),
-      receipt: z.object({
-        status: z.number().int(),
-        body: z.unknown(),
-        attempts: z.number().int(),
-        idempotency_key: z.string(),
-      }),
-    }),
-    z.object({
-      delivery_day: z.string(),
-      version: z.number().int(),
-      channel: z.literal("files"),
-      format: z.enum(["ess", "cim"]),
-      documents: z.array(z.object({
-        control_area: z.string(),
-        receiver: z.string(),
-        version: z.number().int(),
-        file: z.string(),
-        location: z.string(),
-      })),
-    }),
-  ]),
+  forecast: ForecastStepResultSchema,
+  aggregate: AggregateStepResultSchema,
+  publish: PublishStepResultSchema,
+  submit: SubmitStepResultSchema,
 };
 
 /** What the OpenAPI document says of each step's route (the routes come from the step table). */
@@ -114,7 +49,8 @@ const STEP_DOCS: Record<RunnableStep, { summary: string; conflict: string }> = {
   submit: {
     summary:
       "Submit schedules to the market platform (once per aggregate version, before gate closure)",
-    conflict: "gate closure passed, not aggregated, platform not configured, or in flight",
+    conflict:
+      "gate closure (JSON) or the day's last open quarter-hour passed, not aggregated, platform or parties not configured, forecast coverage too low, a document would be invalid, or the same version is in flight",
   },
 };
 const STEP_ROUTES = STEP_TABLE.map((row) => ({
@@ -126,7 +62,6 @@ const STEP_ROUTES = STEP_TABLE.map((row) => ({
 function stepResponses(step: (typeof STEP_ROUTES)[number]): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {
     200: { description: "the step's result", schema: STEP_RESULTS[step.step] },
-    422: INVALID_DAY,
   };
   if (step.conflict) out[409] = { description: step.conflict };
   if (step.step === "publish" || step.step === "submit") {
@@ -163,6 +98,12 @@ export function registerDeliveryDays(ctx: RouteContext): void {
         description:
           "the latest aggregate (with Accept: text/csv the CSV file of the publish step)",
         schema: OpenPosition,
+        headers: {
+          "Content-Disposition": {
+            description:
+              'with Accept: text/csv: attachment; filename="open_position_<day>_v<version>.csv"',
+          },
+        },
         alternatives: [{
           contentType: "text/csv",
           schema: { type: "string" },
@@ -171,7 +112,6 @@ export function registerDeliveryDays(ctx: RouteContext): void {
         }],
       },
       404: { description: "not aggregated yet" },
-      422: INVALID_DAY,
     },
   }, async (c) => {
     const day = dayParam(c.req.param("day"));

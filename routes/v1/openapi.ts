@@ -5,7 +5,7 @@
 import { answer } from "../../lib/http/respond.ts";
 import { z } from "zod";
 import type { RouteContext } from "../../lib/http/route_context.ts";
-import { openApiDocument } from "../../lib/http/route_table.ts";
+import { openApiDocument } from "../../lib/http/openapi_document.ts";
 
 /** Registers the document route; call after every other route is registered. */
 export function registerOpenApi(ctx: RouteContext): void {

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { answer } from "../../lib/http/respond.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { parseOr422 } from "../../lib/http/validation.ts";
+import { PassReportSchema } from "../../lib/wire/orchestrator.ts";
 
 const OrchestrateQuery = z.strictObject({
   wait: z.enum(["true", "false"]).optional().meta({
@@ -28,7 +29,7 @@ export function registerOrchestrate(ctx: RouteContext): void {
     tags: ["pipeline"],
     query: OrchestrateQuery,
     responses: {
-      200: { description: "what the pass ran, per delivery day" },
+      200: { description: "what the pass ran, per delivery day", schema: PassReportSchema },
       409: { description: "a pass is already running in this instance (and wait is not true)" },
     },
   }, async (c) => {

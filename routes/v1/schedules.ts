@@ -23,7 +23,9 @@ import { importInbox } from "../../lib/fahrplan/inbox.ts";
 import { acknowledgeRejected, listRejected } from "../../lib/fahrplan/rejected_answers.ts";
 import { peekScheduleVersion } from "../../lib/fahrplan/versions.ts";
 import { answer } from "../../lib/http/respond.ts";
-import { problem, ValidationFailed } from "../../lib/http/errors.ts";
+import { problem } from "../../lib/http/errors.ts";
+import { areaParam } from "../../lib/http/path_params.ts";
+import { RejectedAnswerSchema, ScheduleImportSchema } from "../../lib/wire/schedule_responses.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
 import { parseOr422 } from "../../lib/http/validation.ts";
 import { readAggregate } from "../../lib/pipeline/aggregate.ts";
@@ -40,23 +42,8 @@ const ScheduleQuery = z.strictObject({
   }),
 });
 
-const EIC = /^[0-9A-Z-]{16}$/;
-
-/**
- * The control-area path parameter (a 16-character EIC).
- * @throws {ValidationFailed} 422 naming `path.control_area`
- */
-export function areaParam(raw: string | undefined): string {
-  const area = raw ?? "";
-  if (EIC.test(area)) return area;
-  throw new ValidationFailed([{
-    loc: ["path", "control_area"],
-    msg: "expected a control-area EIC (16 characters)",
-    type: "value_error.eic",
-    input: area,
-    ctx: {},
-  }]);
-}
+/** The `{control_area}` validator (`lib/http/path_params.ts`), where other modules found it. */
+export { areaParam };
 
 /** Registers the schedule document delivery. */
 export function registerSchedules(ctx: RouteContext): void {
@@ -74,10 +61,20 @@ export function registerSchedules(ctx: RouteContext): void {
           contentType: "application/xml",
           schema: { type: "string" },
           description:
-            "ESS ScheduleMessage or CIM Schedule_MarketDocument; file name YYYYMMDD_TPS_<sender>_<receiver>_<version>.xml",
+            "ESS ScheduleMessage or CIM Schedule_MarketDocument; file name YYYYMMDD_TPS_<sender>_<receiver>_<version>_ESS.xml or _CIM.xml",
         }],
+        headers: {
+          "Content-Disposition": {
+            description:
+              'attachment; filename="YYYYMMDD_TPS_<sender>_<receiver>_<version>_ESS.xml"',
+            required: true,
+          },
+        },
       },
-      404: { description: "not aggregated yet, or the control area is not in the aggregate" },
+      404: {
+        description:
+          "not aggregated yet, the control area is not in the aggregate, or that version was never sent",
+      },
       409: { description: "the document would be invalid (parties missing, bad EIC, …)" },
     },
   }, async (c) => {
@@ -191,7 +188,8 @@ export function registerScheduleResponses(ctx: RouteContext): void {
     responses: {
       200: {
         description:
-          "one entry per inbox file: imported (with day, area and status), rejected or skipped",
+          "one entry per inbox file: imported (with day, area and status), rejected or skipped; and the rejected files still waiting",
+        schema: ScheduleImportSchema,
       },
     },
   }, async (c) => {
@@ -205,8 +203,14 @@ export function registerScheduleResponses(ctx: RouteContext): void {
     access: "process",
     summary: "The operator has seen an answer file moved to rejected/: no attention item any more",
     tags: ["pipeline"],
+    params: {
+      file: { description: "the rejected file's name, as the import named it", refused: 404 },
+    },
     responses: {
-      200: { description: "the acknowledged file: name, inbox, reason, when" },
+      200: {
+        description: "the acknowledged file: name, inbox, reason, when",
+        schema: RejectedAnswerSchema,
+      },
       404: { description: "no rejected file of that name waits" },
     },
   }, async (c) => {

@@ -9,8 +9,8 @@ import { DomainError, PublishFailed } from "../../lib/domain/errors.ts";
 import { sendStatusRequest } from "../../lib/fahrplan/status_requests.ts";
 import { answer } from "../../lib/http/respond.ts";
 import type { RouteContext } from "../../lib/http/route_context.ts";
-import { dayParam } from "./delivery_days.ts";
-import { areaParam } from "./schedules.ts";
+import { areaParam, dayParam } from "../../lib/http/path_params.ts";
+import { StatusRequestSchema } from "../../lib/wire/schedule_responses.ts";
 
 /** Registers the manual status request. */
 export function registerStatusRequests(ctx: RouteContext): void {
@@ -23,12 +23,12 @@ export function registerStatusRequests(ctx: RouteContext): void {
     tags: ["pipeline"],
     responses: {
       200: {
-        description:
-          "the request went out: {delivery_day, control_area, version, state, at, file, location, format, by}",
+        description: "the request went out: which file, where, when",
+        schema: StatusRequestSchema,
       },
       409: {
         description:
-          "no schedule of that day and area was sent, or the schedules go to the market platform",
+          "no schedule of that day and area was sent, the schedules go to the market platform, or the request would not validate",
       },
       502: { description: "the publish target did not take the file" },
     },

@@ -115,18 +115,19 @@ Deno.test({
           await row.waitFor();
           assert.equal(
             await row.innerText(),
-            "TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin",
+            "TSO deadline missed — due 14:30 Berlin today, first version sent 19:23 Berlin today",
           );
           assert.equal(
             await page.locator(`tr[data-day="${TODAY}"] .late-first`).innerText(),
-            "TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin Tue 24 Nov",
+            // Today's deadline was yesterday's: said so, not read as today's (issue 36, item 10).
+            "TSO deadline missed — due 14:30 Berlin yesterday, first version sent 19:23 Berlin today",
           );
           const item = page.locator(
             `.attention li[data-code="deadline_missed"][data-day="${TOMORROW}"]`,
           );
           assert.equal(
             await item.innerText(),
-            "!\nTomorrow (Wed 25 Nov): TSO deadline 14:30 Berlin missed: first version sent 19:23 Berlin.",
+            "!\nTomorrow (Wed 25 Nov): TSO deadline missed — due 14:30 Berlin today, first version sent 19:23 Berlin today.",
           );
           assert.match(await item.getAttribute("class") ?? "", /attention-warn/);
         }
@@ -159,7 +160,7 @@ Deno.test({
         const missing = page.locator('.attention li[data-code="missing_forecasts"]');
         assert.match(
           await missing.innerText(),
-          /^·\n1 market location without load profile has no forecast in the latest aggregates for Thu 26 Nov – \w{3} \d+ \w{3} \(\d days\)\. Due 14:30 Berlin the day before each\.$/,
+          /^·\n1 market location without load profile has no forecast in the latest aggregates for Thu 26 Nov – \w{3} \d+ \w{3} \(\d days\)\. Due the day before each, the first 14:30 Berlin tomorrow\.$/,
         );
         for (const sel of [".attention-answer", '.attention li[data-code="all_confirmed"]']) {
           const box = await page.locator(sel).boundingBox();

@@ -87,9 +87,10 @@ Deno.test({
       await page.press("#process-key", "Enter");
     }
     await row.waitFor();
+    // "4 of 4" is the TSO summary's, not said twice (issue 36, item 10).
     assert.equal(
       await row.locator(".phase-line").innerText(),
-      "intraday v2 · frozen until 10:30 Berlin · 4 of 4 confirmed",
+      "intraday v2 · frozen until 10:30 Berlin",
     );
     // Gate closure has passed, a quarter-hour is open: the manual submit stays enabled.
     assert.equal(
@@ -101,20 +102,22 @@ Deno.test({
     await list.waitFor();
     assert.equal(
       await list.locator(".phase-line").innerText(),
-      "intraday v2 · frozen until 10:30 Berlin · 4 of 4 confirmed",
+      "intraday v2 · frozen until 10:30 Berlin",
     );
-    // 42 frozen quarter-hours (00:00–10:30) × 0.4 MW × 0.25 h = 4.2 MWh per area.
-    const locked = await list.locator(".locked-deviation").innerText();
-    assert.match(locked, /4\.2 MWh can no longer be scheduled away in 50Hertz/);
-    assert.match(locked, /4\.2 MWh can no longer be scheduled away in Amprion/);
+    // 42 frozen quarter-hours (00:00–10:30) × 0.4 MW × 0.25 h = 4.2 MWh per area, said once.
+    const locked = (await list.locator(".locked-deviation").innerText()).replace(/\u00a0/g, " ");
+    assert.match(
+      locked,
+      /^Can no longer be scheduled away: 4\.20 MWh in TransnetBW, 4\.20 MWh in TenneT TSO, 4\.20 MWh in Amprion, 4\.20 MWh in 50Hertz: /,
+    );
     // In the attention box one line names every area with its own amount, in the order of the
     // schedule list (by EIC), not four near-identical lines.
     const lockedItem = page.locator('.attention li[data-code="locked_deviation"]');
     assert.equal(await lockedItem.count(), 1);
     assert.equal(
       await lockedItem.locator("a").innerText(),
-      "Today (Tue 24 Nov): energy that can no longer be scheduled away: 4.2 MWh in TransnetBW, " +
-        "4.2 MWh in TenneT TSO, 4.2 MWh in Amprion, 4.2 MWh in 50Hertz; the frozen quarter-hours " +
+      "Today (Tue 24 Nov): energy that can no longer be scheduled away: 4.20 MWh in TransnetBW, " +
+        "4.20 MWh in TenneT TSO, 4.20 MWh in Amprion, 4.20 MWh in 50Hertz; the frozen quarter-hours " +
         "deviate from the schedules the TSOs have.",
     );
     assert.equal(
@@ -131,7 +134,7 @@ Deno.test({
     const box = (await chart.boundingBox())!;
     await chart.click({ position: { x: 56 + (box.width - 68) * 0.1, y: box.height / 2 } });
     const readout = await page.locator(".chart-readout").innerText();
-    assert.match(readout, /50Hertz\s+4\.4 MW\s*\(TSO has 4 MW\)/);
+    assert.match(readout, /50Hertz\s+4\.4\sMW\s*\(TSO has 4\.00\sMW\)/);
     await shot(page, `${name}-day`);
 
     // The version history, read when opened.
@@ -218,7 +221,7 @@ Deno.test({
         // 10:08 → 10:47 Berlin, without a reload: now + 15 min = 11:02, so 11:15 is the first open.
         r.clock.advance(39 * 60_000);
         await page.clock.setFixedTime(new Date(r.clock.now()));
-        const text = "intraday v2 · frozen until 11:15 Berlin · 4 of 4 confirmed";
+        const text = "intraday v2 · frozen until 11:15 Berlin";
         await row.locator(".phase-line", { hasText: text }).waitFor();
         assert.equal(await list.locator(".phase-line").innerText(), text);
         await page.waitForFunction((w) => {

@@ -196,7 +196,7 @@ Deno.test({
           assert.ok(await readout.isVisible(), "no readout after a tap");
           const text1 = await readout.innerText();
           assert.match(text1, /\d{2}:\d{2}–\d{2}:\d{2}/, text1);
-          assert.match(text1, /10YDE-RWENET---I[^]*Amprion[^]*-?[\d,.]+ MW/, text1);
+          assert.match(text1, /10YDE-RWENET---I[^]*Amprion[^]*-?[\d,.]+\sMW/, text1);
           assert.match(text1, /10YDE-EON------1[^]*TenneT TSO[^]*MW[^]*total/, text1);
           await page.locator(".chart-plot").first().focus();
           await page.keyboard.press("ArrowRight");

@@ -21,6 +21,8 @@ import { deliveryDay } from "../../lib/domain/delivery_day.ts";
 import type { PostDelivery } from "../../lib/wire/post_delivery.ts";
 import { rebapFile } from "../../dev/metering_simulator.ts";
 import { call } from "../support/app.ts";
+import { energy, money } from "../../lib/console/format.ts";
+import { plain } from "../support/figures.ts";
 import { axeViolations } from "../support/axe.ts";
 import { launchChromium, shotOf, skipBrowserTests, watchProblems } from "../support/chromium.ts";
 import { ext, PROC, proc } from "../support/day_ahead_rig.ts";
@@ -30,10 +32,6 @@ import { AREAS, maloId } from "../support/portfolio.ts";
 
 const DAY = "2026-11-27"; // Friday
 const kwhAt = (i: number) => 150 + (i % 8) * 50;
-const plain = (s: string) => s.replace(/\u00a0/g, " ").replace(/\s+/g, " ").trim();
-const num = (v: number, digits: number) =>
-  new Intl.NumberFormat("en-GB", { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    .format(v);
 
 Deno.test({
   name:
@@ -78,7 +76,7 @@ Deno.test({
       await page.waitForSelector("html[data-ready=true]");
       await page.fill("#process-key", PROC);
       await page.press("#process-key", "Enter");
-      await page.locator(`tr[data-day="${DAY}"] button.linklike`).first().click();
+      await page.locator(`#day-${DAY} button`).first().click();
       const part = page.locator(`#days .post-delivery[data-area="${AREAS.amprion}"]`);
       await part.waitFor();
       assert.equal(
@@ -91,10 +89,12 @@ Deno.test({
       assert.equal(
         question,
         `Send a correction of Fri 27 Nov to Amprion replacing v1: the schedule becomes the actual in ${p.changed_quarter_hours} quarter-hours, moving ${
-          num(p.moved_short_mwh, 3)
-        } MWh short and ${num(p.moved_long_mwh, 3)} MWh long imbalance to the counterparty (worth ${
-          num(p.value_eur_total!, 2)
-        } EUR at reBAP). Possible until Mon 30 Nov 16:00.`,
+          plain(energy(p.moved_short_mwh, "en-GB"))
+        } short and ${
+          plain(energy(p.moved_long_mwh, "en-GB"))
+        } long imbalance to the counterparty (worth ${
+          plain(money(p.value_eur_total!, "en-GB"))
+        } at reBAP). Possible until Mon 30 Nov 16:00.`,
       );
       assert.equal(p.changed_quarter_hours, 84);
       for (const scheme of ["light", "dark"] as const) {
@@ -143,7 +143,11 @@ Deno.test({
       // The day's phase line names the correction; no "locked" deviation against it: the
       // forecast error locked at delivery is measured against the schedule the TSO had then.
       const box = plain(await page.locator("#days .chart-box").innerText());
-      assert.match(box, /post-delivery correction v2 · 1 of 1 confirmed/);
+      // The count in the TSO summary, not again in the phase line under it (issue 36, item 10).
+      assert.match(
+        box,
+        /confirmed: schedule v2 in 1 of 1 areas \(aggregate v1\) post-delivery correction v2 /,
+      );
       assert.doesNotMatch(box, /scheduled away/);
       assert.match(
         plain(await area.innerText()),
@@ -156,7 +160,7 @@ Deno.test({
       await page.clock.setFixedTime(new Date(w.r.clock.now()));
       await page.reload();
       await page.waitForSelector("html[data-ready=true]");
-      await page.locator(`tr[data-day="${DAY}"] button.linklike`).first().click();
+      await page.locator(`#day-${DAY} button`).first().click();
       await part.waitFor();
       assert.equal(
         plain(await part.locator(".post-delivery-window").innerText()),

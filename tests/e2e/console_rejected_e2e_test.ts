@@ -63,7 +63,7 @@ Deno.test({
         assert.match(
           await item.innerText(),
           new RegExp(
-            `^!\\nThe answer file ${file} in the inbox ${inbox} was not imported at 19:3\\d Berlin: Not a TSO answer: .+; moved to rejected/\\.\\s*Seen$`,
+            `^!\\nThe answer file ${file} in the inbox ${inbox} was not imported at 19:3\\d Berlin: Not a TSO answer: .+; moved to rejected/\\. Ask the TSO that sent it to resend its answer; then press Seen\\.\\s*Seen$`,
           ),
         );
         const box = await item.boundingBox();

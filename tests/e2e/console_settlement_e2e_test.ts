@@ -8,7 +8,7 @@
  * the process key, the browser's clock at the service's instant:
  *
  * - 1440 px, `en-GB`: selecting yesterday's row shows the totals sentence with the numbers
- *   `GET /v1/delivery-days/{day}/settlement` returns, completeness, the worst quarter-hours, the
+ *   `GET /v1/delivery-days/{day}/settlement` returns, completeness, the costliest quarter-hours, the
  *   readout of a quarter-hour on keyboard focus and the arrow keys ("—" where no actual is
  *   known); the day before (schedules, nothing measured) says "No actuals … yet", never 0 EUR;
  *   the month from `GET /v1/settlement/months/{YYYY-MM}`; the last quarter-hour's actual posted
@@ -38,6 +38,7 @@ import {
 import { ext, PROC, proc } from "../support/day_ahead_rig.ts";
 import { startWalk, type Walk } from "../support/intraday_walk.ts";
 import { maloId } from "../support/portfolio.ts";
+import { energyText, num, plain } from "../support/figures.ts";
 
 const DAY = "2026-11-17"; // Tue, CET; the browser's "yesterday" (the clock: 18 Nov 10:00 Berlin)
 const BEFORE = addDays(DAY, -1); // schedules sent, nothing measured
@@ -46,20 +47,13 @@ const MONTH = "November 2026";
 /** kWh metered in quarter-hour `i`: 500, 600, … 1,200, again (2.0 … 4.8 MW). */
 const kwhAt = (i: number) => 500 + (i % 8) * 100;
 
-/** Visible text with no-break spaces as spaces. */
-const plain = (s: string) => s.replace(/\u00a0/g, " ").replace(/\s+/g, " ").trim();
-
-/** `v` with `digits` decimals in `locale`, written here apart from the console's own helpers. */
-const num = (v: number, digits: number, locale: string) =>
-  plain(
-    new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits })
-      .format(v),
-  );
-
-/** The totals as the operator must read them: "3.2 MWh short, 1.1 MWh long, 412.50 EUR; …". */
+/**
+ * The totals of one area as the operator must read them (docs/console.md, "Numbers"): "3.20 MWh
+ * short, 110 kWh long, 412.50 EUR; …" — energy with three significant digits, money in cents.
+ */
 function totalsText(t: DaySettlement["totals"], locale: string): string {
   const money = (v: number) => `${num(v, 2, locale)} EUR${v < 0 ? " (received)" : ""}`;
-  return `${num(t.short_mwh, 1, locale)} MWh short, ${num(t.long_mwh, 1, locale)} MWh long, ${
+  return `${energyText(t.short_mwh, locale)} short, ${energyText(t.long_mwh, locale)} long, ${
     money(t.cost_eur)
   }; the day-ahead schedule alone: ${money(t.day_ahead_cost_eur!)}`;
 }
@@ -111,8 +105,9 @@ async function open(chromium: Chromium, w: Walk, opts: Parameters<Chromium["newP
   return { ...b, problems };
 }
 
+/** Opens a past day from the past days above the delivery days (components/PastDays.tsx). */
 async function openDay(page: Page, day: string, tap = false) {
-  const button = page.locator(`tr[data-day="${day}"] button.linklike`).first();
+  const button = page.locator(`#days .past-days li[data-day="${day}"] button`);
   await (tap ? button.tap() : button.click());
   const view = page.locator(`#days .after-delivery`);
   await view.waitFor();
@@ -163,18 +158,23 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
         await worst.locator("summary").click();
         assert.match(
           plain(await worst.locator("summary").innerText()),
-          /^The 10 worst quarter-hours in Amprion$/,
+          /^The 10 costliest quarter-hours in Amprion$/,
         );
         const rows = worst.locator(".worst-table tbody tr");
-        assert.equal(await rows.count(), a.accuracy.worst.length);
-        const w0 = a.accuracy.worst[0];
-        const hm = Temporal.Instant.from(w0.start).toZonedDateTimeISO("Europe/Berlin").toPlainTime()
-          .toString().slice(0, 5);
+        assert.equal(await rows.count(), 10);
+        // The costliest by EUR (issue 36, item 10), from the route's quarter-hours.
+        const i0 = a.cost_eur.reduce<number>(
+          (best, c, i) => c !== null && Math.abs(c) > Math.abs(a.cost_eur[best] ?? 0) ? i : best,
+          0,
+        );
+        const hm = Temporal.Instant.from(s.quarter_hours[i0]).toZonedDateTimeISO("Europe/Berlin")
+          .toPlainTime().toString().slice(0, 5);
+        const imb = a.imbalance_mwh[i0]!;
         assert.equal(
           plain(await rows.first().innerText()).replace(/\t/g, " "),
-          `${hm} ${num(w0.imbalance_mwh!, 2, "en-GB")} MWh short ${
-            num(w0.price_eur_mwh!, 2, "en-GB")
-          } EUR/MWh ${num(w0.cost_eur!, 2, "en-GB")} EUR`,
+          `${hm} ${energyText(Math.abs(imb), "en-GB")} ${imb > 0 ? "short" : "long"} ${
+            num(a.price_eur_mwh[i0]!, 2, "en-GB")
+          } EUR/MWh ${num(a.cost_eur[i0]!, 2, "en-GB")} EUR`,
         );
         await shotOf(view, "27-after-delivery-1440-light");
       },
@@ -186,10 +186,11 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
       await page.keyboard.press("Home");
       const readout = page.locator("#days .settlement-readout").first();
       const en = (v: number, d: number) => num(v, d, "en-GB");
-      // 00:00: 500 kWh = 2.0 MW against the 2 MW schedule.
+      // 00:00: 500 kWh = 2.00 MW against the 2 MW schedule: exactly balanced.
+      assert.equal(a.imbalance_mwh[0], 0);
       assert.equal(
         plain(await readout.innerText()),
-        `00:00–00:15 Berlin schedule 2.0 MW day-ahead 1.0 MW actual 2.0 MW imbalance balanced price ${
+        `00:00–00:15 Berlin schedule 2.00 MW day-ahead 1.00 MW actual 2.00 MW imbalance balanced price ${
           en(a.price_eur_mwh[0]!, 2)
         } EUR/MWh cost 0.00 EUR`,
       );
@@ -197,12 +198,12 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
       assert.equal(
         plain(await readout.innerText()),
         // No actual: no direction, so no price of it (docs/settlement.md) — dashes, never 0.
-        "23:45–00:00 Berlin schedule 3.0 MW day-ahead 1.0 MW actual — imbalance — price — cost —",
+        "23:45–00:00 Berlin schedule 3.00 MW day-ahead 1.00 MW actual — imbalance — price — cost —",
       );
       await page.keyboard.press("ArrowLeft");
       assert.equal(
         plain(await readout.innerText()),
-        `23:30–23:45 Berlin schedule 3.0 MW day-ahead 1.0 MW actual 4.4 MW imbalance 0.35 MWh short price ${
+        `23:30–23:45 Berlin schedule 3.00 MW day-ahead 1.00 MW actual 4.40 MW imbalance 350 kWh short price ${
           en(a.price_eur_mwh[94]!, 2)
         } EUR/MWh cost ${en(a.cost_eur[94]!, 2)} EUR`,
       );
@@ -247,8 +248,8 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, w: Walk) {
       const cell = a.totals;
       assert.equal(
         plain(await rows.nth(1).innerText()).split(" provisional")[0],
-        `Tue 17 Nov ${num(cell.cost_eur, 2, "en-GB")} EUR ${num(cell.short_mwh, 1, "en-GB")} MWh ` +
-          `short · ${num(cell.long_mwh, 1, "en-GB")} MWh long`,
+        `Tue 17 Nov ${num(cell.cost_eur, 2, "en-GB")} EUR ${energyText(cell.short_mwh, "en-GB")} ` +
+          `short · ${energyText(cell.long_mwh, "en-GB")} long`,
       );
       const row = rows.nth(1);
       await row.locator("button").click();
@@ -307,14 +308,14 @@ async function phone(t: Deno.TestContext, chromium: Chromium, w: Walk) {
         plain(await view.locator(".settlement-day").innerText()).split(" 96 quarter-hours")[0],
         `final Yesterday in Amprion: ${totalsText(s.totals, "de-DE")}.`,
       );
-      assert.match(plain(await view.locator(".settlement-day").innerText()), /\d+,\d MWh short/);
+      assert.match(plain(await view.locator(".settlement-day").innerText()), /\d+,\d+ MWh short/);
       const plot = view.locator(".chart-plot").first();
       await plot.scrollIntoViewIfNeeded();
       const box = (await plot.boundingBox())!;
       await page.touchscreen.tap(box.x + box.width * 0.6, box.y + box.height / 2);
       assert.match(
         plain(await view.locator(".settlement-readout").first().innerText()),
-        /^\d\d:\d\d–\d\d:\d\d Berlin schedule \d,\d MW day-ahead 1,0 MW actual \d,\d MW imbalance (\d,\d\d MWh short|balanced) price -?[\d.]+,\d\d EUR\/MWh cost -?[\d.]+,\d\d EUR$/,
+        /^\d\d:\d\d–\d\d:\d\d Berlin schedule \d,\d\d MW day-ahead 1,00 MW actual \d,\d\d MW imbalance ([\d,]+ k?Wh short|balanced) price -?[\d.]+,\d\d EUR\/MWh cost -?[\d.,]+ (EUR|ct)$/,
       );
       await shotOf(view, "27-after-delivery-390-light");
     });

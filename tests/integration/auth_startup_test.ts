@@ -5,15 +5,19 @@
  */
 import assert from "node:assert/strict";
 import { storedEvents } from "../support/app.ts";
+import { denoChildEnv } from "../support/deno_env.ts";
 import { withTempDir } from "../support/temp.ts";
 
 const SECRET = "proc-secret-never-printed-01";
 
-/** Runs main.ts with exactly `env` (plus PATH/HOME for Deno itself). */
+/**
+ * Runs main.ts with exactly `env`, plus what Deno itself needs to use this process's caches
+ * (`DENO_DIR`, `HOME`, `PATH`, …): without them a fresh cache makes the child download first.
+ */
 function mainWith(env: Record<string, string>) {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...env },
+    env: { ...denoChildEnv(), ...env },
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",

@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { call } from "../support/app.ts";
+import { attentionOf } from "../support/attention.ts";
 import {
   BEFORE_GC,
   DAY,
@@ -23,11 +24,6 @@ import { AREAS } from "../support/portfolio.ts";
 import { ackFile, anoFile, cnfFile, TSO } from "../support/tso_answers.ts";
 import type { AttentionItem } from "../../lib/wire/attention.ts";
 
-const attentionOf = async (url: string) => {
-  const r = await call(`${url}/v1/console/status`, { headers: proc });
-  assert.equal(r.status, 200);
-  return (r.body as { attention: AttentionItem[] }).attention;
-};
 const codes = (items: AttentionItem[]) => items.map((i) => `${i.code}:${i.delivery_day}`);
 const importAnswers = async (url: string) => {
   const r = await call(`${url}/v1/schedule-responses/import`, { method: "POST", headers: proc });

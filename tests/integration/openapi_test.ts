@@ -22,7 +22,10 @@ Deno.test("OpenAPI document: 3.1.0, version 0.4.0, every route with its scope an
     const doc = r.body as {
       openapi: string;
       info: { version: string };
-      components: { securitySchemes: Record<string, Record<string, string>> };
+      components: {
+        securitySchemes: Record<string, Record<string, string>>;
+        schemas: Record<string, unknown>;
+      };
       paths: Record<string, Record<string, Op>>;
     };
     assert.equal(doc.openapi, "3.1.0");
@@ -72,7 +75,12 @@ Deno.test("OpenAPI document: 3.1.0, version 0.4.0, every route with its scope an
       }
     }
     const put = doc.paths["/v1/console/config"].put;
-    const bodySchema = put.requestBody!.content["application/json"].schema as {
+    // Request and response bodies are named schemas of components.schemas.
+    const deref = (schema: unknown) => {
+      const ref = (schema as { $ref?: string }).$ref;
+      return ref ? doc.components.schemas[ref.replace("#/components/schemas/", "")] : schema;
+    };
+    const bodySchema = deref(put.requestBody!.content["application/json"].schema) as {
       properties: Record<string, unknown>;
       additionalProperties: boolean;
     };

@@ -54,12 +54,17 @@ Deno.test("a rejected answer file is a warning until acknowledged or answered an
     assert.match(
       junk.message,
       new RegExp(
-        `^The answer file junk\\.xml in the inbox ${inbox} was not imported at 09:00 Berlin: .+; moved to rejected/\\.$`,
+        `^The answer file junk\\.xml in the inbox ${inbox} was not imported at 09:00 Berlin: .+; moved to rejected/\\. Ask the TSO that sent it to resend its answer; then press Seen\\.$`,
       ),
     );
     const dated = items.find((i) => i.file === DATED)!;
     assert.equal(dated.delivery_day, DAY);
-    assert.match(dated.message, /\(about 2026-11-23\)/);
+    // The day as the operator says it, and what to do (issue 36, items 9 and 10).
+    assert.match(dated.message, /^The answer file \S+ about tomorrow \(Mon 23 Nov\) in the inbox /);
+    assert.match(
+      dated.message,
+      /Ask the TSO to resend its answer, or send a status request from tomorrow's schedules; then press Seen\.$/,
+    );
 
     // The inbox is empty now; the import still counts what waits.
     const imp = await call(`${r.s.url}/v1/schedule-responses/import`, {

@@ -68,6 +68,15 @@ Deno.test("clearing list: 3 quarter-hours over the tolerance, MaBiS dates, CSV, 
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
 
+    const waiting = async () => {
+      const st = await call(`${s.url}/v1/console/status`, { headers: proc });
+      assert.equal(st.status, 200);
+      return (st.body as { attention: { code: string; message: string }[] }).attention
+        .filter((i) => i.code === "clearing_open");
+    };
+    assert.deepEqual((await waiting()).map((i) => i.message), [
+      "The clearing list of March 2027 in Amprion waits to be checked: compare the DSOs' balancing-group sums with ours and mark it checked or objected — the main settlement ends Wed 12 May (29th working day, MaBiS).",
+    ]);
     let l = await list();
     assert.equal(l.tolerance_kwh, 1);
     assert.deepEqual(l.mabis, {
@@ -139,6 +148,7 @@ Deno.test("clearing list: 3 quarter-hours over the tolerance, MaBiS dates, CSV, 
     l = await list();
     assert.equal(l.areas[0].status, "objected");
     assert.deepEqual([l.areas[0].mark?.by, l.areas[0].mark?.holds], ["ops", true]);
+    assert.deepEqual(await waiting(), [], "marked: read right after the write, nothing waits");
     const ev = (await storedEvents(s.kv)).find((e) => e.kind === "clearing_marked");
     assert.match(
       String(ev?.message),
@@ -155,6 +165,18 @@ Deno.test("clearing list: 3 quarter-hours over the tolerance, MaBiS dates, CSV, 
     l = await list();
     assert.deepEqual(l.areas[0].quarter_hours.map((q) => q.index), [10, 11]);
     assert.deepEqual([l.areas[0].status, l.areas[0].mark?.holds], ["open", false]);
+    // A corrected sum a day later puts the list before the operator again.
+    clock.set(Date.parse("2027-04-03T08:00:00Z"));
+    r = await call(`${s.url}/v1/actuals`, {
+      method: "POST",
+      headers: { ...ext, "content-type": "application/edifact" },
+      body: sum.replace("QTY+220:4340.000'", "QTY+220:4341.000'"),
+    });
+    assert.equal(r.status, 200);
+    assert.match(
+      (await waiting())[0].message,
+      /waits to be checked again \(marked objected before the last sums arrived\)/,
+    );
 
     // Bad input in words.
     r = await call(`${s.url}/v1/settlement/months/2027-13/clearing`, { headers: proc });

@@ -87,6 +87,52 @@ Deno.test("settlement sources: metered, profile-settled, unknown; the balancing-
     assert.ok(Math.abs(g.abs_deviation_mwh! - abs * 0.25 / 1000) < 1e-6);
     assert.ok(Math.abs(g.mad_mw! - mad / n / 1000) < 1e-6);
     assert.equal(a.actual_source, "market_locations");
+    // The park nobody forecast is not left out: its whole actual is deviation, under `none`.
+    const none = a.accuracy.by_source.find((x) => x.source === "none")!;
+    assert.deepEqual([none.locations, none.abs_deviation_mwh], [1, 250 * n / 1000]);
+    assert.deepEqual(a.accuracy.by_source.map((x) => x.source), ["none", "G0"]);
+
+    // Per location, on demand and as CSV: largest deviation first.
+    const per = await call(
+      `${s.url}/v1/delivery-days/${DAY}/settlement/locations?control_area=${AREAS.amprion}`,
+      { headers: proc },
+    );
+    assert.equal(per.status, 200, JSON.stringify(per.body));
+    const rows = per.body as { total: number; locations: Record<string, unknown>[] };
+    assert.equal(rows.total, 2);
+    assert.deepEqual(rows.locations[0], {
+      malo_id: maloId(3),
+      direction: "generation",
+      source: "none",
+      quarter_hours: n,
+      forecast_mwh: 0,
+      actual_mwh: 250 * n / 1000,
+      abs_deviation_mwh: 250 * n / 1000,
+    });
+    assert.deepEqual(
+      [rows.locations[1].malo_id, rows.locations[1].source],
+      [maloId(2), "G0"],
+    );
+    assert.ok(Math.abs((rows.locations[1].abs_deviation_mwh as number) - abs * 0.25 / 1000) < 1e-6);
+    const file = await fetch(
+      `${s.url}/v1/delivery-days/${DAY}/settlement/locations?control_area=${AREAS.amprion}&format=csv`,
+      { headers: proc },
+    );
+    const lines = (await file.text()).trim().split("\r\n");
+    assert.equal(
+      lines[0],
+      "malo_id,direction,source,quarter_hours,forecast_mwh,actual_mwh,abs_deviation_mwh",
+    );
+    assert.equal(
+      lines[1],
+      `${maloId(3)},generation,none,${n},0,${250 * n / 1000},${250 * n / 1000}`,
+    );
+    assert.equal(lines.length, 3);
+    const bad = await call(
+      `${s.url}/v1/delivery-days/${DAY}/settlement/locations?control_area=amprion`,
+      { headers: proc },
+    );
+    assert.equal(bad.status, 422);
 
     // A change of master data shows in the next settlement (the facts kept of the metered
     // locations follow the master-data version): the park turns into a consumer.

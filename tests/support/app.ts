@@ -21,11 +21,19 @@ export interface TestServer {
 /**
  * Starts the app with `env` (KV_PATH is set to a fresh temp file unless given).
  * @param opts.clock fake clock; @param opts.kvPath reuse an existing KV file (restart tests);
- *   @param opts.heartbeatMs the live stream's heartbeat period (default 15 s)
+ *   @param opts.heartbeatMs the live stream's heartbeat period (default 15 s);
+ *   @param opts.wrapKv what the app gets instead of the opened store (e.g. a proxy recording its
+ *   reads); `kv` of the result stays the store itself
  */
 export async function startServer(
   env: Record<string, string>,
-  opts: { clock?: Clock; kvPath?: string; heartbeatMs?: number; logSink?: LogSink } = {},
+  opts: {
+    clock?: Clock;
+    kvPath?: string;
+    heartbeatMs?: number;
+    logSink?: LogSink;
+    wrapKv?: (kv: Deno.Kv) => Deno.Kv;
+  } = {},
 ): Promise<TestServer> {
   const dir = opts.kvPath ? undefined : await Deno.makeTempDir({ prefix: "bridge-test-" });
   const kvPath = opts.kvPath ?? `${dir}/bridge.kv`;
@@ -33,7 +41,7 @@ export async function startServer(
   const kv = await Deno.openKv(kvPath);
   const bridge = await createApp({
     settings,
-    kv,
+    kv: opts.wrapKv ? opts.wrapKv(kv) : kv,
     clock: opts.clock,
     streamHeartbeatMs: opts.heartbeatMs,
     logSink: opts.logSink,

@@ -176,6 +176,60 @@ export async function freshStart(page: Page, url: string): Promise<void> {
   await page.goto(url);
 }
 
+/**
+ * Opens the console of the service at `base` and enters the process key `key`, the page's clock
+ * fixed at `nowMs` (the service's fake clock) when given.
+ */
+export async function openConsole(
+  page: Page,
+  base: string,
+  key: string,
+  nowMs?: number,
+): Promise<void> {
+  if (nowMs !== undefined) await page.clock.setFixedTime(new Date(nowMs));
+  await page.goto(`${base}/console`);
+  await page.waitForSelector("html[data-ready=true]");
+  await page.fill("#process-key", key);
+  await page.press("#process-key", "Enter");
+}
+
+/**
+ * A finger held on `target` at `from` (a fraction of its width, at half its height) and moved
+ * sideways to `to`: the DevTools protocol's touch events, as a phone makes them, 50 ms apart (by
+ * their timestamps) and held still at the end (a finger lifted in motion flings, and the next tap
+ * only stops the fling). Needs a context with `hasTouch`.
+ */
+export async function touchDrag(page: Page, target: Locator, from: number, to: number) {
+  const box = (await target.boundingBox())!;
+  const y = box.y + box.height / 2;
+  const cdp = await page.context().newCDPSession(page);
+  const at = (f: number) => [{ x: box.x + box.width * f, y }];
+  const t0 = Date.now() / 1000;
+  await cdp.send("Input.dispatchTouchEvent", {
+    type: "touchStart",
+    touchPoints: at(from),
+    timestamp: t0,
+  });
+  for (let k = 1; k <= 6; k++) {
+    await cdp.send("Input.dispatchTouchEvent", {
+      type: "touchMove",
+      touchPoints: at(from + ((to - from) * k) / 6),
+      timestamp: t0 + 0.05 * k,
+    });
+  }
+  await cdp.send("Input.dispatchTouchEvent", {
+    type: "touchMove",
+    touchPoints: at(to),
+    timestamp: t0 + 0.6,
+  });
+  await cdp.send("Input.dispatchTouchEvent", {
+    type: "touchEnd",
+    touchPoints: [],
+    timestamp: t0 + 0.65,
+  });
+  await cdp.detach();
+}
+
 const SHOTS = new URL("../e2e/screenshots/", import.meta.url);
 
 /**

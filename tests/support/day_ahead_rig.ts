@@ -72,6 +72,7 @@ export async function rig(
   extraEnv: Record<string, string> = {},
   platformUrl?: (sim: Sim) => string,
   simOpts?: (clock: FakeClock) => Parameters<typeof startSimulator>[0],
+  serverOpts: Omit<Parameters<typeof startServer>[1], "clock"> = {},
 ): Promise<Rig> {
   const clock = new FakeClock(Date.parse(nowIso));
   const sim = await startSimulator(simOpts?.(clock));
@@ -93,7 +94,7 @@ export async function rig(
   };
   let s: TestServer;
   try {
-    s = await startServer(env, { clock });
+    s = await startServer(env, { ...serverOpts, clock });
   } catch (err) {
     await sim.close();
     throw err;

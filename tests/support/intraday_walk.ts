@@ -10,10 +10,10 @@ import { XMLParser } from "fast-xml-parser";
 import { startTsoSimulator, type TsoSimulator } from "../../dev/tso_simulator.ts";
 import { addDays, quarterHourCount } from "../../lib/domain/delivery_day.ts";
 import { type ScheduleVersionRecord, versionHistory } from "../../lib/fahrplan/history.ts";
-import { call } from "./app.ts";
-import { orchestrate, postForecast, proc, putLocation, type Rig, rig } from "./day_ahead_rig.ts";
+import { orchestrate, postForecast, putLocation, type Rig, rig } from "./day_ahead_rig.ts";
 import { FILES_CHANNEL_ENV, PARTIES } from "./fahrplan.ts";
 import { AREAS } from "./portfolio.ts";
+import { importAnswers } from "./tso_answers.ts";
 
 const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@" });
 
@@ -84,11 +84,7 @@ export async function startWalk(
       .sort();
   const answers = async () => {
     await tsos.pump();
-    const imp = await call(`${r.s.url}/v1/schedule-responses/import`, {
-      method: "POST",
-      headers: proc,
-    });
-    assert.equal(imp.status, 200, JSON.stringify(imp.body));
+    await importAnswers(r.s.url);
   };
   const count = quarterHourCount(day);
   return {

@@ -31,7 +31,7 @@ let out: Record<string, unknown> | undefined;
 if (mode === "submit") {
   try {
     const r = await runStep(bridge.ctx, day, "submit", name);
-    out = { name, status: 200, sent: r.sent };
+    out = { name, status: 200, sent: "sent" in r ? r.sent : null };
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     out = { name, status: STATUS_OF_CODE[err.code], sent: null, detail: err.message };

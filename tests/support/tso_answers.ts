@@ -4,6 +4,7 @@
  * {@link PARTIES} for one delivery day, in the structure of the real ESS samples.
  * @module
  */
+import assert from "node:assert/strict";
 import { messageIdentification } from "../../lib/fahrplan/document.ts";
 import { call } from "./app.ts";
 import { PARTIES } from "./fahrplan.ts";
@@ -110,4 +111,16 @@ export async function fileNames(dir: string): Promise<string[]> {
     for await (const e of Deno.readDir(dir)) if (e.isFile) out.push(e.name);
   } catch { /* missing */ }
   return out.sort();
+}
+
+/**
+ * `POST /v1/schedule-responses/import` with the process key: imports the TSO's answers waiting
+ * in the inbox (asserting 200) and returns the files and what became of each.
+ */
+export async function importAnswers(
+  url: string,
+): Promise<{ files: { file: string; outcome: string }[] }> {
+  const imp = await call(`${url}/v1/schedule-responses/import`, { method: "POST", headers: proc });
+  assert.equal(imp.status, 200, JSON.stringify(imp.body));
+  return imp.body as { files: { file: string; outcome: string }[] };
 }

@@ -53,15 +53,15 @@ Deno.test("attention: four areas' locked energy is one item with four amounts in
   assert.deepEqual(item.control_areas, [TRANSNET, TENNET, AMPRION, HERTZ]);
   assert.equal(
     item.message,
-    "Today (Tue 24 Nov): energy that can no longer be scheduled away: 0.3 MWh in TransnetBW, " +
-      "1.1 MWh in TenneT TSO, 4.2 MWh in Amprion, 0.3 MWh in 50Hertz; the frozen quarter-hours " +
+    "Today (Tue 24 Nov): energy that can no longer be scheduled away: 250 kWh in TransnetBW, " +
+      "1.10 MWh in TenneT TSO, 4.20 MWh in Amprion, 300 kWh in 50Hertz; the frozen quarter-hours " +
       "deviate from the schedules the TSOs have.",
   );
   // Below 0.1 MWh an area is left out.
   const some = items([day(TODAY, locked([0.099, 2.4, 0, 0.1]))])
     .filter((i) => i.code === "locked_deviation");
   assert.deepEqual(some.map((i) => i.control_areas), [[TENNET, HERTZ]]);
-  assert.match(some[0].message, /away: 2\.4 MWh in TenneT TSO, 0\.1 MWh in 50Hertz; the frozen/);
+  assert.match(some[0].message, /away: 2\.40 MWh in TenneT TSO, 100 kWh in 50Hertz; the frozen/);
   // One area: the single sentence with its EIC, as before.
   const one = items([day(TODAY, locked([0, 0.05, 0, 2.4]))])
     .filter((i) => i.code === "locked_deviation");
@@ -70,7 +70,7 @@ Deno.test("attention: four areas' locked energy is one item with four amounts in
     level: "warn",
     delivery_day: TODAY,
     control_area: HERTZ,
-    message: "Today (Tue 24 Nov): 2.4 MWh can no longer be scheduled away in 50Hertz " +
+    message: "Today (Tue 24 Nov): 2.40 MWh can no longer be scheduled away in 50Hertz " +
       "(10YDE-VE-------2): the frozen quarter-hours deviate from the schedule the TSO has.",
   }]);
 });

@@ -283,7 +283,7 @@ Deno.test("attention: a healthy evening — good news first, PV parks not yet du
   assert.equal(
     items[1].message,
     "20 market locations without load profile have no forecast in the latest aggregates for " +
-      "Thu 26 Nov – Mon 30 Nov (5 days). Due 14:30 Berlin the day before each.",
+      "Thu 26 Nov – Mon 30 Nov (5 days). Due the day before each, the first 14:30 Berlin tomorrow.",
   );
   // From 14:30 the day before, a missing forecast is a warning, ahead of the good news; the
   // days not due yet stay one line of information.

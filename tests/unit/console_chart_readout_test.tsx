@@ -41,7 +41,10 @@ Deno.test("tsoName: the four German TSOs by control area EIC and by TSO EIC; not
 Deno.test("ChartReadout: a hint before a tap; then the quarter-hour, each area with its TSO and MW, and the total", () => {
   const hint = renderToString(<ChartReadout at={null} id="r" />);
   assert.match(hint, /class="chart-readout muted" id="r" aria-live="polite"/);
-  assert.match(hint, /Tap the chart, or focus it and use ← →/);
+  assert.match(
+    hint,
+    /Tap or drag along the chart, use ‹ previous · next ›, or focus it and use ← →/,
+  );
 
   const html = renderToString(
     <ChartReadout
@@ -54,14 +57,16 @@ Deno.test("ChartReadout: a hint before a tap; then the quarter-hour, each area w
           { area: "10YXX-<b>X</b>--1", mw: NaN, series: 7 },
         ],
       }}
+      locale="en"
     />,
   );
-  const text = html.replace(/<[^>]+>/g, "");
+  const text = html.replace(/<[^>]+>/g, "").replace(/\u00a0/g, " ");
   assert.match(text, /^14:15–14:30/);
-  assert.match(text, /10YDE-RWENET---IAmprion 1235 MW/);
-  assert.match(text, /10YDE-EON------1TenneT TSO −0.2 MW/);
+  // The areas written as their total is (docs/console.md, "Numbers"): they add up on screen.
+  assert.match(text, /10YDE-RWENET---IAmprion 1,234.56 MW/);
+  assert.match(text, /10YDE-EON------1TenneT TSO -0.25 MW/);
   assert.match(text, /10YXX-&lt;b>X&lt;\/b>--1 no value/, "an unknown area: EIC only, escaped");
-  assert.match(text, /total of the areas with a value 1234 MW/);
+  assert.match(text, /total of the areas with a value 1,234.31 MW/);
   assert.match(html, /class="swatch s1"/);
   assert.match(html, /class="swatch s1"[^]*class="swatch s1"/, "series 7 wraps to colour s1");
 

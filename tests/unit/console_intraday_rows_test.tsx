@@ -46,7 +46,9 @@ const row = (d: DayOverview, nowMs: number) =>
 Deno.test("row: phase line; Submit enabled after gate closure while a quarter-hour is open", () => {
   assert.equal(day.gate_closure_passed, true);
   const open = row(day, NOW);
-  assert.match(open, /intraday v7 · frozen until 10:30 Berlin · 1 of 1 confirmed/);
+  assert.match(open, /confirmed: schedule v7 in 1 of 1 areas/);
+  assert.match(open, /intraday v7 · frozen until 10:30 Berlin</);
+  assert.doesNotMatch(open, /1 of 1 confirmed/, "the count once, in the TSO summary");
   assert.ok(!/disabled aria-label="Submit 2026-11-24"/.test(open), "Submit enabled");
   const closed = row(day, Date.parse("2026-11-24T22:31:00Z"));
   assert.match(closed, /disabled aria-label="Submit 2026-11-24"/);
@@ -56,8 +58,8 @@ Deno.test("schedule list: phase line and the locked deviation in words", () => {
   const html = renderToString(
     <ScheduleList day={day} onDownload={noop} loadVersions={() => new Promise(noop)} />,
   );
-  assert.match(html, /intraday v7 · frozen until 10:30 Berlin · 1 of 1 confirmed/);
-  assert.match(html, /2\.4 MWh can no longer be scheduled away in 50Hertz/);
+  assert.match(html, /intraday v7 · frozen until 10:30 Berlin</);
+  assert.match(html, /2\.40(&nbsp;|\u00a0)MWh can no longer be scheduled away in 50Hertz/);
   assert.match(html, /<summary>Version history<\/summary>/);
 });
 

@@ -36,18 +36,13 @@ const day = (d: string, schedules: Entry[], extra: Partial<DayOverview> = {}): D
   ...extra,
 });
 
-Deno.test("phase line: intraday v7 · frozen until 10:30 Berlin · 4 of 4 confirmed", () => {
+Deno.test("phase line: intraday v7 · frozen until 10:30 Berlin (the count is the TSO summary's)", () => {
   const all = [0, 1, 2, 3].map((i) => entry(i));
-  assert.equal(
-    phaseLine(day(TODAY, all)),
-    "intraday v7 · frozen until 10:30 Berlin · 4 of 4 confirmed",
-  );
-  // One area still waits, another stands at an older version: the range and the count say so.
+  // "4 of 4 confirmed" stands in the TSO summary beside it: not said twice (issue 36, item 10).
+  assert.equal(phaseLine(day(TODAY, all)), "intraday v7 · frozen until 10:30 Berlin");
+  // Another area stands at an older version: the range says so.
   const mixed = [entry(0), entry(1, { tso_status: "acknowledged" }), entry(2, { version: 5 })];
-  assert.equal(
-    phaseLine(day(TODAY, mixed)),
-    "intraday v5–v7 · frozen until 10:30 Berlin · 2 of 3 confirmed",
-  );
+  assert.equal(phaseLine(day(TODAY, mixed)), "intraday v5–v7 · frozen until 10:30 Berlin");
   // A day-ahead version froze nothing: no frozen time.
   const da = entry(0, {
     version: 1,
@@ -55,7 +50,7 @@ Deno.test("phase line: intraday v7 · frozen until 10:30 Berlin · 4 of 4 confir
     sent_at: "2026-11-23T10:00:00Z",
     frozen_before: "2026-11-23T23:00:00Z",
   });
-  assert.equal(phaseLine(day(TODAY, [da])), "day-ahead v1 · 1 of 1 confirmed");
+  assert.equal(phaseLine(day(TODAY, [da])), "day-ahead v1");
   assert.equal(phaseLine(day(TODAY, [])), null);
   // What is frozen now moves with the clock, never behind the version's own frozen part.
   assert.equal(frozenNowBefore(Date.parse("2026-11-24T18:47:00Z"), 15), "2026-11-24T19:15:00.000Z");
@@ -76,16 +71,30 @@ Deno.test("frozen time: Berlin wall clock, the clock-change day, the whole day f
   assert.equal(frozenText(TODAY, null), null);
 });
 
-Deno.test("locked deviation in words, per area with its TSO's name", () => {
+Deno.test("locked deviation in words, said once for a day's areas with their TSOs' names", () => {
+  const plain = (s: string | null) => s?.replace(/\u00a0/g, " ") ?? null;
   assert.equal(
-    lockedDeviationText(entry(2, { locked_deviation_mwh: 2.4 })),
-    "2.4 MWh can no longer be scheduled away in 50Hertz",
+    plain(lockedDeviationText([entry(2, { locked_deviation_mwh: 2.4 })])),
+    "2.40 MWh can no longer be scheduled away in 50Hertz",
   );
-  assert.equal(lockedDeviationText(entry(2, { locked_deviation_mwh: 0.04 })), null);
-  assert.equal(lockedDeviationText(entry(2, { locked_deviation_mwh: null })), null);
+  assert.equal(lockedDeviationText([entry(2, { locked_deviation_mwh: 0.04 })]), null);
+  assert.equal(lockedDeviationText([entry(2, { locked_deviation_mwh: null })]), null);
   assert.equal(
-    lockedDeviationText(entry(0, { control_area: "10YAT-APG------L", locked_deviation_mwh: 1 })),
-    "1.0 MWh can no longer be scheduled away in 10YAT-APG------L",
+    plain(lockedDeviationText([
+      entry(0, { control_area: "10YAT-APG------L", locked_deviation_mwh: 1 }),
+    ])),
+    "1.00 MWh can no longer be scheduled away in 10YAT-APG------L",
+  );
+  // Four areas: the words once, the areas listed (issue 36, item 10).
+  assert.equal(
+    plain(lockedDeviationText([
+      entry(0, { locked_deviation_mwh: 7.9 }),
+      entry(1, { locked_deviation_mwh: 0.04 }),
+      entry(2, { locked_deviation_mwh: 0.592 }),
+      entry(3, { locked_deviation_mwh: 9.5 }),
+    ], "de-DE")),
+    "Can no longer be scheduled away: 7,90 MWh in Amprion, 592 kWh in 50Hertz, " +
+      "9,50 MWh in TransnetBW",
   );
 });
 
@@ -137,8 +146,8 @@ Deno.test("attention: locked_deviation (warn) for today's areas from 0.1 MWh, no
   ]);
   assert.equal(
     locked[0].message,
-    "Today (Tue 24 Nov): energy that can no longer be scheduled away: 2.4 MWh in 50Hertz, " +
-      "0.1 MWh in TransnetBW; the frozen quarter-hours deviate from the schedules the TSOs have.",
+    "Today (Tue 24 Nov): energy that can no longer be scheduled away: 2.40 MWh in 50Hertz, " +
+      "100 kWh in TransnetBW; the frozen quarter-hours deviate from the schedules the TSOs have.",
   );
   const tomorrow = day("2026-11-25", [entry(2, { locked_deviation_mwh: 5 })], {
     tso_deadline: "2026-11-24T13:30:00Z",

@@ -81,14 +81,14 @@ Deno.test("post-delivery console: the window in words, as the issue writes it", 
 
 Deno.test("post-delivery console: the question says what changes, what moves, its value, until when", () => {
   assert.equal(
-    proposalQuestion(DAY, area(), "en-GB"),
-    "Send a correction of Fri 27 Nov to TenneT replacing v7: the schedule becomes the actual in 40 quarter-hours, moving 3.250 MWh short and 1.500 MWh long imbalance to the counterparty (worth 1,234.50 EUR at reBAP). Possible until Mon 30 Nov 16:00.",
+    proposalQuestion(DAY, area(), "en-GB").replace(/\u00a0/g, " "),
+    "Send a correction of Fri 27 Nov to TenneT replacing v7: the schedule becomes the actual in 40 quarter-hours, moving 3.25 MWh short and 1.50 MWh long imbalance to the counterparty (worth 1,234.50 EUR at reBAP). Possible until Mon 30 Nov 16:00.",
   );
   const a = area();
   a.proposal = { ...a.proposal!, value_eur_total: null, changed_quarter_hours: 1 };
   assert.match(
-    proposalQuestion(DAY, a, "de-DE"),
-    /in 1 quarter-hour, moving 3,250 MWh short and 1,500 MWh long imbalance to the counterparty \(no reBAP price is known for them yet\)/,
+    proposalQuestion(DAY, a, "de-DE").replace(/\u00a0/g, " "),
+    /in 1 quarter-hour, moving 3,25 MWh short and 1,50 MWh long imbalance to the counterparty \(no reBAP price is known for them yet\)/,
   );
 });
 

@@ -3,24 +3,24 @@
  * rendered with preact-render-to-string from a settlement built in the test
  * (`tests/support/settlement_fixture.ts`, checked against the wire schemas): the totals sentence
  * in `en` and `de-DE`, units always shown, missing values as gaps and "—" (never 0), the 92- and
- * 100-quarter-hour days, completeness, worst quarter-hours, sources, the 404 sentence, and the
- * month's grid and sentence.
+ * 100-quarter-hour days, completeness, the costliest quarter-hours, sources, the 404 sentence
+ * (the month: console_settlement_month_test.tsx).
  */
 import assert from "node:assert/strict";
 import { renderToString } from "preact-render-to-string";
 import { pointAt, SettlementChart, stepPath } from "../../components/SettlementChart.tsx";
 import { SettlementReadout } from "../../components/SettlementReadout.tsx";
 import { AfterDeliveryView, readSettlement } from "../../islands/AfterDelivery.tsx";
-import { MonthView } from "../../islands/SettlementMonth.tsx";
 import { ApiError } from "../../lib/console/api.ts";
-import { addMonths, monthGrid } from "../../lib/console/settlement_month.ts";
+import { money as eur } from "../../lib/console/format.ts";
 import {
-  eur,
+  costliest,
   formatNumber,
   imbalanceText,
   operatorLocale,
   savingWords,
   sourceLines,
+  totalsFormat,
   totalsSentence,
 } from "../../lib/console/settlement_texts.ts";
 import {
@@ -29,14 +29,9 @@ import {
   type SettlementTotals,
 } from "../../lib/wire/settlement.ts";
 import { AMPRION, daySettlement, monthSettlement, TENNET } from "../support/settlement_fixture.ts";
+import { htmlText } from "../support/figures.ts";
 
-/** Visible text of rendered HTML: tags out, entities and no-break spaces as plain text. */
-function text(html: string): string {
-  return html.replace(/<title>[^]*?<\/title>/g, " ").replace(/<[^>]+>/g, " ")
-    .replace(/&nbsp;|\u00a0/g, " ").replace(/&amp;/g, "&").replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">").replace(/&#39;|&#x27;/g, "'").replace(/&quot;/g, '"')
-    .replace(/\s+/g, " ").trim();
-}
+const text = htmlText;
 
 /** 2027-03-10 12:00 Berlin: 2027-03-09 is "yesterday". */
 const NOW = Date.parse("2027-03-10T11:00:00Z");
@@ -63,16 +58,16 @@ Deno.test("the totals sentence in en and de-DE: numbers in the locale, units alw
     totalsSentence({ day, where: "Amprion", totals, locale, nowMs: NOW }).replace(/\u00a0/g, " ");
   assert.equal(
     say("en"),
-    "Yesterday in Amprion: 3.2 MWh short, 1.1 MWh long, 412.50 EUR; the day-ahead schedule alone: 1,030.00 EUR.",
+    "Yesterday in Amprion: 3.20 MWh short, 1.10 MWh long, 412.50 EUR; the day-ahead schedule alone: 1,030.00 EUR.",
   );
   assert.equal(
     say("de-DE"),
-    "Yesterday in Amprion: 3,2 MWh short, 1,1 MWh long, 412,50 EUR; the day-ahead schedule alone: 1.030,00 EUR.",
+    "Yesterday in Amprion: 3,20 MWh short, 1,10 MWh long, 412,50 EUR; the day-ahead schedule alone: 1.030,00 EUR.",
   );
   assert.match(say("en", "2027-03-02"), /^Tue 2 Mar in Amprion:/, "an older day by its date");
   assert.equal(
     say("en", "2027-03-09", { ...TOTALS, cost_eur: -12, day_ahead_cost_eur: null }),
-    "Yesterday in Amprion: 3.2 MWh short, 1.1 MWh long, -12.00 EUR (received); no day-ahead version to compare.",
+    "Yesterday in Amprion: 3.20 MWh short, 1.10 MWh long, -12.00 EUR (received); no day-ahead version to compare.",
   );
   assert.ok(
     say("en").includes("\u00a0") === false && totalsSentence({
@@ -81,7 +76,7 @@ Deno.test("the totals sentence in en and de-DE: numbers in the locale, units alw
       totals: TOTALS,
       locale: "en",
       nowMs: NOW,
-    }).includes("3.2\u00a0MWh"),
+    }).includes("3.20\u00a0MWh"),
     "number and unit are held together by a no-break space",
   );
 });
@@ -100,9 +95,11 @@ Deno.test("missing values read as — and never as 0; a line breaks at a gap", (
   assert.equal(eur(null, "de-DE"), "—");
   assert.equal(eur(0, "en").replace(/\u00a0/g, " "), "0.00 EUR", "a real zero stays 0");
   assert.equal(imbalanceText(null, "en"), "—");
-  assert.equal(imbalanceText(0.584, "en").replace(/\u00a0/g, " "), "0.58 MWh short");
-  assert.equal(imbalanceText(-0.2, "de-DE").replace(/\u00a0/g, " "), "0,20 MWh long");
-  assert.equal(imbalanceText(0.001, "en"), "balanced");
+  assert.equal(imbalanceText(0.584, "en").replace(/\u00a0/g, " "), "584 kWh short");
+  assert.equal(imbalanceText(-0.2, "de-DE").replace(/\u00a0/g, " "), "200 kWh long");
+  // Balanced only at 0: 1 kWh is an imbalance (docs/console.md, "Numbers").
+  assert.equal(imbalanceText(0.001, "en").replace(/\u00a0/g, " "), "1.00 kWh short");
+  assert.equal(imbalanceText(0, "en"), "balanced");
 
   const x = (i: number) => i * 10;
   const y = (v: number) => v;
@@ -176,12 +173,14 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
   );
   // Per area: the sentence, completeness with the reason, accuracy, worst, sources.
   const a = s.areas[0];
+  // Written as the day's figures are: the areas shown add up to the day shown.
   const say = totalsSentence({
     day: "2027-03-09",
     where: "Amprion",
     totals: a.totals,
     locale: "en",
     nowMs: NOW,
+    format: totalsFormat(s.areas.map((x) => x.totals), s.totals, "en"),
   });
   assert.ok(t.includes(say.replace(/\u00a0/g, " ")), say);
   assert.match(
@@ -192,13 +191,18 @@ Deno.test("the day view: sentence over all areas, a chart per area with gaps, co
     t,
     /final 40 metered · 120 profile-settled · 0 missing market locations · 96 of 96 quarter-hours priced/,
   );
-  assert.match(t, /schedule MAE 0.8 MW · bias -0.1 MW · nMAE 4.2 %/);
-  assert.match(t, /The 10 worst quarter-hours in Amprion/);
+  assert.match(t, /schedule MAE 800 kW · bias -100 kW · nMAE 4.20 %/);
+  // Ranked by money, not by energy (issue 36, item 10): the costs fall row by row.
+  assert.match(t, /The 10 costliest quarter-hours in Amprion/);
+  const costs = [...amprion.matchAll(/<td>([\d,.]+)(&nbsp;|\u00a0)EUR<\/td>/g)]
+    .map((m) => Number(m[1].replace(/,/g, "")));
+  assert.equal(costs.length, 10);
+  assert.deepEqual(costs, [...costs].sort((x, y) => y - x));
   assert.match(
     t,
-    /Where the deviation came from profile H25: 3.4 MWh \(75.6 %\) over 120 locations, mean 0.6 MW/,
+    /Where the deviation came from profile H25: 3.40 MWh \(75.6 %\) over 120 locations, mean 600 kW/,
   );
-  assert.match(t, /customer forecasts: 1.1 MWh \(24.4 %\)/);
+  assert.match(t, /customer forecasts: 1.10 MWh \(24.4 %\)/);
   assert.match(t, /profile G25: — over 14 locations, mean —/, "unknown deviation: —, not 0");
   assert.match(t, /The intraday versions (saved|cost)/);
   const words = (t: SettlementTotals, locale = "en") =>
@@ -243,7 +247,7 @@ Deno.test("the readout of a quarter-hour without actual and one without price", 
   const unpriced = text(
     renderToString(<SettlementReadout at={pointAt(a, s.quarter_hours, 20)} locale="en" />),
   );
-  assert.match(unpriced, /imbalance \d\.\d\d MWh (short|long) price — cost —$/);
+  assert.match(unpriced, /imbalance \d[\d.]* k?Wh (short|long) price — cost —$/);
 });
 
 Deno.test("92 and 100 quarter-hour days: every quarter-hour charted, Berlin labels skip or repeat", () => {
@@ -329,69 +333,6 @@ Deno.test("no settlement: a plain sentence; a refusal in words; 401 left to the 
   assert.deepEqual(seen, ["/v1/delivery-days/2027-03-09/settlement"]);
 });
 
-Deno.test("the month: days × areas with cost and energy, totals, the sentence in en and de-DE", () => {
-  const m = monthSettlement("2027-03", 3);
-  const grid = monthGrid(m);
-  assert.deepEqual(grid.rows.map((r) => r.delivery_day), [
-    "2027-03-01",
-    "2027-03-02",
-    "2027-03-03",
-  ]);
-  assert.equal(grid.rows[0].total.cost_eur, 700);
-  assert.equal(
-    grid.rows[0].total.day_ahead_cost_eur,
-    800,
-    "a null day-ahead cost is left out, not 0",
-  );
-  assert.equal(grid.rows[2].total.status, "provisional");
-  assert.equal(grid.areaTotals[TENNET].cost_eur, 400 + 410 + 420);
-  assert.equal(addMonths("2027-01", -1), "2026-12");
-  assert.equal(addMonths("2027-12", 1), "2028-01");
-
-  const en = text(
-    renderToString(
-      <MonthView month="2027-03" load={{ kind: "ok", body: m }} locale="en" selected={null} />,
-    ),
-  );
-  assert.match(
-    en,
-    /^March 2027 in all 2 areas: 15.6 MWh short, 7.5 MWh long, 2,160.00 EUR; the day-ahead schedule alone: 4,060.00 EUR\. 3 days settled, 1 of them provisional\./,
-  );
-  assert.match(
-    en,
-    /Day Amprion TenneT TSO Day total Mon 1 Mar 300.00 EUR 2.0 MWh short · 1.0 MWh long 400.00 EUR 3.0 MWh short · 1.5 MWh long 700.00 EUR/,
-  );
-  assert.match(en, /Wed 3 Mar 320.00 EUR .* provisional/);
-  assert.match(
-    en,
-    /Month 930.00 EUR .* 1,230.00 EUR .* 2,160.00 EUR day-ahead alone: 4,060.00 EUR$/,
-  );
-  const de = text(
-    renderToString(
-      <MonthView month="2027-03" load={{ kind: "ok", body: m }} locale="de-DE" selected={null} />,
-    ),
-  );
-  assert.match(
-    de,
-    /^March 2027 in all 2 areas: 15,6 MWh short, 7,5 MWh long, 2.160,00 EUR; the day-ahead schedule alone: 4.060,00 EUR\./,
-  );
-
-  for (
-    const load of [
-      { kind: "none" } as const,
-      { kind: "ok", body: monthSettlement("2027-04", 0) } as const,
-    ]
-  ) {
-    const t = text(
-      renderToString(<MonthView month="2027-04" load={load} locale="en" selected={null} />),
-    );
-    assert.equal(
-      t,
-      "No settlement for April 2027 yet: it appears when actuals and imbalance prices for its days arrive.",
-    );
-  }
-});
-
 Deno.test("sources: largest share first, an unknown one last and as —", () => {
   const lines = sourceLines([
     { source: "G25", locations: 1, mad_mw: null, abs_deviation_mwh: null },
@@ -399,8 +340,23 @@ Deno.test("sources: largest share first, an unknown one last and as —", () => 
     { source: "H25", locations: 3, mad_mw: 0.2, abs_deviation_mwh: 3 },
   ], "de-DE").map((l) => l.replace(/\u00a0/g, " "));
   assert.deepEqual(lines, [
-    "profile H25: 3,0 MWh (75,0 %) over 3 locations, mean 0,2 MW",
-    "customer forecasts: 1,0 MWh (25,0 %) over 2 locations, mean 0,1 MW",
+    "profile H25: 3,00 MWh (75,0 %) over 3 locations, mean 200 kW",
+    "customer forecasts: 1,00 MWh (25,0 %) over 2 locations, mean 100 kW",
     "profile G25: — over 1 location, mean —",
   ]);
+});
+
+Deno.test("the costliest quarter-hours: by |cost| in EUR, none that cost nothing or is unpriced", () => {
+  const qh = ["q0", "q1", "q2", "q3", "q4"];
+  const list = costliest({
+    // A large imbalance at a low price costs less than a small one at a high price.
+    imbalance_mwh: [0.9, 0.1, -0.2, 0, 0.5],
+    price_eur_mwh: [10, 200, 100, 50, null],
+    cost_eur: [9, 20, -20, 0, null],
+  }, qh);
+  assert.deepEqual(list.map((w) => [w.start, w.cost_eur]), [["q2", -20], ["q1", 20], ["q0", 9]]);
+  assert.deepEqual(
+    costliest({ imbalance_mwh: [0], price_eur_mwh: [50], cost_eur: [0] }, ["q0"]),
+    [],
+  );
 });

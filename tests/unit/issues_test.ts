@@ -141,3 +141,14 @@ Deno.test("clipInput: small values as sent; long text and large values cut to 1,
   const items = itemsFor({ ...valid, nested: { list: Array(600).fill(12345) } });
   assert.equal(items[0].input, JSON.stringify(Array(600).fill(12345)).slice(0, 1000) + "…");
 });
+
+Deno.test("422 items: a missing field and a missing body carry input null, never no input", () => {
+  const { name: _, ...withoutName } = valid;
+  const items = itemsFor(withoutName);
+  assert.deepEqual(items.map((i) => [i.loc, i.input]), [[["body", "name"], null]]);
+  assert.ok("input" in JSON.parse(JSON.stringify(items[0])));
+  const whole = Schema.safeParse(undefined);
+  const [item] = zodIssuesToItems("body", whole.error!.issues, undefined);
+  assert.deepEqual([item.loc, item.input], [["body"], null]);
+  assert.equal(clipInput(undefined), null);
+});

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
   type AreaInputs,
+  dayTotals,
   settleArea,
   settleQuarterHour,
   sumTotals,
@@ -177,4 +178,20 @@ Deno.test("settlement: the intraday energy at own trade prices where given, else
   );
   assert.deepEqual(d.intraday_mwh, [0.5, 0.5, 0.5, 0.5]);
   assert.equal(d.totals.intraday_saving_eur, -25);
+});
+
+Deno.test("the day's totals are summed before rounding: 0.004 + 0.004 EUR is 0.01, not 0.00", () => {
+  // One quarter-hour short by 0.25 MWh at 0.016 EUR/MWh: 0.004 EUR in each of two areas.
+  const area = (control_area: string) =>
+    settleArea(inputs({
+      control_area,
+      market_location_mw: [11, 10, 10, 10],
+      price_short: [0.016, 0, 0, 0],
+      price_long: [0, 0, 0, 0],
+      day_ahead: null,
+    }));
+  const a = area("10YDE-RWENET---I"), b = area("10YDE-EON------1");
+  assert.deepEqual([a.totals.cost_eur, b.totals.cost_eur], [0, 0]);
+  assert.equal(sumTotals([a.totals, b.totals]).cost_eur, 0);
+  assert.equal(dayTotals([a, b]).cost_eur, 0.01);
 });

@@ -140,6 +140,13 @@ export function registerEvents(ctx: RouteContext, hub: EventHub): void {
     summary: "Live event stream (Server-Sent Events); stream token in the query only",
     tags: ["console"],
     query: StreamQuery,
+    requestHeaders: {
+      "Last-Event-ID": {
+        description:
+          "the last event id the client has (EventSource sends it on reconnect): the stream resumes after it; wins over after_id; not a whole number 0… → 422",
+        schema: { type: "string", pattern: "^\\s*[0-9]*\\s*$" },
+      },
+    },
     responses: {
       200: {
         description: "Server-Sent Events: `retry: 3000`, then `id:` = event id, `event:` = kind, " +

@@ -5,7 +5,8 @@
  * Built from memory: the security facts once at start, the orchestrator state and the runtime
  * config from their caches (no KV read while they are younger than a second), and the JSON text
  * once per combination of the two. `attention` (docs/console.md, "Attention") reads the days from
- * today on, at most once a second.
+ * today on, at most once a second and again after any write of what it is read from
+ * ({@link InputGeneration}: read after write).
  * @module
  */
 import {
@@ -38,16 +39,21 @@ import { consoleDays } from "../../../lib/console/console_days.ts";
 import { berlinDate } from "../../../lib/console/day_texts.ts";
 import { listRejected } from "../../../lib/fahrplan/rejected_answers.ts";
 import { readModelsSummary } from "../../../lib/pipeline/forecast_models.ts";
+import { clearingAttention } from "../../../lib/console/clearing_attention_source.ts";
+import type { InputGeneration } from "../../../lib/store/input_generation.ts";
 
 /**
  * Registers the status endpoint.
  * @param orchestrator the app's cached orchestrator state (the one start/stop write through)
+ * @param inputs where the attention list's stored inputs stand: a cached list is used only while
+ *   it is unchanged
  */
 export function registerStatus(
   ctx: RouteContext,
   orchestrator: OrchestratorStateStore,
   passes: PassLog,
   facts: FactsCache,
+  inputs: InputGeneration,
 ): void {
   const s = ctx.settings;
   const callers = ctx.keys.callersPerScope();
@@ -101,7 +107,7 @@ export function registerStatus(
     const health = passes.peek();
     const size = facts.peek();
     if (state && cfg && health !== undefined && size !== undefined) {
-      const items = attentionCached(state, health);
+      const items = attentionCached(state, cfg, health);
       if (items) return json(body(state, cfg, health, size, items));
     }
     return Promise.all([
@@ -112,23 +118,44 @@ export function registerStatus(
     ]).then(async ([st, c, h, f]) => json(body(st, c, h, f, await attentionNow(st, c, h))));
   });
 
-  // The attention list reads the days from KV: computed at most once a second, and by one
-  // request at a time (the others of that moment wait for the same list, not read KV again).
-  let attentionCache:
-    | { second: number; state: object; health: object | null; items: AttentionItem[] }
-    | undefined;
-  let computing:
-    | { state: object; health: object | null; items: Promise<AttentionItem[]> }
-    | undefined;
-  /** This second's attention list when it was computed for the same state and pass health. */
+  // The attention list reads the days from KV: computed at most once a second while nothing it
+  // is read from changed (the stored inputs' generation, the config, the orchestrator's state and
+  // pass health), and by one request at a time (the others of that moment wait for the same list,
+  // not read KV again).
+  type AttentionKey = {
+    second: number;
+    generation: number;
+    state: Readonly<OrchestratorState>;
+    cfg: Readonly<EffectiveConfig>;
+    health: Readonly<PassHealth> | null;
+  };
+  const keyNow = (
+    state: Readonly<OrchestratorState>,
+    cfg: Readonly<EffectiveConfig>,
+    health: Readonly<PassHealth> | null,
+  ): AttentionKey => ({
+    second: Math.floor(ctx.clock.now() / 1000),
+    generation: inputs.current(),
+    state,
+    cfg,
+    health,
+  });
+  const sameKey = (a: AttentionKey | undefined, b: AttentionKey) =>
+    a !== undefined && a.second === b.second && a.generation === b.generation &&
+    a.state === b.state && a.cfg === b.cfg && a.health === b.health;
+  let attentionCache: { key: AttentionKey; items: AttentionItem[] } | undefined;
+  let computing: { key: AttentionKey; items: Promise<AttentionItem[]> } | undefined;
+  /** The attention list when it was computed for the same key (the hot path: no allocation). */
   const attentionCached = (
     state: Readonly<OrchestratorState>,
+    cfg: Readonly<EffectiveConfig>,
     health: Readonly<PassHealth> | null,
   ): AttentionItem[] | undefined => {
-    const c = attentionCache;
-    const second = Math.floor(ctx.clock.now() / 1000);
-    return c && c.second === second && c.state === state && c.health === health
-      ? c.items
+    const k = attentionCache?.key;
+    return k && k.second === Math.floor(ctx.clock.now() / 1000) &&
+        k.generation === inputs.current() && k.state === state && k.cfg === cfg &&
+        k.health === health
+      ? attentionCache!.items
       : undefined;
   };
   const attentionNow = (
@@ -136,13 +163,15 @@ export function registerStatus(
     cfg: Readonly<EffectiveConfig>,
     health: Readonly<PassHealth> | null,
   ): Promise<AttentionItem[]> => {
-    const cached = attentionCached(state, health);
-    if (cached) return Promise.resolve(cached);
-    if (computing && computing.state === state && computing.health === health) {
-      return computing.items;
+    // The key is taken before anything is read: a write landing during the reads changes the
+    // generation, so the next request computes again.
+    const key = keyNow(state, cfg, health);
+    if (attentionCache && sameKey(attentionCache.key, key)) {
+      return Promise.resolve(attentionCache.items);
     }
-    const items = computeAttention(state, cfg, health);
-    const mine = { state, health, items };
+    if (computing && sameKey(computing.key, key)) return computing.items;
+    const items = computeAttention(key);
+    const mine = { key, items };
     computing = mine;
     const done = () => {
       if (computing === mine) computing = undefined;
@@ -150,21 +179,21 @@ export function registerStatus(
     items.then(done, done);
     return items;
   };
-  const computeAttention = async (
-    state: Readonly<OrchestratorState>,
-    cfg: Readonly<EffectiveConfig>,
-    health: Readonly<PassHealth> | null,
-  ): Promise<AttentionItem[]> => {
+  const computeAttention = async (key: AttentionKey): Promise<AttentionItem[]> => {
     const now = ctx.clock.now();
-    const days = await consoleDays(ctx.kv, cfg, now, { from: berlinDate(now) });
+    const days = await consoleDays(ctx.kv, key.cfg, now, { from: berlinDate(now) });
     const items = attentionOf({
       days: [...days.delivery_days, ...days.without_state],
-      orchestrator: { state: state.state, failed_passes_in_a_row: health?.failed_in_a_row ?? 0 },
+      orchestrator: {
+        state: key.state.state,
+        failed_passes_in_a_row: key.health?.failed_in_a_row ?? 0,
+      },
       nowMs: now,
       rejected: await listRejected(ctx.kv),
       learned: await readModelsSummary(ctx.kv),
+      clearing: await clearingAttention(ctx.kv, now),
     });
-    attentionCache = { second: Math.floor(now / 1000), state, health, items };
+    attentionCache = { key, items };
     return items;
   };
 
