@@ -1,13 +1,13 @@
 /**
  * The contract test's requests after delivery (tests/support/contract_cases.ts, whose scenario
  * calls these): the BRP's own intraday trades, the per-location deviations, the DSO's sum of a
- * MaBiS metering point and the month's clearing list with its marks, the post-delivery view,
- * weather; and at the end, after the day's delivery, a post-delivery correction.
+ * MaBiS metering point and the month's clearing list with its marks, the post-delivery view, the
+ * learned forecasts' models, weather; and at the end, after the day's delivery, a post-delivery correction.
  * @module
  */
 import type { Rig } from "./day_ahead_rig.ts";
 import { config, CSV, json, type Step, UNKNOWN_DAY, YESTERDAY } from "./contract_cases.ts";
-import { AREAS } from "./portfolio.ts";
+import { AREAS, maloId } from "./portfolio.ts";
 
 /** The BRP's own intraday trades of {@link YESTERDAY}'s first quarter-hour. */
 const TRADES =
@@ -108,6 +108,16 @@ export function afterDelivery(): Step[] {
       expect: 422,
     },
     { route: "get /v1/delivery-days/{day}/post-delivery", params: { day: YESTERDAY }, expect: 200 },
+    // The learned forecasts: a metered location's model (made by the forecast steps before), one
+    // without, and the console's list.
+    { route: "get /v1/market-locations/{malo_id}/forecast-model", auth: "external", expect: 200 },
+    {
+      route: "get /v1/market-locations/{malo_id}/forecast-model",
+      params: { malo_id: maloId(9) },
+      expect: 404,
+    },
+    { route: "get /v1/console/forecast-models", expect: 200 },
+    { route: "get /v1/console/forecast-models", query: "limit=0", expect: 422 },
     // Weather.
     { route: "post /v1/weather", headers: CSV, body: WEATHER, auth: "external", expect: 200 },
     {

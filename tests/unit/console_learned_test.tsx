@@ -121,8 +121,8 @@ Deno.test("after delivery: learned and corrected sources say what they saved aga
   ].map((s) => DeviationSourceSchema.parse(s));
   const lines = sourceLines(sources, "en").map((l) => l.replace(/\u00a0/g, " "));
   assert.deepEqual(lines, [
-    "profile H0: 4.0 MWh (57.1 %) over 3 locations, mean 0.2 MW",
-    "learned forecasts: 2.0 MWh (28.6 %) over 1 location, mean 0.1 MW; 1.25 MWh less imbalance than the load 7 days before (125.00 EUR at reBAP)",
-    "corrected customer forecasts: 1.0 MWh (14.3 %) over 2 locations, mean 0.1 MW; 0.30 MWh more imbalance than the customer's own forecast",
+    "profile H0: 4.00 MWh (57.1 %) over 3 locations, mean 200 kW",
+    "learned forecasts: 2.00 MWh (28.6 %) over 1 location, mean 100 kW; 1.25 MWh less imbalance than the load 7 days before (125.00 EUR at reBAP)",
+    "corrected customer forecasts: 1.00 MWh (14.3 %) over 2 locations, mean 100 kW; 300 kWh more imbalance than the customer's own forecast",
   ]);
 });
