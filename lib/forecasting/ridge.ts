@@ -36,39 +36,59 @@ export function fitRidge(
   alpha: number,
 ): RidgeFit {
   const rowsN = y.length;
+  // One pass over the rows: weighted sums of the values and of their products (upper triangle),
+  // y as column p. Each column is first shifted by its value in the first usable row: the sums
+  // are shift-invariant once centred below, and a constant column stays exactly constant. Rows
+  // go four at a time, so each product sum is loaded and stored once per four rows (the hot loop
+  // of a fit); an unused row is all zeros with weight 0.
+  const q = p + 1;
+  const shift = new Float64Array(q);
+  let r0 = 0;
+  while (r0 < rowsN && !use[r0]) r0++;
+  if (r0 === rowsN) throw new RangeError("no usable row to fit");
+  for (let j = 0; j < p; j++) shift[j] = x[r0 * p + j];
+  shift[p] = y[r0];
+  const m = new Float64Array(q);
+  const s = new Float64Array(q * q);
+  const v = [new Float64Array(q), new Float64Array(q), new Float64Array(q), new Float64Array(q)];
+  const wt = new Float64Array(4);
+  const [v0, v1, v2, v3] = v;
   let sw = 0, rows = 0;
-  const mean = new Float64Array(p);
-  let my = 0;
-  for (let r = 0; r < rowsN; r++) {
-    if (!use[r]) continue;
-    const w = weights[r];
-    sw += w;
-    rows++;
-    my += w * y[r];
-    for (let j = 0; j < p; j++) mean[j] += w * x[r * p + j];
-  }
-  if (rows === 0) throw new RangeError("no usable row to fit");
-  my /= sw;
-  for (let j = 0; j < p; j++) mean[j] /= sw;
-  // Centred weighted cross products.
-  const g = new Float64Array(p * p);
-  const gy = new Float64Array(p);
-  const c = new Float64Array(p);
-  for (let r = 0; r < rowsN; r++) {
-    if (!use[r]) continue;
-    const w = weights[r];
-    const base = r * p;
-    for (let j = 0; j < p; j++) c[j] = x[base + j] - mean[j];
-    const yc = y[r] - my;
-    // The upper triangle, row by row (the hot loop of a fit: p(p+1)/2 products per row).
-    for (let j = 0, gj = 0; j < p; j++, gj += p) {
-      const wc = w * c[j];
-      gy[j] += wc * yc;
-      for (let l = j; l < p; l++) g[gj + l] += wc * c[l];
+  for (let r = r0; r < rowsN; r += 4) {
+    for (let k = 0; k < 4; k++) {
+      const rk = r + k, vk = v[k];
+      if (rk < rowsN && use[rk]) {
+        const base = rk * p;
+        for (let j = 0; j < p; j++) vk[j] = x[base + j] - shift[j];
+        vk[p] = y[rk] - shift[p];
+        wt[k] = weights[rk];
+        sw += wt[k];
+        rows++;
+      } else {
+        vk.fill(0);
+        wt[k] = 0;
+      }
+    }
+    const w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3];
+    for (let a = 0; a < q; a++) {
+      const a0 = w0 * v0[a], a1 = w1 * v1[a], a2 = w2 * v2[a], a3 = w3 * v3[a];
+      m[a] += a0 + a1 + a2 + a3;
+      const row = a * q;
+      for (let b = a; b < q; b++) s[row + b] += a0 * v0[b] + a1 * v1[b] + a2 * v2[b] + a3 * v3[b];
     }
   }
+  // Centred weighted cross products of the columns (g) and with y (gy), and the means.
+  const g = new Float64Array(p * p);
+  const gy = new Float64Array(p);
+  const mean = new Float64Array(p);
+  for (let j = 0; j < p; j++) {
+    mean[j] = shift[j] + m[j] / sw;
+    gy[j] = s[j * q + p] - m[j] * m[p] / sw;
+    for (let l = j; l < p; l++) g[j * p + l] = s[j * q + l] - m[j] * m[l] / sw;
+  }
+  const my = shift[p] + m[p] / sw;
   const sd = new Float64Array(p);
-  for (let j = 0; j < p; j++) sd[j] = Math.sqrt(g[j * p + j] / sw);
+  for (let j = 0; j < p; j++) sd[j] = Math.sqrt(Math.max(0, g[j * p + j]) / sw);
   const live = [...sd.keys()].filter((j) => sd[j] > 1e-12 * (1 + Math.abs(mean[j])));
   const coefficients = new Array<number>(p).fill(0);
   if (live.length > 0) {
