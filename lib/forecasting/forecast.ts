@@ -327,10 +327,9 @@ function weekBefore(ctx: FeatureContext, k: number, why: string): DayForecast {
       return {
         day: day.day,
         method: "none",
-        reason:
-          `${why}; and no actuals of the same weekday in the ${FALLBACK_WEEKS} weeks before ${day.day} for ${
-            slotLabel(day.slots[i])
-          }`,
+        reason: `${why}, and no load of the same weekday at ${
+          slotLabel(day.slots[i])
+        } in the ${FALLBACK_WEEKS} weeks before ${day.day} to fall back on`,
         values: null,
         model: null,
       };

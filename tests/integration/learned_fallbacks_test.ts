@@ -110,7 +110,7 @@ Deno.test("learned forecasts: each fallback labelled, stored or not, and an atte
     assert.match(
       none[0].message,
       new RegExp(
-        `^No forecast for ${THREE} \\(OpenSTEF 307\\) for tomorrow \\(Sat 21 Nov\\): 3 of 14 days of actuals; and no actuals of the same weekday`,
+        `^No forecast for ${THREE} \\(OpenSTEF 307\\) for tomorrow \\(Sat 21 Nov\\): 3 of 14 days of actuals, and no load of the same weekday at 00:00 in the 4 weeks before`,
       ),
     );
     const notes = items.filter((i) => i.code === "forecast_fallback").map((i) => i.message);

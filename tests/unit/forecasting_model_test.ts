@@ -159,7 +159,7 @@ Deno.test("learned forecast: fewer than 14 days of actuals → the load 7 days b
   assert.equal(out[3].values, null);
   assert.match(
     out[3].reason,
-    /^11 of 14 days of actuals; and no actuals of the same weekday in the 4 weeks before 2026-11-30/,
+    /^11 of 14 days of actuals, and no load of the same weekday at \d\d:\d\d in the 4 weeks before 2026-11-30 to fall back on$/,
   );
 });
 
@@ -175,7 +175,7 @@ Deno.test("learned forecast: 3 days of actuals and nothing a week back → no fo
   assert.equal(f.method, "none");
   assert.equal(f.values, null);
   assert.equal(f.model, null);
-  assert.match(f.reason, /^3 of 14 days of actuals; /);
+  assert.match(f.reason, /^3 of 14 days of actuals, and no load of the same weekday at 00:00 /);
   const [empty] = forecastDays({
     cutoffMs: gate("2026-11-05"),
     days: ["2026-11-05"],
