@@ -9,25 +9,8 @@
 import type { AttentionItem } from "../wire/attention.ts";
 import type { OpenClearing } from "../settlement/clearing_marks.ts";
 import { weekdayDate } from "./day_texts.ts";
+import { monthWords as monthName } from "./settlement_texts.ts";
 import { tsoName } from "../fahrplan/tso_names.ts";
-
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-
-/** `November 2026` for `2026-11`. */
-const monthName = (m: string) => `${MONTHS[Number(m.slice(5, 7)) - 1]} ${m.slice(0, 4)}`;
 
 /**
  * The items of the waiting clearing lists.
