@@ -14,11 +14,9 @@ import type { DayRun } from "./day_split.ts";
 import { QUALITY } from "./mscons_codes.ts";
 import type { MeteredSeries, SubstituteNote } from "./series.ts";
 
-/** One record as stored: the values packed (`NaN` = no value); owner and day are the key's. */
-export interface PackedActuals {
-  /** kWh per quarter-hour of the day; `NaN` where not metered yet or reported missing. */
-  kwh: Float64Array;
-  /** Kind of each value (`QUALITY`); absent while every value is a true value. */
+/** What a record of actuals says beside its values, stored and read alike. */
+export interface ActualsFacts {
+  /** Kind of each value (`QUALITY` of `./mscons_codes.ts`); absent: every value a true value. */
   quality?: Uint8Array;
   /** Method and reason of each substitute value, by quarter-hour index of the day. */
   substitutes?: Record<number, SubstituteNote>;
@@ -26,8 +24,16 @@ export interface PackedActuals {
   version?: string;
   /** The sender's market partner id (MSCONS `NAD+MS`): the DSO of a balancing-group sum. */
   sender?: string;
+  /** ISO-8601 UTC instant of the last change. */
   updated_at: string;
+  /** Where the last change came from (message or file, caller). */
   source: string;
+}
+
+/** One record as stored: the values packed (`NaN` = no value); owner and day are the key's. */
+export interface PackedActuals extends ActualsFacts {
+  /** kWh per quarter-hour of the day; `NaN` where not metered yet or reported missing. */
+  kwh: Float64Array;
 }
 
 /** The values of one owner and day to write: runs of one series each, in the order of the input. */

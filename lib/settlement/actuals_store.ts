@@ -21,6 +21,7 @@ import { quarterHourCount } from "../domain/delivery_day.ts";
 import { getManyChunked, getManyInRange, retryKv } from "../store/kv.ts";
 import { KEYS } from "../store/keys.ts";
 import {
+  type ActualsFacts,
   COUNTS,
   type MergeCounts,
   mergeRecord,
@@ -29,26 +30,14 @@ import {
   type Part,
 } from "./actuals_merge.ts";
 import { runsByDay } from "./day_split.ts";
-import type { MeteredSeries, SeriesOwner, SubstituteNote } from "./series.ts";
+import type { MeteredSeries, SeriesOwner } from "./series.ts";
 
 /** One record as readers get it: kWh per quarter-hour of the day (`null` = not metered yet). */
-export interface StoredActuals {
+export interface StoredActuals extends ActualsFacts {
   owner: SeriesOwner;
   day: string;
   /** kWh per quarter-hour, in the order of the day's quarter-hours (92/96/100). */
   kwh: (number | null)[];
-  /** Kind of each value (`QUALITY` of `./mscons_codes.ts`); absent: every value a true value. */
-  quality?: Uint8Array;
-  /** Method and reason of each substitute value, by quarter-hour index. */
-  substitutes?: Record<number, SubstituteNote>;
-  /** Version of a monthly settlement series (ISO-8601 UTC); absent otherwise. */
-  version?: string;
-  /** The sender's market partner id (MSCONS `NAD+MS`): the DSO of a balancing-group sum. */
-  sender?: string;
-  /** ISO-8601 UTC instant of the last change. */
-  updated_at: string;
-  /** Where the last change came from (message or file, caller). */
-  source: string;
 }
 
 export type { PackedActuals } from "./actuals_merge.ts";
