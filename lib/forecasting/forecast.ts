@@ -146,19 +146,33 @@ export function forecastDays(req: ForecastRequest): DayForecast[] {
   const sorted = [...req.days].sort();
   const cutoffDay = localDayOf(req.cutoffMs);
   const lastTarget = sorted[sorted.length - 1] > cutoffDay ? sorted[sorted.length - 1] : cutoffDay;
-  // Back far enough for the window's rows and their lags (the latest actuals are at best the day
-  // before the cut-off's day).
-  const maxLead = fitLead(Math.max(2, daysBetween(cutoffDay, lastTarget) + 1), opt.leadSteps);
-  const reach = Math.max(featureSet(maxLead, true).week, maxLead + PROFILE_DAYS - 1);
   const firstDay = addDays(
     sorted[0] < cutoffDay ? sorted[0] : cutoffDay,
-    -(opt.windowDays + reach + 1),
+    -historyDays(cutoffDay, lastTarget, opt),
   );
   try {
     return forecastOn(req, opt, firstDay, lastTarget);
   } finally {
     arena.release(); // nothing lent is kept: the results are plain arrays
   }
+}
+
+/**
+ * How many days of history before the cut-off's day (a Berlin date) a forecast of the days up to
+ * `lastDay` reads: the fit window's days, and before them the lags and the profile of the longest
+ * lead it fits (the latest actuals are at best the day before the cut-off's day). A caller that
+ * reads the inputs from storage reads this far back (`lib/pipeline/learned_chunks.ts`).
+ */
+export function historyDays(
+  cutoffDay: string,
+  lastDay: string,
+  options: Partial<ModelOptions> = {},
+): number {
+  const opt = { ...DEFAULT_OPTIONS, ...options };
+  const last = lastDay > cutoffDay ? lastDay : cutoffDay;
+  const maxLead = fitLead(Math.max(2, daysBetween(cutoffDay, last) + 1), opt.leadSteps);
+  const reach = Math.max(featureSet(maxLead, true).week, maxLead + PROFILE_DAYS - 1);
+  return opt.windowDays + reach + 1;
 }
 
 /** One arena per thread: a forecast is synchronous (`./arena.ts`). */

@@ -57,7 +57,10 @@ export async function generateForecasts(
     nowMs: number;
     region: string;
     /** The horizon and gate closure of the learned forecasts; absent: they are left alone. */
-    learned?: Pick<LearnedOptions, "horizonDays" | "gateClosureLocalTime" | "kvPath">;
+    learned?: Pick<
+      LearnedOptions,
+      "horizonDays" | "gateClosureLocalTime" | "kvPath" | "replayBudgetMs"
+    >;
   },
 ): Promise<GenerateResult> {
   // The learned forecasts first: a day whose learned forecasts change is bumped, and this step
@@ -183,7 +186,10 @@ async function learnedRefresh(
   kv: Deno.Kv,
   day: string,
   opts: { by: string; nowMs: number; region: string },
-  learned: Pick<LearnedOptions, "horizonDays" | "gateClosureLocalTime" | "kvPath">,
+  learned: Pick<
+    LearnedOptions,
+    "horizonDays" | "gateClosureLocalTime" | "kvPath" | "replayBudgetMs"
+  >,
 ): Promise<LearnedResult | null> {
   const plain = classesOf((await profileClasses(kv)).table).some((c) => !c.profile);
   if (!plain && !((await readModelsSummary(kv))?.locations)) return null;

@@ -37,7 +37,13 @@ import {
   siteOf,
   WeatherCache,
 } from "./learned_inputs.ts";
-import { daysToEvaluate, EVALUATION_DAYS, forecastLocation } from "./learned_location.ts";
+import { historyDays } from "../forecasting/forecast.ts";
+import {
+  daysToEvaluate,
+  EVALUATION_DAYS,
+  forecastLocation,
+  SERVICE_LEAD_STEPS,
+} from "./learned_location.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 
 /** One location of a batch: its master data and its model record as stored (`null`: none). */
@@ -74,10 +80,20 @@ export interface ChunkResult {
   changed: Record<string, number>;
 }
 
-/** Actuals read back for a forecast: the window (21 days), the weekly lags, the last 28 days' baseline. */
-export const READ_BACK = 40;
-/** … and for replaying past days at their gate closure: 28 days more. */
-const READ_BACK_REPLAY = READ_BACK + EVALUATION_DAYS;
+/**
+ * Days of actuals and weather read back before the cut-off's day: as far as the forecast of the
+ * horizon's last day reaches (its fit window, then the lags and profile of its lead;
+ * `historyDays` of lib/forecasting — 36 days for a horizon of 7), and at least the last 28 days
+ * evaluated with the load 7 days before each. A replay of a past day at its gate closure reads 28
+ * days more.
+ */
+export function readBack(job: Pick<ChunkJob, "today" | "days">): number {
+  const last = job.days.reduce((a, b) => a > b ? a : b, job.today);
+  return Math.max(
+    EVALUATION_DAYS + 7,
+    historyDays(job.today, last, { leadSteps: SERVICE_LEAD_STEPS }),
+  );
+}
 
 const startOf = (day: string) => deliveryDay(day).start.epochMilliseconds;
 
@@ -157,8 +173,10 @@ async function prepare(kv: Deno.Kv, job: ChunkJob, locs: MarketLocation[]): Prom
     else kept.push(p.prev!);
   }
   const todoIds = todo.map((p) => p.loc.malo_id);
+  // A location's first refit replays as many of the last 28 days as the budget allows, each
+  // reading its own history before it: 28 days more; a later refit replays at most yesterday.
   const replay = Date.now() < job.replayUntil;
-  const back = replay ? READ_BACK_REPLAY : READ_BACK;
+  const back = readBack(job) + (replay && todo.some((p) => !p.prev) ? EVALUATION_DAYS : 0);
   const withCustomer = todoIds.filter((id) => customers.get(id)!.size > 0);
   const [actuals, pastCustomer] = todoIds.length
     ? await Promise.all([
@@ -217,6 +235,7 @@ async function compute(
     return ms;
   };
   const endMs = deliveryDay(days.at(-1)!).end.epochMilliseconds;
+  const back = readBack(job);
   const changed: Record<string, number> = {};
   const states: ForecastModelState[] = [];
   const writes = new Map(
@@ -226,7 +245,7 @@ async function compute(
     const id = p.loc.malo_id;
     const point = p.loc.weather_point;
     const weather = point
-      ? await weatherCache.asOf(point, job.nowMs, startOf(addDays(today, -READ_BACK)), endMs)
+      ? await weatherCache.asOf(point, job.nowMs, startOf(addDays(today, -back)), endMs)
       : [];
     const replays = new Map<string, Awaited<ReturnType<WeatherCache["asOf"]>>>();
     // Replayed: the days without a day-ahead learned forecast — at a location's first refit as
@@ -239,7 +258,7 @@ async function compute(
       if (p.prev && day !== yesterday) continue;
       if (!b.replay || Date.now() >= job.replayUntil) break;
       // The weather a replay of `day` reads: the window before it and the day itself.
-      const from = startOf(addDays(day, -READ_BACK)), to = deliveryDay(day).end.epochMilliseconds;
+      const from = startOf(addDays(day, -back)), to = deliveryDay(day).end.epochMilliseconds;
       replays.set(day, point ? await weatherCache.asOf(point, gateOf(day), from, to, false) : []);
     }
     const region = regionOf(job, p.loc);

@@ -59,6 +59,11 @@ export interface LearnedOptions {
    * refitted in workers (`./learned_worker.ts`), two at a time, on both cores.
    */
   kvPath?: string;
+  /**
+   * Wall-clock time (ms) a refresh may spend replaying past days for the locations' last-28-days
+   * errors (default 3,000); 0 replays none (tests of the daily path).
+   */
+  replayBudgetMs?: number;
 }
 
 /** What a refresh did. */
@@ -137,7 +142,7 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
     batches.push(ids.slice(i, i + CHUNK).map((id) => metered.get(id)!));
   }
   metered.clear();
-  const replayUntil = Date.now() + REPLAY_BUDGET_MS;
+  const replayUntil = Date.now() + (opts.replayBudgetMs ?? REPLAY_BUDGET_MS);
   const job = (part: MarketLocation[][]): ChunkJob => ({
     nowMs: opts.nowMs,
     by: opts.by,

@@ -93,6 +93,25 @@ Deno.test("learned forecasts: the forecast step and the backtest give the same f
   assert.equal(model?.days[TOMORROW].method, "learned");
 });
 
+Deno.test("learned forecasts: the last day of a two-week horizon is read as far back as its lead needs, as in the backtest", async () => {
+  // Day 14 of the horizon is fitted for a lead of 15 days: lags of 15 and 21 days before each of
+  // the window's 21 days reach 42 days before the cut-off's day. A refit without replays (the
+  // daily path: no replay budget) reads only what its forecasts need.
+  await using s = await seeded();
+  const last = "2020-11-23";
+  await generateForecasts(s.kv, TOMORROW, {
+    ...STEP,
+    learned: { horizonDays: 14, gateClosureLocalTime: "12:00", replayBudgetMs: 0 },
+    nowMs: CUTOFF,
+  });
+  const [stored] = await learnedForecastsOf(s.kv, last, [LEARNED_MALO]);
+  assert.ok(stored, `a learned forecast of ${last} is stored`);
+  assert.equal(stored.method, "learned_without_weather");
+  const expected = backtest(last, 14);
+  assert.equal(stored.values.length, expected.length);
+  stored.values.forEach((v, i) => assert.equal(v, expected[i], `${last}, quarter-hour ${i}`));
+});
+
 Deno.test("learned forecasts: an actual or weather received after the cut-off leaves that cut-off's forecast as it was", async () => {
   await using s = await seeded();
   await generateForecasts(s.kv, TOMORROW, { ...STEP, nowMs: CUTOFF });
