@@ -10,6 +10,7 @@ import { useSignal, useSignalEffect } from "@preact/signals";
 import { Badge } from "../components/Badge.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { ApiError } from "../lib/console/api.ts";
+import { browserLocale } from "../lib/console/format.ts";
 import {
   errorWords,
   maeMw,
@@ -22,20 +23,22 @@ import type { ForecastModelPage, ForecastModelRow } from "../lib/wire/forecast_m
 
 const PAGE = 50;
 
-/** One location's row. */
-export function LearnedRow({ row }: { row: ForecastModelRow }) {
+/** One location's row, its figures in `locale` (default: the browser's). */
+export function LearnedRow(
+  { row, locale = browserLocale() }: { row: ForecastModelRow; locale?: string },
+) {
   return (
     <tr data-malo={row.market_location_id}>
       <th scope="row">
         {row.market_location_id}
         {row.name && <span class="muted">{` ${row.name}`}</span>}
       </th>
-      <td>
+      <td data-label="Next day-ahead day">
         <Badge tone={methodTone(row.method)}>{METHOD_WORDS[row.method]}</Badge>
         <span class="muted learned-reason">{` ${row.reason}`}</span>
       </td>
-      <td>{errorWords(row)}</td>
-      <td>{maeMw(row.last_28_days.customer?.mae_kw)}</td>
+      <td data-label="Last 28 days">{errorWords(row, locale)}</td>
+      <td data-label="Customer forecast">{maeMw(row.last_28_days.customer?.mae_kw, locale)}</td>
     </tr>
   );
 }

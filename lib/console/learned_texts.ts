@@ -6,6 +6,7 @@
  */
 import type { ForecastModelPage, ForecastModelRow } from "../wire/forecast_models.ts";
 import { weekdayDate } from "./day_texts.ts";
+import { formatNumber, power } from "./format.ts";
 
 /** How a day's method reads. */
 export const METHOD_WORDS: Record<ForecastModelRow["method"], string> = {
@@ -25,24 +26,25 @@ export function methodTone(m: ForecastModelRow["method"]): "ok" | "warn" | "erro
   return m === "learned" || m === "customer_corrected" ? "ok" : "neutral";
 }
 
-/** `0.41 MW` from kW (two decimals), `—` without a value. */
-export function maeMw(kw: number | null | undefined): string {
-  return kw === null || kw === undefined || !Number.isFinite(kw)
-    ? "—"
-    : `${(kw / 1000).toFixed(2)}\u00a0MW`;
+/**
+ * An error from kW as the console writes power in `locale` (docs/console.md, "Numbers"): `3.90 MW`,
+ * `410 kW` (below 1 MW), `—` without a value.
+ */
+export function maeMw(kw: number | null | undefined, locale: string): string {
+  return power(kw === null || kw === undefined ? kw : kw / 1000, locale);
 }
 
 /**
- * The last 28 days in words: `0.41 MW vs 0.68 MW 7 days before (0.60×, 27 days)`; `not judged
- * yet` without a model error.
+ * The last 28 days in words, figures in `locale`: `410 kW vs 683 kW 7 days before (0.60×, 27
+ * days)`; `not judged yet` without a model error.
  */
-export function errorWords(r: ForecastModelRow): string {
+export function errorWords(r: ForecastModelRow, locale: string): string {
   const m = r.last_28_days.model, w = r.last_28_days.week_before;
   if (!m) return "not judged yet";
-  const ratio = w && w.mae_kw > 0 ? `${(m.mae_kw / w.mae_kw).toFixed(2)}×, ` : "";
-  return `${maeMw(m.mae_kw)} vs ${maeMw(w?.mae_kw)} 7 days before (${ratio}${m.days} day${
-    m.days === 1 ? "" : "s"
-  })`;
+  const ratio = w && w.mae_kw > 0 ? `${formatNumber(m.mae_kw / w.mae_kw, 2, locale)}×, ` : "";
+  return `${maeMw(m.mae_kw, locale)} vs ${
+    maeMw(w?.mae_kw, locale)
+  } 7 days before (${ratio}${m.days} day${m.days === 1 ? "" : "s"})`;
 }
 
 /**

@@ -58,6 +58,10 @@ export interface CorrectedDay {
 export const CORRECTION_DAYS = 28;
 /** Days judged below which the raw customer forecast is kept. */
 const MIN_DAYS = 14;
+
+/** A mean absolute error in kW with three significant digits and its unit: `412 kW`, `3.27 kW`. */
+const kw = (v: number) => `${Number(v.toPrecision(3))} kW`;
+
 /** Shrinkage of the scale towards 1 (ridge on scale − 1, relative to the forecast's variance). */
 const SHRINK = 0.1;
 
@@ -162,8 +166,8 @@ export function correctCustomerForecast(req: CorrectionRequest): CorrectedDay[] 
     }
     const why = mae === null
       ? "no day of the last 28 with both actuals and a customer forecast"
-      : `over ${mae.days} of the last 28 days: customer ${mae.customer.toFixed(3)}, corrected ${
-        mae.corrected.toFixed(3)
+      : `over ${mae.days} of the last 28 days: customer ${kw(mae.customer)}, corrected ${
+        kw(mae.corrected)
       } (MAE)`;
     if (!useIt) {
       const short = mae !== null && judged < MIN_DAYS

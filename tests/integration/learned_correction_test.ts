@@ -80,7 +80,7 @@ Deno.test("customer forecasts corrected: where it was better over 28 days, label
     assert.equal(high?.method, "customer_corrected");
     assert.match(
       high!.reason,
-      /^over 2[0-9] of the last 28 days: customer [\d.]+, corrected [\d.]+ \(MAE\)$/,
+      /^over 2[0-9] of the last 28 days: customer [\d.]+ kW, corrected [\d.]+ kW \(MAE\)$/,
     );
     const d = localDay(TOMORROW);
     const err = (f: number[]) =>

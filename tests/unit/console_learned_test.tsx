@@ -48,13 +48,13 @@ Deno.test("learned forecasts in the console: a row says the method, why, and the
   const t = text(renderToString(
     <table>
       <tbody>
-        <LearnedRow row={page.forecast_models[0]} />
+        <LearnedRow row={page.forecast_models[0]} locale="en" />
       </tbody>
     </table>,
   ));
   assert.match(
     t,
-    /^51000000011 Park Nord learned ridge regression fitted on 21 days of actuals, with weather 0\.41 MW vs 0\.68 MW 7 days before \(0\.60×, 27 days\) —$/,
+    /^51000000011 Park Nord learned ridge regression fitted on 21 days of actuals, with weather 410 kW vs 683 kW 7 days before \(0\.60×, 27 days\) —$/,
   );
   assert.equal(
     summaryWords(page.summary),
@@ -65,13 +65,20 @@ Deno.test("learned forecasts in the console: a row says the method, why, and the
   assert.equal(
     errorWords(
       row({ last_28_days: { model: null, week_before: null, customer: null, replayed_days: 0 } }),
+      "en",
     ),
     "not judged yet",
+  );
+  // In the operator's locale, as every figure of the console (a German "0.60" reads as 60).
+  assert.equal(
+    errorWords(row(), "de-DE").replace(/\u00a0/g, " "),
+    "410 kW vs 683 kW 7 days before (0,60×, 27 days)",
   );
   const none = text(renderToString(
     <table>
       <tbody>
         <LearnedRow
+          locale="en"
           row={row({
             method: "none",
             reason: "3 of 14 days of actuals",
