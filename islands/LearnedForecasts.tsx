@@ -12,8 +12,8 @@ import { LocalTime } from "../components/LocalTime.tsx";
 import { ApiError } from "../lib/console/api.ts";
 import { browserLocale } from "../lib/console/format.ts";
 import {
+  customerWords,
   errorWords,
-  maeMw,
   METHOD_WORDS,
   methodTone,
   summaryWords,
@@ -38,7 +38,7 @@ export function LearnedRow(
         <span class="muted learned-reason">{` ${row.reason}`}</span>
       </td>
       <td data-label="Last 28 days">{errorWords(row, locale)}</td>
-      <td data-label="Customer forecast">{maeMw(row.last_28_days.customer?.mae_kw, locale)}</td>
+      <td data-label="Customer forecast">{customerWords(row, locale)}</td>
     </tr>
   );
 }

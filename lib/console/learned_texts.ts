@@ -48,6 +48,22 @@ export function errorWords(r: ForecastModelRow, locale: string): string {
 }
 
 /**
+ * The customer forecast's column in words, figures in `locale`: its last-28-days MAE (`—` without
+ * one) and, for a location with a correction of its customer forecast, the correction's verdict
+ * on the days it was judged on, corrected beside as sent, and whether it is used:
+ * `69.4 kW · over 27 days judged: corrected 3.27 kW vs 69.4 kW as sent (used)`, or `… (not used:
+ * no better)` (docs/forecasting.md, "Customer forecasts corrected").
+ */
+export function customerWords(r: ForecastModelRow, locale: string): string {
+  const own = maeMw(r.last_28_days.customer?.mae_kw, locale);
+  const c = r.correction;
+  if (!c) return own;
+  return `${own} · over ${c.days} day${c.days === 1 ? "" : "s"} judged: corrected ${
+    maeMw(c.corrected_mae_kw, locale)
+  } vs ${maeMw(c.customer_mae_kw, locale)} as sent (${c.used ? "used" : "not used: no better"})`;
+}
+
+/**
  * The summary line: `12 metered locations · for Tue 10 Nov: 10 learned, 1 load 7 days before, 1
  * no forecast`; `null` before the first refresh.
  */

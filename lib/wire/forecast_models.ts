@@ -101,6 +101,7 @@ export const ForecastModelRowSchema = ForecastModelSchema.pick({
   reason: true,
   refreshed_at: true,
   last_28_days: true,
+  correction: true,
 });
 /** One row. */
 export type ForecastModelRow = z.infer<typeof ForecastModelRowSchema>;

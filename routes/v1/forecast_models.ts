@@ -88,6 +88,7 @@ export function registerForecastModels(ctx: RouteContext): void {
           reason: b.reason,
           refreshed_at: b.refreshed_at,
           last_28_days: b.last_28_days,
+          correction: b.correction,
         };
       }),
       next_after: page.length === q.limit ? page[page.length - 1].malo_id : null,

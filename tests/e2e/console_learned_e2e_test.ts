@@ -180,10 +180,24 @@ async function row(page: Page, r: ForecastModelRow, locale: string) {
     threeDigits(e.model, locale);
     threeDigits(e.week, locale);
   }
-  if (!l.customer) assert.equal(customer, "—");
+  const [own, verdict] = customer.split(" · ");
+  if (!l.customer) assert.equal(own, "—");
   else {
-    assertShows(customer, l.customer.mae_kw / 1000, locale);
-    threeDigits(customer, locale);
+    assertShows(own, l.customer.mae_kw / 1000, locale);
+    threeDigits(own, locale);
+  }
+  // A corrected customer forecast says its verdict beside: corrected vs as sent, used or not.
+  const c = r.correction;
+  if (!c) assert.equal(verdict, undefined);
+  else {
+    const m = verdict?.match(
+      /^over (\d+) days? judged: corrected (.+) vs (.+) as sent \((used|not used: no better)\)$/,
+    );
+    assert.ok(m, `the correction's verdict: ${verdict}`);
+    assert.equal(Number(m[1]), c.days);
+    assertShows(m[2], c.corrected_mae_kw / 1000, locale);
+    assertShows(m[3], c.customer_mae_kw / 1000, locale);
+    assert.equal(m[4], c.used ? "used" : "not used: no better");
   }
 }
 

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { renderToString } from "preact-render-to-string";
 import { LearnedRow } from "../../islands/LearnedForecasts.tsx";
-import { errorWords, summaryWords } from "../../lib/console/learned_texts.ts";
+import { customerWords, errorWords, summaryWords } from "../../lib/console/learned_texts.ts";
 import { sourceLines } from "../../lib/console/settlement_texts.ts";
 import { ForecastModelPageSchema, type ForecastModelRow } from "../../lib/wire/forecast_models.ts";
 import { DeviationSourceSchema } from "../../lib/wire/settlement.ts";
@@ -31,6 +31,7 @@ const row = (over: Partial<ForecastModelRow> = {}): ForecastModelRow => ({
     customer: null,
     replayed_days: 27,
   },
+  correction: null,
   ...over,
 });
 
@@ -94,6 +95,30 @@ Deno.test("learned forecasts in the console: a row says the method, why, and the
     </table>,
   ));
   assert.match(none, /no forecast 3 of 14 days of actuals not judged yet 1\.50 MW$/);
+  // A corrected customer forecast: its verdict beside the customer's own error, not only in the
+  // reason (the "Last 28 days" column is the learned model's).
+  const corrected = row({
+    method: "customer_corrected",
+    last_28_days: {
+      model: { mae_kw: 161, days: 27 },
+      week_before: { mae_kw: 217, days: 27 },
+      customer: { mae_kw: 69.4, days: 27 },
+      replayed_days: 0,
+    },
+    correction: { used: true, customer_mae_kw: 69.4, corrected_mae_kw: 3.27, days: 27 },
+  });
+  assert.equal(
+    customerWords(corrected, "en").replace(/\u00a0/g, " "),
+    "69.4 kW · over 27 days judged: corrected 3.27 kW vs 69.4 kW as sent (used)",
+  );
+  assert.equal(
+    customerWords(
+      { ...corrected, correction: { ...corrected.correction!, used: false, days: 1 } },
+      "de-DE",
+    ).replace(/\u00a0/g, " "),
+    "69,4 kW · over 1 day judged: corrected 3,27 kW vs 69,4 kW as sent (not used: no better)",
+  );
+  assert.equal(customerWords(row(), "en"), "—");
 });
 
 Deno.test("after delivery: learned and corrected sources say what they saved against what they replaced", () => {
