@@ -28,7 +28,7 @@ import {
   versionHistory,
 } from "../fahrplan/history.ts";
 import { tsoName } from "../fahrplan/tso_names.ts";
-import { forecastSources } from "./forecast_sources.ts";
+import { countedForecast, forecastSources } from "./forecast_sources.ts";
 import { type LocationFacts, locationFacts } from "../pipeline/location_facts.ts";
 import { profileClasses } from "../pipeline/master_data.ts";
 import { classesOf } from "../pipeline/profile_classes.ts";
@@ -150,11 +150,9 @@ export async function readSettlementInputs(
     const shape = profile ? shapeOf(profile) : null;
     if (shape) a.meteredProfile++;
     else a.meteredPlain++;
-    const found = forecasts.size ? forecasts.get(id) : undefined;
-    // A profile location keeps its profile: only a customer forecast replaces it. Its source: the
-    // forecast someone made for it, else its profile, else none (nobody forecast it: its whole
-    // actual is deviation, and it must show where the deviation came from).
-    const cust = found && (found.source === "customer" || !profile) ? found : undefined;
+    // Its source: the forecast that counted for it (`countedForecast`), else its profile, else none
+    // (nobody forecast it: its whole actual is deviation, and it must show where it came from).
+    const cust = countedForecast(forecasts, id, profile);
     const src = sourceOf(a.sources, cust ? cust.source : profile ?? "none", n);
     const replaced = cust?.replaced;
     const annual = loc.annual_kwh ?? 0;

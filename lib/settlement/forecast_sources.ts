@@ -29,13 +29,14 @@ export interface ForecastSource {
 }
 
 /**
- * The day's customer and learned forecasts by MaLo-ID, each the one that counted; the caller
- * reads a learned forecast of a location with a standard load profile as none (it keeps its
- * profile).
+ * The day's customer and learned forecasts by MaLo-ID, each the one that counted; read one through
+ * {@link countedForecast}. With `replaced: false` the forecast a learned one replaced is not read
+ * (`replaced` stays `null`: a caller that does not say what it saved).
  */
 export async function forecastSources(
   kv: Deno.Kv,
   day: string,
+  opts: { replaced?: boolean } = {},
 ): Promise<Map<string, ForecastSource>> {
   const [stored, learned] = await Promise.all([
     forecastsOfDay(kv, day),
@@ -58,6 +59,7 @@ export async function forecastSources(
     out.set(id, { values: f.values, source: f.source, replaced });
     if (f.source === "learned") learnedIds.push(id);
   }
+  if (opts.replaced === false) return out;
   // The week before of each learned location, by wall-clock quarter-hour.
   const week = addDays(day, -7);
   const d = localDay(day), w = localDay(week);
@@ -70,4 +72,18 @@ export async function forecastSources(
     );
   });
   return out;
+}
+
+/**
+ * The forecast a metered location was scheduled with, of {@link forecastSources}: a location with
+ * a standard load profile keeps its profile unless its customer sent a forecast (a learned one is
+ * not made for it); `undefined`: its profile, or none.
+ */
+export function countedForecast(
+  sources: ReadonlyMap<string, ForecastSource>,
+  id: string,
+  profile: string | undefined,
+): ForecastSource | undefined {
+  const found = sources.size ? sources.get(id) : undefined;
+  return found && (found.source === "customer" || !profile) ? found : undefined;
 }

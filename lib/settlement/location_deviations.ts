@@ -14,7 +14,7 @@ import type { ProfileCode } from "../domain/slp/profile.ts";
 import { locationFacts } from "../pipeline/location_facts.ts";
 import { shapeModules } from "../pipeline/shape_modules.ts";
 import { actualsBatches } from "./actuals_store.ts";
-import { forecastSources } from "./forecast_sources.ts";
+import { countedForecast, forecastSources } from "./forecast_sources.ts";
 
 /** One metered location's forecast against its actual. */
 export interface LocationDeviation {
@@ -49,7 +49,7 @@ export async function locationDeviations(
 ): Promise<LocationDeviation[]> {
   const n = deliveryDay(day).quarterHours.length;
   const [forecasts, facts, modules] = await Promise.all([
-    forecastSources(kv, day),
+    forecastSources(kv, day, { replaced: false }),
     locationFacts(kv),
     shapeModules(),
   ]);
@@ -69,11 +69,8 @@ export async function locationDeviations(
       const loc = locs[k];
       if (!loc || loc.control_area !== area) return;
       const profile = loc.standard_load_profile;
-      // The forecast that counted for it (a customer's, a learned or corrected one, as the
-      // settlement's sources read it: `./day_inputs.ts`); a location with a profile keeps it
-      // unless its customer sent a forecast.
-      const found = forecasts.get(id);
-      const stored = found && (found.source === "customer" || !profile) ? found : undefined;
+      // The forecast that counted for it, as the settlement's sources read it.
+      const stored = countedForecast(forecasts, id, profile);
       const values = stored ? stored.values : null;
       const shape = !values && profile ? shapeOf(profile) : null;
       const annual = loc.annual_kwh ?? 0;
