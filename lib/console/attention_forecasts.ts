@@ -2,9 +2,9 @@
  * The attention items of the learned forecasts (docs/console.md, "Attention"; docs/forecasting.md,
  * "In the service"): metered market locations whose forecast of the next day-ahead day is not the
  * learned model, from the last refresh's summary — `no_forecast` (warn for tomorrow, else info)
- * where there is none at all ("No forecast for 51000000011 (Park Nord) for tomorrow (Tue 10 Nov): 3 of 14 days of
- * actuals; …"), never a zero in its place, and `forecast_fallback` (info) where a labelled
- * fallback stands in: the load of 7 days before, or the model without weather. Up to three
+ * where there is none at all ("No forecast for 51000000011 (Park Nord) for tomorrow (Tue 10 Nov): 3
+ * of 14 days of actuals, and …"), never a zero in its place, and `forecast_fallback` (info) where
+ * a labelled fallback stands in: the load of 7 days before, or the model without weather. Up to three
  * locations of a kind are named one item each; more are one item naming the first three. Pure.
  * @module
  */

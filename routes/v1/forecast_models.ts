@@ -21,7 +21,11 @@ import {
   readModelsSummary,
 } from "../../lib/pipeline/forecast_models.ts";
 import { getMarketLocation } from "../../lib/pipeline/market_locations.ts";
-import { ForecastModelPageSchema, ForecastModelSchema } from "../../lib/wire/forecast_models.ts";
+import {
+  ForecastModelPageSchema,
+  ForecastModelRowSchema,
+  ForecastModelSchema,
+} from "../../lib/wire/forecast_models.ts";
 import { MaloId } from "../../lib/wire/market_locations.ts";
 
 const PathParams = z.object({ malo_id: MaloId });
@@ -77,20 +81,8 @@ export function registerForecastModels(ctx: RouteContext): void {
       readModelsSummary(ctx.kv),
     ]);
     return answer({
-      forecast_models: page.map((m) => {
-        const b = modelBody(m);
-        return {
-          market_location_id: b.market_location_id,
-          name: b.name,
-          forecast_method: b.forecast_method,
-          delivery_day: b.delivery_day,
-          method: b.method,
-          reason: b.reason,
-          refreshed_at: b.refreshed_at,
-          last_28_days: b.last_28_days,
-          correction: b.correction,
-        };
-      }),
+      // The row is the model's answer cut to the row schema's fields (zod drops the rest).
+      forecast_models: page.map((m) => ForecastModelRowSchema.parse(modelBody(m))),
       next_after: page.length === q.limit ? page[page.length - 1].malo_id : null,
       summary: summary
         ? {
