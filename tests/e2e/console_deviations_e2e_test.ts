@@ -10,8 +10,10 @@ import { ensureBundle } from "../../lib/console/bundle.ts";
 import { call } from "../support/app.ts";
 import {
   type Chromium,
+  DESKTOP,
   launchChromium,
   openConsole,
+  PHONE,
   shotOf,
   skipBrowserTests,
   watchProblems,
@@ -91,7 +93,7 @@ Deno.test({
         check(
           chromium,
           m,
-          { viewport: { width: 1440, height: 900 }, locale: "en-GB" },
+          DESKTOP,
           false,
           "1440",
         ),
@@ -100,12 +102,7 @@ Deno.test({
       check(
         chromium,
         m,
-        {
-          viewport: { width: 390, height: 844 },
-          hasTouch: true,
-          locale: "de-DE",
-          colorScheme: "dark",
-        },
+        PHONE,
         true,
         "390",
       ));

@@ -27,9 +27,11 @@ import { call } from "../support/app.ts";
 import { axeViolations } from "../support/axe.ts";
 import {
   type Chromium,
+  DESKTOP,
   launchChromium,
   openConsole,
   type PageOptions,
+  PHONE,
   shotOf,
   skipBrowserTests,
   watchProblems,
@@ -277,7 +279,7 @@ async function clean(b: Awaited<ReturnType<typeof open>>) {
 }
 
 async function desktop(t: Deno.TestContext, chromium: Chromium, c: LearnedConsole, data: Data) {
-  const b = await open(chromium, c, { viewport: { width: 1440, height: 900 }, locale: "en-GB" });
+  const b = await open(chromium, c, DESKTOP);
   try {
     await t.step("the section link, clicked; every row and figure", async () => {
       await reach(b.page, "click");
@@ -300,12 +302,7 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, c: LearnedConsol
 }
 
 async function phone(t: Deno.TestContext, chromium: Chromium, c: LearnedConsole, data: Data) {
-  const b = await open(chromium, c, {
-    viewport: { width: 390, height: 844 },
-    hasTouch: true,
-    locale: "de-DE",
-    colorScheme: "dark",
-  });
+  const b = await open(chromium, c, PHONE);
   try {
     await t.step("the section link, tapped; German figures", async () => {
       await reach(b.page, "tap");

@@ -27,8 +27,10 @@ import { call } from "../support/app.ts";
 import { axeViolations } from "../support/axe.ts";
 import {
   type Chromium,
+  DESKTOP,
   launchChromium,
   openConsole,
+  PHONE,
   shotOf,
   skipBrowserTests,
   touchDrag,
@@ -275,7 +277,7 @@ async function words(page: Page) {
 }
 
 async function desktop(t: Deno.TestContext, chromium: Chromium, m: MorningAfter) {
-  const b = await open(chromium, m, { viewport: { width: 1440, height: 900 }, locale: "en-GB" });
+  const b = await open(chromium, m, DESKTOP);
   const page = b.page;
   const s = await settlement(m);
   try {
@@ -316,12 +318,7 @@ async function desktop(t: Deno.TestContext, chromium: Chromium, m: MorningAfter)
 }
 
 async function phone(t: Deno.TestContext, chromium: Chromium, m: MorningAfter) {
-  const b = await open(chromium, m, {
-    viewport: { width: 390, height: 844 },
-    hasTouch: true,
-    locale: "de-DE",
-    colorScheme: "dark",
-  });
+  const b = await open(chromium, m, PHONE);
   const page = b.page;
   const s = await settlement(m);
   try {

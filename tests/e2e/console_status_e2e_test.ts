@@ -14,8 +14,10 @@ import { rebapFile } from "../../dev/metering_simulator.ts";
 import { call } from "../support/app.ts";
 import {
   type Chromium,
+  DESKTOP,
   launchChromium,
   openConsole,
+  PHONE,
   shotOf,
   skipBrowserTests,
   watchProblems,
@@ -96,7 +98,7 @@ Deno.test({
         check(
           chromium,
           m,
-          { viewport: { width: 1440, height: 900 }, locale: "en-GB" },
+          DESKTOP,
           false,
           "1440",
         ),
@@ -105,12 +107,7 @@ Deno.test({
       check(
         chromium,
         m,
-        {
-          viewport: { width: 390, height: 844 },
-          hasTouch: true,
-          locale: "de-DE",
-          colorScheme: "dark",
-        },
+        PHONE,
         true,
         "390",
       ));
@@ -125,10 +122,7 @@ Deno.test({
         assert.equal(r.status, 200, JSON.stringify(r.body));
         const s = await settlement(m);
         assert.ok(s.areas.every((a) => a.completeness.estimated_quarter_hours === 0));
-        const b = await chromium.newPage({
-          viewport: { width: 1440, height: 900 },
-          locale: "en-GB",
-        });
+        const b = await chromium.newPage(DESKTOP);
         try {
           await openConsole(b.page, m.r.s.url, PROC, MORNING);
           const l = await line(b.page);

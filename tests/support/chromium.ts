@@ -90,6 +90,20 @@ export interface PageOptions {
 }
 
 /** One running Chromium that hands out isolated contexts (own storage, own cookies). */
+/** The desktop every console browser test looks at: 1440 px, `en-GB`, light. */
+export const DESKTOP: Readonly<PageOptions> = Object.freeze({
+  viewport: { width: 1440, height: 900 },
+  locale: "en-GB",
+});
+
+/** The phone every console browser test looks at: 390 px, touch, `de-DE`, dark. */
+export const PHONE: Readonly<PageOptions> = Object.freeze({
+  viewport: { width: 390, height: 844 },
+  hasTouch: true,
+  locale: "de-DE",
+  colorScheme: "dark",
+});
+
 export interface Chromium extends AsyncDisposable {
   /** A new context with one page; default viewport 1440 × 1000, no touch. */
   newPage(opts?: PageOptions): Promise<Browser>;
