@@ -35,10 +35,13 @@ function stream(kv: Deno.Kv) {
   };
 }
 
-/** A slow round: reads `n`, takes 5 ms (the other writer commits meanwhile), writes `slow`. */
-const slowRound = (kv: Deno.Kv, turn?: TurnGuard) => async () => {
+/**
+ * A slow round: reads `n`, pauses (5 ms, or until `pause` resolves: the other writer committed
+ * meanwhile), writes `slow`.
+ */
+const slowRound = (kv: Deno.Kv, turn?: TurnGuard, pause = () => tick(5)) => async () => {
   const e = await kv.get<number>(N);
-  await tick(5);
+  await pause();
   const op = kv.atomic().check(e).set(["slow"], e.value);
   const r = await (turn ? turn.guard(op) : op).commit();
   return r.ok ? e.value : undefined;
@@ -49,8 +52,16 @@ Deno.test("turn: a writer that loses every round to another one's stream gets it
   const other = stream(kv);
   try {
     await tick(5);
-    // Without taking turns it starves: every round loses to the stream.
-    await assert.rejects(retryKv("slow", slowRound(kv), 8), KvContentionError);
+    // Without taking turns it starves: every round loses to the stream (each round waits until
+    // the stream committed after its read, so a loaded machine cannot let one round through).
+    const committed = async () => {
+      const at = other.commits();
+      for (let i = 0; i < 2000 && other.commits() === at; i++) await tick(1);
+    };
+    await assert.rejects(
+      retryKv("slow", slowRound(kv, undefined, committed), 8),
+      KvContentionError,
+    );
     const before = other.commits();
     let rounds = 0;
     const n = await retryWithTurn(kv, TURN, "slow", (turn) => {
