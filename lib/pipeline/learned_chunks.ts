@@ -66,8 +66,18 @@ export interface ChunkJob {
   next: string;
   /** Wall-clock ms until which past days may be replayed (the replay budget). */
   replayUntil: number;
-  /** The locations, batch by batch (their model records are read with their batch). */
-  batches: MarketLocation[][];
+}
+
+/**
+ * Hands out the refresh's locations batch by batch (their model records are read with their
+ * batch); `null` when none is left.
+ */
+export type BatchSource = () => Promise<MarketLocation[] | null>;
+
+/** A {@link BatchSource} of the batches of an array, in order. */
+export function batchesOf(batches: readonly MarketLocation[][]): BatchSource {
+  let i = 0;
+  return () => Promise.resolve(i < batches.length ? batches[i++] : null);
 }
 
 /** What the batches did. */
@@ -97,24 +107,41 @@ export function readBack(job: Pick<ChunkJob, "today" | "days">): number {
 
 const startOf = (day: string) => deliveryDay(day).start.epochMilliseconds;
 
-/** Runs every batch of `job`, reading the next one while the current one is computed. */
-export async function runChunks(kv: Deno.Kv, job: ChunkJob): Promise<ChunkResult> {
+/**
+ * Runs every batch `source` hands out, asking for and reading the next one while the current one
+ * is computed, and writing a batch's forecasts and model records while the next one is computed
+ * (a commit may wait for the store's lock, held by the other worker's; the batches' writes stay
+ * in order, one batch's at a time).
+ */
+export async function runChunks(
+  kv: Deno.Kv,
+  job: ChunkJob,
+  source: BatchSource,
+): Promise<ChunkResult> {
   const out: ChunkResult = {
     summary: emptySummaryPart(job.days),
     computed: 0,
     changed: Object.fromEntries(job.days.map((d) => [d, 0])),
   };
   const weather = new WeatherCache(kv);
-  let next = job.batches.length ? prepare(kv, job, job.batches[0]) : null;
-  for (let i = 0; i < job.batches.length; i++) {
-    const ready = await next!;
-    next = i + 1 < job.batches.length ? prepare(kv, job, job.batches[i + 1]) : null;
-    next?.catch(() => {}); // awaited in the next round; a failure is thrown there
-    const r = await compute(kv, job, weather, ready);
+  const read = async () => {
+    const locs = await source();
+    return locs ? await prepare(kv, job, locs) : null;
+  };
+  let next = read();
+  let writing: Promise<void> = Promise.resolve();
+  for (let ready = await next; ready; ready = await next) {
+    next = read();
+    next.catch(() => {}); // awaited in the next round; a failure is thrown there
+    const r = await compute(job, weather, ready);
     for (const st of r.states) addToSummary(out.summary, st, job.next);
     out.computed += r.computed;
     for (const [d, n] of Object.entries(r.changed)) out.changed[d] = (out.changed[d] ?? 0) + n;
+    await writing;
+    writing = write(kv, r.writes, r.computedStates);
+    writing.catch(() => {}); // awaited before the next batch's writes or at the end
   }
+  await writing;
   return out;
 }
 
@@ -215,13 +242,28 @@ async function prepare(kv: Deno.Kv, job: ChunkJob, locs: MarketLocation[]): Prom
   };
 }
 
-/** Forecasts the changed locations of a prepared batch and writes what changed. */
+/** What a batch's computation wrote: per day the learned forecasts to write, and model records. */
+type Writes = Map<string, { malo_id: string; forecast: LearnedForecast | null }[]>;
+
+/** Writes a batch's changed learned forecasts, then its new model records. */
+async function write(kv: Deno.Kv, writes: Writes, states: ForecastModelState[]): Promise<void> {
+  for (const [day, w] of writes) if (w.length) await writeLearnedForecasts(kv, day, w);
+  if (states.length) await writeModels(kv, states);
+}
+
+/** Forecasts the changed locations of a prepared batch: what to write, and every model record. */
 async function compute(
-  kv: Deno.Kv,
   job: ChunkJob,
   weatherCache: WeatherCache,
   b: Prepared,
-): Promise<{ states: ForecastModelState[]; computed: number; changed: Record<string, number> }> {
+): Promise<{
+  states: ForecastModelState[];
+  computed: number;
+  changed: Record<string, number>;
+  writes: Writes;
+  /** The model records of the locations computed (the rest are kept as stored). */
+  computedStates: ForecastModelState[];
+}> {
   const { today, days } = job;
   const gates = new Map<string, number>();
   const gateOf = (day: string) => {
@@ -238,9 +280,7 @@ async function compute(
   const back = readBack(job);
   const changed: Record<string, number> = {};
   const states: ForecastModelState[] = [];
-  const writes = new Map(
-    days.map((d) => [d, [] as { malo_id: string; forecast: LearnedForecast | null }[]]),
-  );
+  const writes: Writes = new Map(days.map((d) => [d, []]));
   for (const p of b.todo) {
     const id = p.loc.malo_id;
     const point = p.loc.weather_point;
@@ -289,7 +329,11 @@ async function compute(
       if (next || was) changed[day] = (changed[day] ?? 0) + 1;
     }
   }
-  for (const [day, w] of writes) if (w.length) await writeLearnedForecasts(kv, day, w);
-  if (states.length) await writeModels(kv, states);
-  return { states: [...b.kept, ...states], computed: b.todo.length, changed };
+  return {
+    states: [...b.kept, ...states],
+    computed: b.todo.length,
+    changed,
+    writes,
+    computedStates: states,
+  };
 }

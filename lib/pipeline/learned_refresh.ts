@@ -35,7 +35,13 @@ import {
   writeModelsSummary,
 } from "./forecast_models.ts";
 import { writeLearnedForecasts } from "./forecasts.ts";
-import { type ChunkJob, type ChunkResult, runChunks } from "./learned_chunks.ts";
+import {
+  batchesOf,
+  type BatchSource,
+  type ChunkJob,
+  type ChunkResult,
+  runChunks,
+} from "./learned_chunks.ts";
 import { dayRange } from "./learned_inputs.ts";
 import type { MarketLocation } from "./market_location_record.ts";
 import { listMarketLocations } from "./market_locations.ts";
@@ -86,13 +92,7 @@ export interface LearnedResult {
 
 /** Locations read and computed together. */
 const CHUNK = 150;
-/**
- * Batches a worker computes before it is stopped and a fresh one takes the next: a worker's heap
- * (the garbage of 2,500 locations' inputs and fits) goes back to the system with it, so the
- * refit of 10,000 locations stays within a bounded memory (docs/forecasting.md, "Speed").
- */
-const BATCHES_PER_WORKER = 8;
-/** Workers at once: the machine's two cores. */
+/** Workers: the machine's two cores. */
 const THREADS = 2;
 
 /** Wall time a refresh spends replaying past days for the 28-day errors (the rest come later). */
@@ -143,7 +143,7 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
   }
   metered.clear();
   const replayUntil = Date.now() + (opts.replayBudgetMs ?? REPLAY_BUDGET_MS);
-  const job = (part: MarketLocation[][]): ChunkJob => ({
+  const job: ChunkJob = {
     nowMs: opts.nowMs,
     by: opts.by,
     region: opts.region,
@@ -152,22 +152,22 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
     days,
     next,
     replayUntil,
-    batches: part,
-  });
-  // Where the store is a local file a second handle opens, the batches go to workers, two at a
-  // time, each worker stopped after its share (MaLo-ID ranges of their own); else in this thread.
-  const results: ChunkResult[] = [];
-  if (opts.kvPath && batches.length > 1) {
-    const shares: MarketLocation[][][] = [];
-    for (let i = 0; i < batches.length; i += BATCHES_PER_WORKER) {
-      shares.push(batches.slice(i, i + BATCHES_PER_WORKER));
-    }
-    let next = 0;
-    const lane = async () => {
-      while (next < shares.length) results.push(await inWorker(opts.kvPath!, job(shares[next++])));
-    };
-    await Promise.all(Array.from({ length: Math.min(THREADS, shares.length) }, lane));
-  } else results.push(await runChunks(kv, job(batches)));
+  };
+  // Where the store is a local file a second handle opens, the batches go to two workers, each
+  // taking the next batch as it is done with one (a worker that meets the quicker batches takes
+  // more; once one fails, the other gets no more); else they run in this thread.
+  const all = batchesOf(batches);
+  let failed = false;
+  const source: BatchSource = () => failed ? Promise.resolve(null) : all();
+  const results = opts.kvPath && batches.length > 1
+    ? await Promise.all(
+      Array.from({ length: THREADS }, () =>
+        inWorker(opts.kvPath!, job, source).catch((err) => {
+          failed = true;
+          throw err;
+        })),
+    )
+    : [await runChunks(kv, job, source)];
   const part = results.map((r) => r.summary)
     .reduce((x, y) => mergeSummaryParts(x, y), emptySummaryPart(days));
   const computed = results.reduce((n, r) => n + r.computed, 0);
@@ -232,16 +232,20 @@ async function meteredLocations(
 }
 
 /**
- * Runs `job` in a worker with its own KV handle on `kvPath` (`./learned_worker.ts`), stopped
- * when done.
+ * Runs `job` in a worker with its own KV handle on `kvPath` (`./learned_worker.ts`) on the batches
+ * `source` hands it as it asks for them, stopped when done.
  * @throws the worker's failure, as an `Error` with its name and message
  */
-function inWorker(kvPath: string, job: ChunkJob): Promise<ChunkResult> {
+function inWorker(kvPath: string, job: ChunkJob, source: BatchSource): Promise<ChunkResult> {
   const worker = new Worker(new URL("./learned_worker.ts", import.meta.url).href, {
     type: "module",
   });
   const { promise, resolve, reject } = Promise.withResolvers<ChunkResult>();
   worker.onmessage = (e: MessageEvent) => {
+    if (e.data.next) {
+      source().then((batch) => worker.postMessage({ batch }), reject);
+      return;
+    }
     if (e.data.ok) resolve(e.data.result);
     else reject(Object.assign(new Error(e.data.error.message), { name: e.data.error.name }));
   };
