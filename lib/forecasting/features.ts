@@ -74,7 +74,7 @@ export function featureSet(lead: number, weather: boolean): FeatureSet {
  */
 export function windPower(speedMs: number): number {
   if (!(speedMs >= 3) || speedMs > 25) return Number.isNaN(speedMs) ? NaN : 0;
-  return speedMs >= 12 ? 1 : (speedMs ** 3 - 27) / (12 ** 3 - 27);
+  return speedMs >= 12 ? 1 : (speedMs * speedMs * speedMs - 27) / 1701; // 12³ − 27
 }
 
 /**
@@ -90,13 +90,13 @@ export interface FeatureContext {
   slotLoad: Float64Array;
   slotGhi: Float64Array;
   slotWindPower: Float64Array;
-  /** Profiles per lead (load, GHI, wind power by day and slot), made when first asked for. */
-  profiles: Map<number, { load: Float64Array; ghi: Float64Array; windPower: Float64Array }>;
   /**
-   * The first day (index) whose rows are asked for: profiles are made from it on (default 0). The
-   * forecast sets it to its fit window's first day.
+   * The 7-day profiles by the day they end on and slot: for day j, the mean load over the days
+   * j−6 … j where it is known, and the mean GHI and wind power of those same quarter-hours; NaN
+   * where none. A row of day k with lead L reads day k−L's, so the fits of every lead share them;
+   * each day's are made when first asked for (`made[j]`).
    */
-  firstRowDay: number;
+  profile: { load: Float64Array; ghi: Float64Array; windPower: Float64Array; made: Uint8Array };
   /** Lends the arrays when given (see `./arena.ts`). */
   arena?: Arena;
 }
@@ -128,6 +128,7 @@ export function featureContext(view: View, site: Site, arena?: Arena): FeatureCo
       slotWindPower[k * SLOTS_PER_DAY + slot] = wp[j];
     }
   }
+  const size = days * SLOTS_PER_DAY;
   return {
     view,
     sun,
@@ -136,45 +137,35 @@ export function featureContext(view: View, site: Site, arena?: Arena): FeatureCo
     slotLoad,
     slotGhi,
     slotWindPower,
-    profiles: new Map(),
-    firstRowDay: 0,
+    profile: { load: f64(size), ghi: f64(size), windPower: f64(size), made: new Uint8Array(days) },
     arena,
   };
 }
 
 /**
- * The profiles for a lead: per day k and slot, the mean load over the days k−lead … k−lead−6
- * where it is known, and the mean GHI and wind power of those same quarter-hours; NaN where none.
+ * The profiles ending on day `j` (see {@link FeatureContext.profile}), made if not yet: per slot
+ * the means over the days max(0, j−6) … j, oldest first.
  */
-function profilesOf(ctx: FeatureContext, lead: number) {
-  let made = ctx.profiles.get(lead);
-  if (made) return made;
-  const size = ctx.slotLoad.length;
-  const f64 = (n: number) => ctx.arena ? ctx.arena.f64(n, 0) : new Float64Array(n);
-  made = { load: f64(size), ghi: f64(size), windPower: f64(size) };
+function profileOn(ctx: FeatureContext, j: number) {
+  const prof = ctx.profile;
+  if (prof.made[j]) return prof;
   const S = SLOTS_PER_DAY;
-  // Days before the first asked for keep NaN: no row reads them.
-  made.load.fill(NaN, 0, ctx.firstRowDay * S);
-  made.ghi.fill(NaN, 0, ctx.firstRowDay * S);
-  made.windPower.fill(NaN, 0, ctx.firstRowDay * S);
-  for (let k = ctx.firstRowDay; k < ctx.view.days.length; k++) {
-    for (let slot = 0; slot < S; slot++) {
-      let load = 0, ghi = 0, wp = 0, n = 0;
-      for (let d = Math.max(0, k - lead - PROFILE_DAYS + 1); d <= k - lead; d++) {
-        const v = ctx.slotLoad[d * S + slot];
-        if (Number.isNaN(v)) continue;
-        load += v;
-        ghi += ctx.slotGhi[d * S + slot];
-        wp += ctx.slotWindPower[d * S + slot];
-        n++;
-      }
-      made.load[k * S + slot] = n ? load / n : NaN;
-      made.ghi[k * S + slot] = n ? ghi / n : NaN;
-      made.windPower[k * S + slot] = n ? wp / n : NaN;
+  for (let slot = 0; slot < S; slot++) {
+    let load = 0, ghi = 0, wp = 0, n = 0;
+    for (let d = Math.max(0, j - PROFILE_DAYS + 1); d <= j; d++) {
+      const v = ctx.slotLoad[d * S + slot];
+      if (Number.isNaN(v)) continue;
+      load += v;
+      ghi += ctx.slotGhi[d * S + slot];
+      wp += ctx.slotWindPower[d * S + slot];
+      n++;
     }
+    prof.load[j * S + slot] = n ? load / n : NaN;
+    prof.ghi[j * S + slot] = n ? ghi / n : NaN;
+    prof.windPower[j * S + slot] = n ? wp / n : NaN;
   }
-  ctx.profiles.set(lead, made);
-  return made;
+  prof.made[j] = 1;
+  return prof;
 }
 
 /** Days × places of sun elevations kept (about 20 MB): the locations of a weather point share them. */
@@ -245,21 +236,21 @@ export function dayRowsInto(
     ok.fill(0, at, at + len);
     return;
   }
-  const prof = profilesOf(ctx, set.lead);
+  const prof = profileOn(ctx, k - set.lead);
   const a = (k - set.lead) * S, w = k - set.week >= 0 ? (k - set.week) * S : -1;
   const nw = ctx.nonWorking[k], nwLag = ctx.nonWorking[k - set.lead];
   for (let i = 0; i < len; i++) {
     const t = view.dayStart[k] + i;
     const s = slots[i];
-    const pl = prof.load[k * S + s];
+    const pl = prof.load[a + s];
     const row = (at + i) * p;
     let c = row;
     values[c++] = orElse(ctx.slotLoad[a + s], pl);
     if (twoLags) values[c++] = w >= 0 ? orElse(ctx.slotLoad[w + s], pl) : pl;
     values[c++] = pl;
     if (set.weather) {
-      values[c++] = prof.ghi[k * S + s];
-      values[c++] = prof.windPower[k * S + s];
+      values[c++] = prof.ghi[a + s];
+      values[c++] = prof.windPower[a + s];
       values[c++] = view.ghi[t];
       values[c++] = ctx.slotGhi[a + s];
       if (twoLags) values[c++] = w >= 0 ? ctx.slotGhi[w + s] : NaN;

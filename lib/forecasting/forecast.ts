@@ -186,7 +186,6 @@ function forecastOn(
 ): DayForecast[] {
   const view = viewAt(req.cutoffMs, firstDay, lastTarget, req.load, req.weather, arena);
   const ctx = featureContext(view, req.site, arena);
-  ctx.firstRowDay = Math.max(0, view.lastKnownDay - opt.windowDays + 1);
   const known = view.lastKnownDay < 0 ? 0 : completeDays(view, view.lastKnownDay);
   const fits = new Map<string, Fitted | string>();
   return req.days.map((day) => {
@@ -239,20 +238,21 @@ function fit(
   for (let k = first; k <= last; k++) n += view.days[k].length;
   const { x, y, w, use } = scratch(n, p);
   const rows = { values: x, ok: use };
-  let r = 0, floor = 0;
+  let r = 0, floor = 0, usable = 0;
   for (let k = first; k <= last; k++) {
     dayRowsInto(ctx, set, k, rows, r); // the day's rows straight into the matrix
     dropColumns(rows, p, drop, r, view.days[k].length);
     const weight = opt.halfLifeDays === null ? 1 : 0.5 ** ((last - k) / opt.halfLifeDays);
     for (let i = 0; i < view.days[k].length; i++, r++) {
       const target = view.load[view.dayStart[k] + i];
-      use[r] = use[r] && target === target ? 1 : 0;
-      if (use[r] && target < floor) floor = target;
+      const ok = use[r] && target === target ? 1 : 0;
+      use[r] = ok;
+      usable += ok;
+      if (ok && target < floor) floor = target;
       y[r] = target;
       w[r] = weight;
     }
   }
-  const usable = use.reduce((a, b) => a + b, 0);
   const minRows = 7 * 96;
   if (usable < minRows) {
     return weather

@@ -126,15 +126,22 @@ export function viewAt(
     const i = (ms - originMs) / QH_MS;
     return Number.isInteger(i) && i >= 0 && i < n ? i : -1;
   };
+  // A run's quarter-hours are consecutive: from its first one's grid index (or where it would be).
+  const first = (ms: number) => {
+    const i = (ms - originMs) / QH_MS;
+    return Number.isInteger(i) ? i : null;
+  };
   const nanArray = (n: number) => arena ? arena.f64(n, NaN) : new Float64Array(n).fill(NaN);
   const grid = { load: nanArray(n), ghi: nanArray(n), temperature: nanArray(n), wind: nanArray(n) };
   for (const v of load) {
     if (!(v.knownAtMs < cutoffMs)) continue;
     if ("values" in v) {
-      for (let j = 0; j < v.values.length; j++) {
+      const i0 = first(v.startMs);
+      if (i0 === null) continue; // off the quarter-hour grid
+      const from = Math.max(0, -i0), to = Math.min(v.values.length, n - i0);
+      for (let j = from; j < to; j++) {
         const x = v.values[j] * v.scale;
-        const i = at(v.startMs + j * QH_MS);
-        if (i >= 0 && Number.isFinite(x)) grid.load[i] = x;
+        if (Number.isFinite(x)) grid.load[i0 + j] = x;
       }
       continue;
     }
@@ -159,10 +166,13 @@ export function viewAt(
       continue;
     }
     const r = w as WeatherRun;
-    for (let j = 0; j < r.receivedAtMs.length; j++) {
+    const i0 = first(r.startMs);
+    if (i0 === null) continue; // off the quarter-hour grid
+    const from = Math.max(0, -i0), to = Math.min(r.receivedAtMs.length, n - i0);
+    for (let j = from; j < to; j++) {
       const t = r.receivedAtMs[j];
       if (!(t < cutoffMs)) continue;
-      put(at(r.startMs + j * QH_MS), t, r.ghiWm2[j], r.temperatureC[j], r.windSpeedMs[j]);
+      put(i0 + j, t, r.ghiWm2[j], r.temperatureC[j], r.windSpeedMs[j]);
     }
   }
   for (const a of [grid.ghi, grid.temperature, grid.wind]) fillShortGaps(a, MAX_WEATHER_GAP);
@@ -182,9 +192,8 @@ export function viewAt(
 export function dayIndex(view: View, day: string): number {
   const first = view.days[0].day;
   if (day < first) return -1;
-  const k = Math.round(
-    Temporal.PlainDate.from(day).since(Temporal.PlainDate.from(first)).days,
-  );
+  // Calendar dates as UTC midnights: whole days apart, no time zone in between.
+  const k = Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 864e5);
   return k < view.days.length ? k : -1;
 }
 

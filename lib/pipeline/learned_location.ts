@@ -87,7 +87,12 @@ export function daysToEvaluate(
   return out;
 }
 
-const complete = (rec: PackedActuals) => rec.kwh.every((v) => v === v);
+/** Every quarter-hour metered (a plain loop: a typed array's `every` calls back per value). */
+function complete(rec: PackedActuals): boolean {
+  const kwh = rec.kwh;
+  for (let i = 0; i < kwh.length; i++) if (kwh[i] !== kwh[i]) return false;
+  return true;
+}
 
 /** Makes the location's forecasts and model record. */
 export function forecastLocation(inp: LocationInput): LocationOutcome {
