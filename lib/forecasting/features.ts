@@ -43,8 +43,16 @@ export interface FeatureSet {
   readonly weather: boolean;
 }
 
-/** The feature set for a lead (days) with or without weather. */
+/** The feature set for a lead (days) with or without weather; the same frozen object each time. */
 export function featureSet(lead: number, weather: boolean): FeatureSet {
+  const key = lead * 2 + (weather ? 1 : 0);
+  let set = sets.get(key);
+  if (!set) sets.set(key, set = Object.freeze(makeFeatureSet(lead, weather)));
+  return set;
+}
+const sets = new Map<number, FeatureSet>();
+
+function makeFeatureSet(lead: number, weather: boolean): FeatureSet {
   const week = Math.max(7, Math.ceil(lead / 7) * 7);
   const lags = week === lead ? [lead] : [lead, week];
   const names = [
@@ -65,7 +73,7 @@ export function featureSet(lead: number, weather: boolean): FeatureSet {
     "non_working_day",
     `non_working_day_${lead}d_before`,
   ];
-  return { names, lead, week, weather };
+  return { names: Object.freeze(names), lead, week, weather };
 }
 
 /**
@@ -109,25 +117,19 @@ export function featureContext(view: View, site: Site, arena?: Arena): FeatureCo
   const f64 = (n: number) => arena ? arena.f64(n, 0) : new Float64Array(n);
   const n = view.load.length;
   const sun = f64(n);
-  const wp = f64(n);
-  for (let j = 0; j < n; j++) wp[j] = windPower(view.wind[j]);
   const days = view.days.length;
   const nonWorking = new Uint8Array(days);
   const slotLoad = f64(days * SLOTS_PER_DAY);
-  const slotGhi = f64(days * SLOTS_PER_DAY);
-  const slotWindPower = f64(days * SLOTS_PER_DAY);
   for (let k = 0; k < days; k++) {
     const d = view.days[k];
     sun.set(sunOfDay(site, d.day, d.startMs, d.length), view.dayStart[k]);
     const holidays = publicHolidays(Number(d.day.slice(0, 4)), site.holidayRegion);
     nonWorking[k] = d.weekday >= 6 || holidays.has(d.day) ? 1 : 0;
     for (let slot = 0; slot < SLOTS_PER_DAY; slot++) {
-      const j = view.dayStart[k] + d.indexOfSlot[slot];
-      slotLoad[k * SLOTS_PER_DAY + slot] = view.load[j];
-      slotGhi[k * SLOTS_PER_DAY + slot] = view.ghi[j];
-      slotWindPower[k * SLOTS_PER_DAY + slot] = wp[j];
+      slotLoad[k * SLOTS_PER_DAY + slot] = view.load[view.dayStart[k] + d.indexOfSlot[slot]];
     }
   }
+  const { windPower: wp, slotGhi, slotWindPower } = weatherFeatures(view, arena);
   const size = days * SLOTS_PER_DAY;
   return {
     view,
@@ -140,6 +142,42 @@ export function featureContext(view: View, site: Site, arena?: Arena): FeatureCo
     profile: { load: f64(size), ghi: f64(size), windPower: f64(size), made: new Uint8Array(days) },
     arena,
   };
+}
+
+/** What the features derive from a view's weather: the same for every view sharing its grid. */
+interface WeatherFeatures {
+  windPower: Float64Array;
+  slotGhi: Float64Array;
+  slotWindPower: Float64Array;
+}
+
+/**
+ * Wind power per grid quarter-hour, and GHI and wind power by day and slot; kept with a shared
+ * weather grid (`./weather_grid.ts`: the locations of a weather point derive them once), else
+ * lent by `arena`.
+ */
+function weatherFeatures(view: View, arena?: Arena): WeatherFeatures {
+  const grid = view.weather;
+  if (grid.shared && grid.derived) return grid.derived as WeatherFeatures;
+  const lend = grid.shared ? undefined : arena;
+  const f64 = (n: number) => lend ? lend.f64(n, 0) : new Float64Array(n);
+  const n = view.wind.length, days = view.days.length;
+  const out = {
+    windPower: f64(n),
+    slotGhi: f64(days * SLOTS_PER_DAY),
+    slotWindPower: f64(days * SLOTS_PER_DAY),
+  };
+  for (let j = 0; j < n; j++) out.windPower[j] = windPower(view.wind[j]);
+  for (let k = 0; k < days; k++) {
+    const d = view.days[k];
+    for (let slot = 0; slot < SLOTS_PER_DAY; slot++) {
+      const j = view.dayStart[k] + d.indexOfSlot[slot];
+      out.slotGhi[k * SLOTS_PER_DAY + slot] = view.ghi[j];
+      out.slotWindPower[k * SLOTS_PER_DAY + slot] = out.windPower[j];
+    }
+  }
+  if (grid.shared) grid.derived = out;
+  return out;
 }
 
 /**
@@ -203,14 +241,6 @@ export function lagIndex(view: View, k: number, i: number, n: number): number {
 export interface DayRows {
   values: Float64Array;
   ok: Uint8Array;
-}
-
-/** Builds the rows of day `k` (index in the view) for a feature set. */
-export function dayRows(ctx: FeatureContext, set: FeatureSet, k: number): DayRows {
-  const len = ctx.view.days[k].length;
-  const out = { values: new Float64Array(len * set.names.length), ok: new Uint8Array(len) };
-  dayRowsInto(ctx, set, k, out, 0);
-  return out;
 }
 
 /**

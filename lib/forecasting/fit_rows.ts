@@ -3,7 +3,7 @@
  * the columns a fit drops (the weather, for `learned_without_weather`) held at 0.
  * @module
  */
-import { dayRows, type FeatureContext, type FeatureSet } from "./features.ts";
+import { type DayRows, dayRowsInto, type FeatureContext, type FeatureSet } from "./features.ts";
 
 /**
  * The fit's matrices, kept between fits and grown as needed: a refresh of 10,000 locations makes
@@ -36,17 +36,28 @@ export function scratch(n: number, p: number) {
 export const dropped = (set: FeatureSet, without: readonly string[]) =>
   set.names.flatMap((name, j) => without.some((w) => name.startsWith(w)) ? [j] : []);
 
-/** The rows of day `k` with the dropped columns held at 0 (constant: the fit gives them 0). */
+/**
+ * The rows of day `k` with the dropped columns held at 0 (constant: the fit gives them 0), in a
+ * matrix kept for the next call: read them before asking for another day's.
+ */
 export function rowsWithout(
   ctx: FeatureContext,
   set: FeatureSet,
   k: number,
   drop: readonly number[],
-) {
-  const rows = dayRows(ctx, set, k);
-  dropColumns(rows, set.names.length, drop, 0, rows.ok.length);
+): DayRows {
+  const len = ctx.view.days[k].length, p = set.names.length;
+  if (!day || day.values.length < len * p || day.ok.length < len) {
+    day = { values: new Float64Array(len * p * 2), ok: new Uint8Array(len * 2) };
+  }
+  const rows = { values: day.values.subarray(0, len * p), ok: day.ok.subarray(0, len) };
+  rows.values.fill(0);
+  rows.ok.fill(0);
+  dayRowsInto(ctx, set, k, rows, 0);
+  dropColumns(rows, p, drop, 0, len);
   return rows;
 }
+let day: DayRows | null = null;
 
 /** Holds the `drop` columns of rows `from` … `from + count − 1` at 0, and judges the rows again. */
 export function dropColumns(

@@ -11,6 +11,15 @@
 import { QH_MS } from "../settlement/series.ts";
 import type { Arena } from "./arena.ts";
 import { type LocalDay, localDays } from "./local_days.ts";
+import {
+  type WeatherGrid,
+  weatherOnGrid,
+  type WeatherRun,
+  type WeatherValue,
+} from "./weather_grid.ts";
+
+export { fillShortGaps, MAX_WEATHER_GAP } from "./weather_grid.ts";
+export type { WeatherRun, WeatherValue } from "./weather_grid.ts";
 
 /** One quarter-hour of load (actuals) and when it became known. */
 export interface LoadValue {
@@ -34,34 +43,6 @@ export interface LoadRun {
   scale: number;
   /** UTC ms from which every value of the run counts as known. */
   knownAtMs: number;
-}
-
-/** One UTC quarter-hour of weather at the location's weather point and when it was received. */
-export interface WeatherValue {
-  /** UTC ms of the quarter-hour's start. */
-  startMs: number;
-  /** Air temperature, °C. */
-  temperatureC: number;
-  /** Global horizontal irradiance, W/m², the mean over the quarter-hour. */
-  ghiWm2: number;
-  /** Wind speed, m/s (100 m where the source has it, else 10 m). */
-  windSpeedMs: number;
-  /** UTC ms the value was received; a later value for the same quarter-hour supersedes it. */
-  receivedAtMs: number;
-}
-
-/**
- * A run of consecutive UTC quarter-hours of weather, each with when it was received — a point's
- * weather as read from the store, without one object per quarter-hour (the service keeps it for
- * every point of a refresh). `NaN` where a variable is unknown; a quarter-hour received at
- * `-Infinity`… or `NaN` has nothing.
- */
-export interface WeatherRun {
-  startMs: number;
-  temperatureC: ArrayLike<number>;
-  ghiWm2: ArrayLike<number>;
-  windSpeedMs: ArrayLike<number>;
-  receivedAtMs: ArrayLike<number>;
 }
 
 /** Where the location is, for the sun's elevation and the holidays. */
@@ -92,6 +73,8 @@ export interface View {
   temperature: Float64Array;
   /** Wind speed, m/s; NaN where not received. */
   wind: Float64Array;
+  /** The weather's grid these three arrays are from (shared by the views of a frozen input). */
+  weather: WeatherGrid;
   /** Index in `days` of the latest day with at least one known actual; -1 when none. */
   lastKnownDay: number;
 }
@@ -103,8 +86,9 @@ export interface View {
  * `receivedAtMs < cutoffMs`, and of several for one quarter-hour the latest received wins (the
  * later in the array on a tie). Values outside the days, non-finite or off the quarter-hour grid
  * are left out. Weather gaps of up to {@link MAX_WEATHER_GAP} quarter-hours between two received
- * values are interpolated linearly. With `arena`, the grid's arrays are lent by it (the caller
- * releases them; `forecastDays` does).
+ * values are interpolated linearly (`./weather_grid.ts`; a frozen weather array's grid is kept for
+ * the next view of the same cut-off and days). With `arena`, the grid's arrays are lent by it (the
+ * caller releases them; `forecastDays` does).
  */
 export function viewAt(
   cutoffMs: number,
@@ -132,7 +116,7 @@ export function viewAt(
     return Number.isInteger(i) ? i : null;
   };
   const nanArray = (n: number) => arena ? arena.f64(n, NaN) : new Float64Array(n).fill(NaN);
-  const grid = { load: nanArray(n), ghi: nanArray(n), temperature: nanArray(n), wind: nanArray(n) };
+  const grid = { load: nanArray(n) };
   for (const v of load) {
     if (!(v.knownAtMs < cutoffMs)) continue;
     if ("values" in v) {
@@ -149,33 +133,7 @@ export function viewAt(
     const i = at(v.startMs);
     if (i >= 0) grid.load[i] = v.value;
   }
-  const received = arena ? arena.f64(n, -Infinity) : new Float64Array(n).fill(-Infinity);
-  const put = (i: number, at: number, ghi: number, temperature: number, wind: number) => {
-    if (i < 0 || at < received[i]) return;
-    received[i] = at;
-    grid.ghi[i] = finiteOrNaN(ghi);
-    grid.temperature[i] = finiteOrNaN(temperature);
-    grid.wind[i] = finiteOrNaN(wind);
-  };
-  for (const w of weather) {
-    if ("receivedAtMs" in w && typeof w.receivedAtMs === "number") {
-      const v = w as WeatherValue;
-      if (v.receivedAtMs < cutoffMs) {
-        put(at(v.startMs), v.receivedAtMs, v.ghiWm2, v.temperatureC, v.windSpeedMs);
-      }
-      continue;
-    }
-    const r = w as WeatherRun;
-    const i0 = first(r.startMs);
-    if (i0 === null) continue; // off the quarter-hour grid
-    const from = Math.max(0, -i0), to = Math.min(r.receivedAtMs.length, n - i0);
-    for (let j = from; j < to; j++) {
-      const t = r.receivedAtMs[j];
-      if (!(t < cutoffMs)) continue;
-      put(i0 + j, t, r.ghiWm2[j], r.temperatureC[j], r.windSpeedMs[j]);
-    }
-  }
-  for (const a of [grid.ghi, grid.temperature, grid.wind]) fillShortGaps(a, MAX_WEATHER_GAP);
+  const w = weatherOnGrid(weather, cutoffMs, days, n, arena);
   let lastKnownDay = -1;
   for (let k = days.length - 1; k >= 0 && lastKnownDay < 0; k--) {
     for (let i = 0; i < days[k].length; i++) {
@@ -185,7 +143,18 @@ export function viewAt(
       }
     }
   }
-  return { cutoffMs, days, dayStart, originMs, ...grid, lastKnownDay };
+  return {
+    cutoffMs,
+    days,
+    dayStart,
+    originMs,
+    load: grid.load,
+    ghi: w.ghi,
+    temperature: w.temperature,
+    wind: w.wind,
+    weather: w,
+    lastKnownDay,
+  };
 }
 
 /** Index in `view.days` of a Berlin date; -1 when outside the grid. */
@@ -208,24 +177,3 @@ export function completeDays(view: View, lastDay: number): number {
   }
   return count;
 }
-
-/** Quarter-hours of missing weather filled between two received neighbours (1 hour). */
-export const MAX_WEATHER_GAP = 4;
-
-/**
- * Fills runs of at most `max` NaNs that have a finite value on both sides by linear interpolation
- * between those two (both known at the cut-off, so nothing later enters).
- */
-export function fillShortGaps(a: Float64Array, max: number): void {
-  let last = -1;
-  for (let j = 0; j < a.length; j++) {
-    if (Number.isNaN(a[j])) continue;
-    const gap = j - last - 1;
-    if (last >= 0 && gap > 0 && gap <= max) {
-      for (let m = 1; m <= gap; m++) a[last + m] = a[last] + (a[j] - a[last]) * m / (gap + 1);
-    }
-    last = j;
-  }
-}
-
-const finiteOrNaN = (x: number) => Number.isFinite(x) ? x : NaN;

@@ -205,12 +205,16 @@ async function prepare(kv: Deno.Kv, job: ChunkJob, locs: MarketLocation[]): Prom
   const replay = Date.now() < job.replayUntil;
   const back = readBack(job) + (replay && todo.some((p) => !p.prev) ? EVALUATION_DAYS : 0);
   const withCustomer = todoIds.filter((id) => customers.get(id)!.size > 0);
-  const [actuals, pastCustomer] = todoIds.length
+  const [older, pastCustomer] = todoIds.length
     ? await Promise.all([
-      readActuals(kv, todoIds, dayRange(addDays(today, -back), today)),
+      readActuals(kv, todoIds, dayRange(addDays(today, -back), addDays(today, -3))),
       readCustomerForecasts(kv, withCustomer, dayRange(addDays(today, -60), addDays(today, -1))),
     ])
     : [new Map(), new Map()];
+  // With the latest three days read for the fingerprints, in day order.
+  const actuals: ByLocationDay<PackedActuals> = new Map(
+    todoIds.map((id) => [id, new Map([...older.get(id)!, ...latest.get(id)!])]),
+  );
   // Stored learned forecasts: the horizon's (to keep their day-ahead values, and to see what
   // changed) and those of the past days to evaluate.
   const evalDays = new Map(
@@ -278,20 +282,19 @@ async function compute(
   };
   const endMs = deliveryDay(days.at(-1)!).end.epochMilliseconds;
   const back = readBack(job);
+  const fromMs = startOf(addDays(today, -back));
+  const yesterday = addDays(today, -1);
   const changed: Record<string, number> = {};
   const states: ForecastModelState[] = [];
   const writes: Writes = new Map(days.map((d) => [d, []]));
   for (const p of b.todo) {
     const id = p.loc.malo_id;
     const point = p.loc.weather_point;
-    const weather = point
-      ? await weatherCache.asOf(point, job.nowMs, startOf(addDays(today, -back)), endMs)
-      : [];
+    const weather = point ? await weatherCache.asOf(point, job.nowMs, fromMs, endMs) : [];
     const replays = new Map<string, Awaited<ReturnType<WeatherCache["asOf"]>>>();
     // Replayed: the days without a day-ahead learned forecast — at a location's first refit as
     // many as the budget allows (the days before the service forecast it), later only yesterday
     // (the service did not run before its gate closure).
-    const yesterday = addDays(today, -1);
     for (const day of b.evalDays.get(id)!) {
       const rec = b.stored.get(id)!.get(day);
       if (rec && rec.method !== "customer_corrected") continue; // its day-ahead values are kept

@@ -137,7 +137,7 @@ export function siteOf(weatherPoint: string | undefined, holidayRegion: string):
  */
 export class WeatherCache {
   readonly #kv: Deno.Kv;
-  readonly #read = new Map<string, Promise<WeatherRun[]>>();
+  readonly #read = new Map<string, Promise<readonly WeatherRun[]>>();
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
@@ -150,7 +150,7 @@ export class WeatherCache {
     fromMs: number,
     toMs: number,
     keep = true,
-  ): Promise<WeatherRun[]> {
+  ): Promise<readonly WeatherRun[]> {
     const key = `${point}|${asOfMs}|${fromMs}|${toMs}`;
     const kept = this.#read.get(key);
     if (kept) return kept;
@@ -168,13 +168,14 @@ export class WeatherCache {
         );
         if (receivedAtMs[i] === -Infinity) receivedAtMs[i] = NaN; // nothing received
       }
-      return [{
+      // Frozen: the forecasts of the point's locations share its grid (lib/forecasting/weather_grid.ts).
+      return Object.freeze([{
         startMs: fromMs,
         temperatureC: num(w.temperature_c),
         ghiWm2: num(w.ghi_w_m2),
         windSpeedMs: num(w.wind_speed_m_s),
         receivedAtMs,
-      }];
+      }]);
     });
     if (keep) this.#read.set(key, got);
     return got;
