@@ -77,14 +77,14 @@ function requestPathResponses(spec: RouteSpec): Record<number, ResponseSpec> {
       description: spec.access === "stream"
         ? "missing, invalid or expired stream token"
         : "missing or invalid credential",
-      ...(spec.access === "stream" ? {} : {
-        headers: {
-          "WWW-Authenticate": {
-            description: "the schemes: Bearer and the X-API-Key header (RFC 9110 §11.6.1)",
-            required: true,
-          },
+      headers: {
+        "WWW-Authenticate": {
+          description: spec.access === "stream"
+            ? "the scheme: the stream token in the token query parameter (RFC 9110 §11.6.1)"
+            : "the schemes: Bearer and the X-API-Key header (RFC 9110 §11.6.1)",
+          required: true,
         },
-      }),
+      },
     };
     out[429] = {
       description: "too many requests of this caller, or failed attempts from this address",

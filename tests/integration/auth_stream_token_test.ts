@@ -70,6 +70,15 @@ Deno.test("stream token: tampered, an API key, empty → 401; the token is no cr
     // With a valid API key or bearer header but no token, the stream still refuses.
     const withKey = await call(`${s.url}${STREAM}`, { headers: { "x-api-key": PROC } });
     assert.equal(withKey.status, 401);
+    // The refusal names the credential this route takes (RFC 9110 §15.5.2: a 401 carries a
+    // challenge), not the API key or bearer token the other routes take.
+    assert.equal(
+      withKey.headers.get("www-authenticate"),
+      'StreamToken realm="scheduling-bridge", query="token"',
+    );
+    const expiredOrBad = await call(`${s.url}${STREAM}?token=${encodeURIComponent(flipped)}`);
+    assert.equal(expiredOrBad.status, 401);
+    assert.match(String(expiredOrBad.headers.get("www-authenticate")), /^StreamToken /);
     // The stream token opens nothing but the stream.
     for (
       const [path, init] of [

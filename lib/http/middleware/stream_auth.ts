@@ -2,7 +2,9 @@
  * Authentication of the live stream (docs/access-control.md, "Stream tokens"): the stream token in the
  * `token` query parameter is the only credential there; an `X-API-Key` or bearer header is
  * ignored. Answers 503 when authentication is not configured (fail closed), 401 for a missing,
- * non-ASCII, tampered or expired token or one expiring later than any this service issues, and 429 when the client address has failed too often.
+ * non-ASCII, tampered or expired token or one expiring later than any this service issues (with
+ * `WWW-Authenticate` naming the stream token's challenge, RFC 9110 §11.6.1), and 429 when the
+ * client address has failed too often.
  * With `ALLOW_UNAUTHENTICATED=true` the stream is open like every other route.
  * @module
  */
@@ -24,6 +26,12 @@ export interface StreamAuthOptions {
   /** Failed attempts per client address (shared with {@link authenticate}). */
   failures: TokenBuckets;
 }
+
+/**
+ * The challenge of a 401 here (RFC 9110 §15.5.2: a 401 carries one): the stream token, in the
+ * `token` query parameter — the only credential this route takes.
+ */
+export const STREAM_WWW_AUTHENTICATE = 'StreamToken realm="scheduling-bridge", query="token"';
 
 const ANONYMOUS: Principal = {
   caller: "anonymous",
@@ -55,6 +63,7 @@ export function streamAuth(opts: StreamAuthOptions): Gate {
         : token === ""
         ? "A stream token is required in the token query parameter; get one from POST /v1/console/stream-token (API keys and bearer tokens are not accepted here)."
         : "The stream token is not valid (API keys and bearer tokens are not accepted here); get one from POST /v1/console/stream-token.",
+      { "www-authenticate": STREAM_WWW_AUTHENTICATE },
     );
   };
 }
