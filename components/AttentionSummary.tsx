@@ -1,5 +1,5 @@
 /**
- * What needs the operator, at the top of the console (docs/console.md, "Attention"): the
+ * What needs the operator, at the top of the console (docs/console_attention.md): the
  * `attention` items of `GET /v1/console/status` in words and colour, worst first; an item about a
  * day is a link that selects the day in the overview. The box takes the colour of the worst item.
  * Under its head it answers "is everything for today and tomorrow confirmed?" (the first thing a

@@ -44,7 +44,7 @@ export function missingForecastText(w: { market_locations: number; share: number
  * Their share of the day's expected energy, for a badge of its own beside the count: "75 % of
  * the energy", "≥ 75 % of the energy" when some of the missing locations' energy is unknown,
  * "energy share unknown" when none is known; `null` for a warning without energy figures
- * (docs/console.md, "Missing forecasts by energy").
+ * (docs/console_attention.md, "Missing forecasts by energy").
  */
 export function missingEnergyText(
   w: { energy_share?: number | null; energy_unknown_locations?: number },

@@ -1,5 +1,5 @@
 /**
- * The days after delivery at the top of the delivery days (docs/console.md, "After delivery"):
+ * The days after delivery at the top of the delivery days (docs/console_after_delivery.md):
  * yesterday and the six days before it, newest first, each a button that opens the day's
  * settlement right below (its quarter-hours, cost and imbalance), so yesterday is one tap from
  * the first screen on a phone too, and the table below keeps today and the days to come. Older

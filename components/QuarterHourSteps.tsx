@@ -1,5 +1,5 @@
 /**
- * The previous / next quarter-hour buttons under a chart (docs/console.md, "After delivery"): on a
+ * The previous / next quarter-hour buttons under a chart (docs/console_after_delivery.md): on a
  * phone a quarter-hour is about 3 px wide, so besides a tap and a drag the readout moves by one
  * quarter-hour per press, with a finger-sized target; the keyboard's ← → do the same on the
  * focused chart. Before anything is read out, "next" shows the first quarter-hour and "previous"

@@ -1,5 +1,5 @@
 /**
- * One control area of a day after delivery (docs/console.md, "After delivery"): its heading, its
+ * One control area of a day after delivery (docs/console_after_delivery.md): its heading, its
  * chart ({@link SettlementChart}) and what it says besides ({@link SettlementSummary}), sharing
  * the quarter-hour read out, so a row of the costliest quarter-hours shows its quarter-hour in the
  * chart (and brings the chart into view when it is scrolled away).

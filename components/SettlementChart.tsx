@@ -1,5 +1,5 @@
 /**
- * One control area of a delivery day after delivery (docs/console.md, "After delivery"), as an
+ * One control area of a delivery day after delivery (docs/console_after_delivery.md), as an
  * SVG step chart over the day's UTC quarter-hours (92, 96 or 100), labelled in Berlin time:
  *
  * - the schedule the TSO had (solid), the last day-ahead version (dashed) and the actual (thick),

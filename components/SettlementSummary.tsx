@@ -1,5 +1,5 @@
 /**
- * What one control area's settlement says besides its chart (docs/console.md, "After delivery"):
+ * What one control area's settlement says besides its chart (docs/console_after_delivery.md):
  * the totals in one sentence, what the intraday versions saved, completeness (metered,
  * profile-settled and missing market locations, priced quarter-hours, provisional or final), the
  * accuracy of schedule and day-ahead, the ten costliest quarter-hours (by EUR; a row selects its

@@ -1,6 +1,6 @@
 /**
  * Yesterday's money in one line, in the attention box under the answer about today and tomorrow
- * (docs/console.md, "Attention"; issue 36): "Yesterday (Fri 27 Nov), imbalance in all 4 areas:
+ * (docs/console_attention.md; issue 36): "Yesterday (Fri 27 Nov), imbalance in all 4 areas:
  * 1.56 MWh short, 1.16 MWh long, 24.43 EUR; the day-ahead schedule alone: 759.82 EUR." — the
  * figures of `GET /v1/delivery-days/{day}/settlement` as its view says them (the day's totals as
  * the service answers them, written by the rules of lib/console/format.ts). "Yesterday" is a link

@@ -65,7 +65,7 @@ export interface ChartSelection {
  * fixed, and clears the readout when any of `reset` changes (another day or area). With
  * `selection` the quarter-hour read out is its owner's, else the chart's own.
  *
- * Picking (docs/console.md, "After delivery"): a mouse picks by hovering and clicking; a finger or
+ * Picking (docs/console_after_delivery.md): a mouse picks by hovering and clicking; a finger or
  * a pen by a tap and by dragging along the chart (the pointer is captured while it is down, and
  * the plot box's `touch-action: pan-y` leaves vertical swipes to the page's scrolling); the keys
  * and the step buttons ({@link stepFor}, components/QuarterHourSteps.tsx) move it by one.

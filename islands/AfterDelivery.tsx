@@ -1,5 +1,5 @@
 /**
- * The "after delivery" view of one past delivery day (docs/console.md, "After delivery"), shown
+ * The "after delivery" view of one past delivery day (docs/console_after_delivery.md), shown
  * under the past days of the delivery days when the operator selects one (components/PastDays.tsx)
  * and under a day of the month view ({@link SettlementMonth}). Reads
  * `GET /v1/delivery-days/{day}/settlement` (`lib/wire/settlement.ts`, shared with the attention

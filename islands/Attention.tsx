@@ -1,5 +1,5 @@
 /**
- * Island: the attention summary at the top of the console (docs/console.md, "Attention"). Shows
+ * Island: the attention summary at the top of the console (docs/console_attention.md). Shows
  * `attention` of the status the orchestrator panel loads (`status` in `lib/console/session.ts`:
  * one request for both), and asks for the status again shortly after every live event but the
  * audit ones (a step, a failure, a TSO answer, a start or stop); an item's link selects its day

@@ -1,5 +1,5 @@
 /**
- * Island: the month after delivery (docs/console.md, "After delivery"), the answer to "how did we
+ * Island: the month after delivery (docs/console_after_delivery.md), the answer to "how did we
  * do in March": `GET /v1/settlement/months/{YYYY-MM}` (`lib/wire/settlement.ts`) as one sentence
  * over the month and a table of days × control areas, each cell the imbalance cost in EUR with
  * the short and long energy in MWh, totals per day and per area. Starts at the current month

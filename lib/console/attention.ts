@@ -1,5 +1,5 @@
 /**
- * What needs the operator (docs/console.md, "Attention"): from the overview of the delivery days
+ * What needs the operator (docs/console_attention.md): from the overview of the delivery days
  * (`GET /v1/console/delivery-days`, today and tomorrow included also without state), the
  * orchestrator's state and pass health and the clock, a list of items worst first — TSO
  * rejections and anomalies with the TSO's reason, failing steps, a missed deadline, schedules

@@ -1,5 +1,5 @@
 /**
- * The clearing lists that wait for the operator, as attention items (docs/console.md, "Attention";
+ * The clearing lists that wait for the operator, as attention items (docs/console_attention.md;
  * docs/settlement.md, "Checking the settlement data"): per month and control area whose
  * balancing-group sums arrived after its last mark, one `clearing_open` warning with the MaBiS date
  * it is due by — StromNZV § 4 (4): objections without delay, within the main settlement (the 29th

@@ -1,5 +1,5 @@
 /**
- * The attention items of the learned forecasts (docs/console.md, "Attention"; docs/forecasting.md,
+ * The attention items of the learned forecasts (docs/console_attention.md; docs/forecasting.md,
  * "In the service"): metered market locations whose forecast of the next day-ahead day is not the
  * learned model, from the last refresh's summary — `no_forecast` (warn for tomorrow, else info)
  * where there is none at all ("No forecast for 51000000011 (Park Nord) for tomorrow (Tue 10 Nov): 3

@@ -1,5 +1,5 @@
 /**
- * The attention items that speak of several days at once (docs/console.md, "Attention"): missing
+ * The attention items that speak of several days at once (docs/console_attention.md): missing
  * forecasts grouped over consecutive days with the same count ("20 market locations without load
  * profile have no forecast for Fri 27 Nov – Thu 3 Dec"), a warning only from when they are due
  * (`forecasts_due`, by default the TSO deadline the day before) and information before; and the

@@ -1,5 +1,5 @@
 /**
- * The stored side of the clearing lists' attention items (docs/console.md, "Attention"): the
+ * The stored side of the clearing lists' attention items (docs/console_attention.md): the
  * months still in their MaBiS correction phase (the delivery month and the seven after it) whose
  * lists wait for the operator (`lib/settlement/clearing_marks.ts`), as items with the end of each
  * month's main settlement (`lib/domain/mabis_calendar.ts`, loaded at the first such item: its

@@ -51,7 +51,7 @@ export async function consoleDays(
     const d = deliveryDay(day);
     return {
       tso_deadline: tsoDeadline(d, cfg.tso_deadline_local_time).toString(),
-      // Missing forecasts are a warning from here on (docs/console.md, "Attention").
+      // Missing forecasts are a warning from here on (docs/console_attention.md).
       forecasts_due: tsoDeadline(d, cfg.forecast_due_local_time ?? cfg.tso_deadline_local_time)
         .toString(),
       schedules_open_until: lastQuarterHourStart(d).subtract({ minutes: leadMinutes }).toString(),

@@ -1,5 +1,5 @@
 /**
- * The day an attention item points at (docs/console.md, "Attention"): the summary sets it, the
+ * The day an attention item points at (docs/console_attention.md): the summary sets it, the
  * delivery-day overview selects that day and scrolls its row into view. A module-level signal,
  * shared by the islands of the one bundle.
  * @module

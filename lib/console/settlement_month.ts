@@ -1,5 +1,5 @@
 /**
- * The month view's grid (docs/console.md, "After delivery"): the cells of
+ * The month view's grid (docs/console_after_delivery.md): the cells of
  * `GET /v1/settlement/months/{YYYY-MM}` (`lib/wire/settlement.ts`) arranged as days × areas, with
  * the totals of each day (over its areas) and of each area (over its days). Energy in MWh, money
  * in EUR; a day-ahead cost is `null` when no cell of the sum has one. Pure.
@@ -168,7 +168,7 @@ export function monthGroups(
 /**
  * The month's status: `final` only once the month is over (`today`, Berlin `YYYY-MM-DD`, is in a
  * later month) and every day of it with a settlement is final; `provisional` before — one settled
- * day does not make a month final (docs/console.md, "After delivery").
+ * day does not make a month final (docs/console_after_delivery.md).
  */
 export function monthStatus(
   month: string,

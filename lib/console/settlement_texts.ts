@@ -1,7 +1,7 @@
 /**
- * The words and numbers of the console's "after delivery" view (docs/console.md, "After
- * delivery"): the settlement of a day or a month (`lib/wire/settlement.ts`) as sentences, with
- * every number in the operator's locale and its unit always beside it, written by the rules of
+ * The words and numbers of the console's "after delivery" view (docs/console_after_delivery.md):
+ * the settlement of a day or a month (`lib/wire/settlement.ts`) as sentences, with every number in
+ * the operator's locale and its unit always beside it, written by the rules of
  * `format.ts` (docs/console.md, "Numbers"). The words stay English, like the rest of the console.
  * A missing value (`null` in the wire shape) is "—", never 0. Pure: the locale and the clock are
  * parameters.

@@ -1,6 +1,6 @@
 /**
  * The answer files the inbox import moved to `rejected/` that still wait for the operator
- * (docs/console.md, "Attention"): each is an attention item (warn, naming the file and the
+ * (docs/console_attention.md): each is an attention item (warn, naming the file and the
  * reason) until the operator acknowledges it or a newer answer for its day and control area is
  * recorded. Kept in KV under `["rejected_answers", <file>]` (one record per file name; a later
  * file of the same name replaces it) for at most {@link KEEP_DAYS} days.

@@ -223,7 +223,7 @@ export async function listDays(kv: Deno.Kv): Promise<DayState[]> {
 /**
  * The completeness warning of a day from its latest aggregate's counts: market locations (in
  * active control areas) without any forecast, their share of the day's market locations, and the
- * share of the day's expected energy that lies with them (docs/console.md, "Missing forecasts
+ * share of the day's expected energy that lies with them (docs/console_attention.md, "Missing forecasts
  * by energy"; `null` with every location counted unknown for an aggregate from before it).
  */
 export function coverageWarnings(

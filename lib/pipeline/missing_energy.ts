@@ -1,5 +1,5 @@
 /**
- * The energy side of missing forecasts (docs/console.md, "Missing forecasts by energy"): how
+ * The energy side of missing forecasts (docs/console_attention.md, "Missing forecasts by energy"): how
  * much of the day's expected energy lies with the market locations that the aggregate left
  * without a forecast. A count alone misleads — 20 of 400 locations may be 5 % of the locations
  * but all of the day's generation.

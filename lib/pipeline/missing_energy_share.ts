@@ -1,5 +1,5 @@
 /**
- * The figures of missing forecasts by energy (docs/console.md, "Missing forecasts by energy") and
+ * The figures of missing forecasts by energy (docs/console_attention.md, "Missing forecasts by energy") and
  * their share, apart from their computation (`./missing_energy.ts`) so that the day state can read
  * them without importing the inputs.
  * @module

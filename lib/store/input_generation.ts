@@ -1,5 +1,5 @@
 /**
- * The generation of the console's inputs (docs/console.md, "Attention", "Read after write"):
+ * The generation of the console's inputs (docs/console_attention.md, "Read after write"):
  * whatever the attention list is read from lives under {@link CONSOLE_INPUT_PREFIXES}, and every
  * write there also sums {@link KEYS.consoleInputsGeneration} in the same atomic. The status route
  * keys its cached list on {@link InputGeneration.current}, so a change is never hidden behind a

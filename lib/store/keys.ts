@@ -201,7 +201,7 @@ export const KEYS = {
 
   /**
    * An answer file the inbox import moved to `rejected/`, until the operator acknowledges it or a
-   * newer answer for its day and area arrives (docs/console.md, "Attention"); expires after 30
+   * newer answer for its day and area arrives (docs/console_attention.md); expires after 30
    * days. Owner: `lib/fahrplan/rejected_answers.ts`.
    */
   rejectedAnswer: (file: string): Deno.KvKey => ["rejected_answers", file],

@@ -1,5 +1,5 @@
 /**
- * Wire shape of `attention` in `GET /v1/console/status` (docs/console.md, "Attention"): what needs
+ * Wire shape of `attention` in `GET /v1/console/status` (docs/console_attention.md): what needs
  * the operator, one item per fact, worst first. Scripts and alerts read the same items the console
  * shows at the top of the page. The list of codes grows (e.g. intraday codes): a reader ignores a
  * code it does not know and goes by `level`.
@@ -8,7 +8,7 @@
 import { z } from "zod";
 
 /**
- * Every code an item can carry (docs/console.md, "Attention"):
+ * Every code an item can carry (docs/console_attention.md):
  * `tso_rejected`, `tso_anomaly` (error, per control area, with the TSO's reason),
  * `step_failing` (error, a step's last attempt failed), `deadline_missed` (error, tomorrow's
  * TSO deadline passed with nothing sent; warn, for the rest of the day, when a day's first version

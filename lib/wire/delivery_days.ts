@@ -112,7 +112,7 @@ export const DayOverviewSchema = z.object({
   /**
    * What the operator must know about the day's data: today market locations left without any
    * forecast by the latest aggregate (`share`: of the day's market locations, 0–1), and by energy
-   * (docs/console.md, "Missing forecasts by energy"): `energy_share` (0–1) = `missing_mwh` /
+   * (docs/console_attention.md, "Missing forecasts by energy"): `energy_share` (0–1) = `missing_mwh` /
    * `expected_mwh`, the day's expected energy (MWh, by absolute value) of the locations whose
    * energy is known; `energy_unknown_locations` of the missing ones have no load profile, so their
    * energy is unknown and in neither figure; `energy_share` is `null` when no energy is known.

@@ -75,7 +75,7 @@ export const StatusBodySchema = z.object({
       events_archived: z.number().int(),
     }).nullable(),
   }),
-  /** What needs the operator, worst first (docs/console.md, "Attention"). */
+  /** What needs the operator, worst first (docs/console_attention.md). */
   attention: z.array(AttentionItemSchema),
 });
 /** The status body. */

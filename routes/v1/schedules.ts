@@ -175,7 +175,7 @@ function registerScheduleVersions(ctx: RouteContext): void {
  * Registers `POST /v1/schedule-responses/import`: the TSO answers in the inbox, imported now, with
  * the files rejected earlier that still wait for the operator (`rejected_waiting`); and
  * `POST /v1/schedule-responses/rejected/{file}/acknowledge`: the operator has seen a rejected file
- * (docs/console.md, "Attention").
+ * (docs/console_attention.md).
  */
 export function registerScheduleResponses(ctx: RouteContext): void {
   ctx.routes.add({

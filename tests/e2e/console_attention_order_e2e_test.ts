@@ -1,5 +1,5 @@
 /**
- * The attention box on a healthy evening (docs/console.md, "Attention"; issue 28), at 390 and
+ * The attention box on a healthy evening (docs/console_attention.md; issue 28), at 390 and
  * 1440 px: today and tomorrow confirmed, a PV park whose forecasts for the coming days are due
  * only at 14:30 the day before each. The box answers "is everything for today and tomorrow
  * confirmed?" on the first screen, gives the good news in one line before any information, and

@@ -222,7 +222,7 @@ async function attention(page: Page) {
   );
 }
 
-/** How a source is named (docs/console.md, "After delivery"). */
+/** How a source is named (docs/console_after_delivery.md). */
 const SOURCE: Record<string, string> = {
   learned: "learned forecasts",
   customer_corrected: "corrected customer forecasts",

@@ -1,6 +1,6 @@
 /**
  * The post-delivery correction in the console's after-delivery view, in a real browser against
- * the real routes (docs/console.md, "After delivery"; docs/post-delivery.md). On a fake clock a
+ * the real routes (docs/console_after_delivery.md; docs/post-delivery.md). On a fake clock a
  * Friday delivery in Amprion gets its day-ahead version (1 MW) and the TSO simulator's answers;
  * on Saturday its actuals and reBAP prices arrive; on Monday 10:00 an operator opens the day:
  *

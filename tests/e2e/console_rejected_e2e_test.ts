@@ -1,5 +1,5 @@
 /**
- * A file thrown away says so where the operator looks (docs/console.md, "Attention"; issue 28), at
+ * A file thrown away says so where the operator looks (docs/console_attention.md; issue 28), at
  * 390 and 1440 px: an answer file the cron's pass moved to `rejected/` is an amber attention item
  * naming the file and the reason, on the first screen; the pass list counts it; "Import answers"
  * (the inbox empty by then) counts it instead of saying the inbox is empty; "Seen" acknowledges

@@ -1,6 +1,6 @@
 /**
  * The console's after-delivery view in a real browser against the real settlement routes
- * (docs/console.md, "After delivery"; docs/settlement.md; issue 27, item 4). On a fake clock the
+ * (docs/console_after_delivery.md; docs/settlement.md; issue 27, item 4). On a fake clock the
  * walk builds a delivery day for real (docs/intraday.md): a market location in Amprion, a
  * day-ahead version two days before, two intraday versions, the TSO simulator's answers; the
  * next morning metered quarter-hours arrive by `POST /v1/actuals` (CSV, all but the last one) and

@@ -1,5 +1,5 @@
 /**
- * An answer about tomorrow that cannot be read is no green (docs/console.md, "A file thrown away";
+ * An answer about tomorrow that cannot be read is no green (docs/console_attention.md, "A file thrown away";
  * issue 36, item 9), at 1440 px (light) and 390 px (touch, dark): on a healthy evening
  * (tests/support/evening.ts: today and tomorrow confirmed in all four areas) an answer file for
  * tomorrow that is not well-formed XML goes to rejected/; then the box's answer says tomorrow's

@@ -1,6 +1,6 @@
 /**
- * Read after write for the attention list of `GET /v1/console/status` (docs/console.md, "Read
- * after write"): the list is cached for the second, and every change of what it is read from —
+ * Read after write for the attention list of `GET /v1/console/status` (docs/console_attention.md,
+ * "Read after write"): the list is cached for the second, and every change of what it is read from —
  * a day's state (steps, forecasts, the pipeline worker's aggregate), the TSO status, the schedule
  * history, a status request, a rejected answer file and its acknowledgement, the runtime config,
  * the orchestrator's state — is in the very next answer, on a fake clock that never moves. And the

@@ -1,5 +1,5 @@
 /**
- * `attention` in `GET /v1/console/status` (docs/console.md, "Attention"): a TSO rejection and an
+ * `attention` in `GET /v1/console/status` (docs/console_attention.md): a TSO rejection and an
  * anomaly imported from the inbox appear with the TSO's reason; "all confirmed" only once every
  * area confirmed the current version, and new input after it is amber; tomorrow without state is
  * "not sent yet" until the TSO deadline, then "missed"; today and tomorrow have overview rows.

@@ -1,6 +1,6 @@
 /**
  * The learned forecasts' fallbacks, each labelled and each an attention item (docs/forecasting.md,
- * "In the service"; docs/console.md, "Attention"): a location with 3 days of actuals has no
+ * "In the service"; docs/console_attention.md): a location with 3 days of actuals has no
  * forecast ("3 of 14 days of actuals", never a zero: it stays out of the open position); 10 days
  * give the load of 7 days before; a location naming no weather point, and one whose point has no
  * weather for the days, are learned without weather and say why. Weather for a point no learned

@@ -1,5 +1,5 @@
 /**
- * An answer file the inbox import moves to `rejected/` (docs/console.md, "Attention"): it is a
+ * An answer file the inbox import moves to `rejected/` (docs/console_attention.md): it is a
  * warning in `attention` naming the file and the reason until the operator acknowledges it or a
  * newer answer for its day and area arrives; the pass that rejected it says so in the pass
  * history, and "Import answers" counts it although the inbox is empty by then.

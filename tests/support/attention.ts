@@ -1,6 +1,6 @@
 /**
  * The attention list as the console reads it: `GET /v1/console/status` with the process key
- * (docs/console.md, "Attention").
+ * (docs/console_attention.md).
  * @module
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Facts repeated per control area are one attention item (docs/console.md, "Attention"): the
+ * Facts repeated per control area are one attention item (docs/console_attention.md): the
  * energy locked in today's frozen quarter-hours of four areas is one `locked_deviation` item with
  * four amounts in the overview's area order; one area keeps its single sentence; status requests
  * of the same version asked at the same minute are one `status_requested` item, different ones

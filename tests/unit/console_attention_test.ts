@@ -1,5 +1,5 @@
 /**
- * What needs the operator (docs/console.md, "Attention"): each code from day states as the
+ * What needs the operator (docs/console_attention.md): each code from day states as the
  * overview builds them, "all confirmed" only when it is the truth, and the clock-change day.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * When the after-delivery view reads its settlement again (docs/console.md, "After delivery"):
+ * When the after-delivery view reads its settlement again (docs/console_after_delivery.md):
  * after exactly the live events the service appends when a settlement input is stored
  * (`actuals_received`, `imbalance_prices_received`; lib/settlement/import.ts), for actuals only
  * when they are of the shown day; never after events that store nothing for it. And a day whose

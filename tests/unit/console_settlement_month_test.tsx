@@ -1,5 +1,5 @@
 /**
- * The console's month after delivery without a browser (docs/console.md, "After delivery"):
+ * The console's month after delivery without a browser (docs/console_after_delivery.md):
  * `GET /v1/settlement/months/{YYYY-MM}` (a fixture checked against the wire schema,
  * `tests/support/settlement_fixture.ts`) as days × areas with cost and energy, the totals per day
  * and area written so that they add up (docs/console.md, "Numbers"), the sentence in `en` and

@@ -1,5 +1,5 @@
 /**
- * The console's after-delivery view without a browser (docs/console.md, "After delivery"),
+ * The console's after-delivery view without a browser (docs/console_after_delivery.md),
  * rendered with preact-render-to-string from a settlement built in the test
  * (`tests/support/settlement_fixture.ts`, checked against the wire schemas): the totals sentence
  * in `en` and `de-DE`, units always shown, missing values as gaps and "—" (never 0), the 92- and

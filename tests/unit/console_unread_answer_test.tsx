@@ -1,5 +1,5 @@
 /**
- * An answer about a day that could not be read (docs/console.md, "A file thrown away"; issue 36,
+ * An answer about a day that could not be read (docs/console_attention.md, "A file thrown away"; issue 36,
  * item 9) and the day words of the attention list (item 10), without a browser: the good news is
  * not given for that day, the item says what to do and names the day as the operator says it, the
  * box's answer and the day's row turn amber; a missed TSO deadline names its days relative to now.

@@ -1,5 +1,5 @@
 /**
- * Yesterday from the first screen (docs/console.md, "Attention" and "After delivery"; issue 36,
+ * Yesterday from the first screen (docs/console_attention.md and "After delivery"; issue 36,
  * item 5), without a browser: the line under the box's answer with the day's totals as the
  * settlement route answers them, no cost before any price, "no actuals yet" before any actual;
  * the past days offered above the delivery days; one read of a day's settlement shared.

@@ -1,5 +1,5 @@
 /**
- * Missing forecasts by energy (docs/console.md, "Missing forecasts by energy"): the share of the
+ * Missing forecasts by energy (docs/console_attention.md, "Missing forecasts by energy"): the share of the
  * day's expected energy that lies with the locations without forecast — profile energy for
  * standard-load-profile locations, forecast energy where a customer forecast replaces it, unknown
  * for locations without a profile — and the known and unknown missing locations add up to the

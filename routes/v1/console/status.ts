@@ -4,7 +4,7 @@
  *
  * Built from memory: the security facts once at start, the orchestrator state and the runtime
  * config from their caches (no KV read while they are younger than a second), and the JSON text
- * once per combination of the two. `attention` (docs/console.md, "Attention") reads the days from
+ * once per combination of the two. `attention` (docs/console_attention.md) reads the days from
  * today on, at most once a second and again after any write of what it is read from
  * ({@link InputGeneration}: read after write).
  * @module
