@@ -4,8 +4,9 @@
  * weather point's last delivery, its latest three days of actuals, its customer forecasts of the
  * horizon, the horizon), then — for the locations whose fingerprint changed — the full inputs
  * (`./learned_inputs.ts`), the forecasts and model record (`./learned_location.ts`), and their
- * writes. The next batch's reads run while the current one is computed. Runs in the refresh's
- * thread or, for half of the batches, in a worker with its own KV handle on the same store
+ * writes. The next batch is asked for and read while the current one is computed, and a batch's
+ * writes go on while the next one is computed. Runs in the refresh's thread or in two workers with
+ * their own KV handle on the same store, each taking batches until none is left
  * (`./learned_worker.ts`), as the pipeline worker does (docs/architecture.md, "Heavy work off the
  * request thread").
  * @module
@@ -112,6 +113,7 @@ const startOf = (day: string) => deliveryDay(day).start.epochMilliseconds;
  * is computed, and writing a batch's forecasts and model records while the next one is computed
  * (a commit may wait for the store's lock, held by the other worker's; the batches' writes stay
  * in order, one batch's at a time).
+ * @throws the first failure of a batch, once the writes of the batch before it are done
  */
 export async function runChunks(
   kv: Deno.Kv,
@@ -130,18 +132,25 @@ export async function runChunks(
   };
   let next = read();
   let writing: Promise<void> = Promise.resolve();
-  for (let ready = await next; ready; ready = await next) {
-    next = read();
-    next.catch(() => {}); // awaited in the next round; a failure is thrown there
-    const r = await compute(job, weather, ready);
-    for (const st of r.states) addToSummary(out.summary, st, job.next);
-    out.computed += r.computed;
-    for (const [d, n] of Object.entries(r.changed)) out.changed[d] = (out.changed[d] ?? 0) + n;
+  try {
+    for (let ready = await next; ready; ready = await next) {
+      next = read();
+      next.catch(() => {}); // awaited in the next round; a failure is thrown there
+      const r = await compute(job, weather, ready);
+      for (const st of r.states) addToSummary(out.summary, st, job.next);
+      out.computed += r.computed;
+      for (const [d, n] of Object.entries(r.changed)) out.changed[d] = (out.changed[d] ?? 0) + n;
+      await writing;
+      writing = write(kv, r.writes, r.computedStates);
+      writing.catch(() => {}); // awaited before the next batch's writes or at the end
+    }
     await writing;
-    writing = write(kv, r.writes, r.computedStates);
-    writing.catch(() => {}); // awaited before the next batch's writes or at the end
+  } catch (err) {
+    // A failure ends the run only once the batch before it is written: nothing of this run is
+    // written after it has failed (the caller may release its lock, a worker closes its store).
+    await writing.catch(() => {});
+    throw err;
   }
-  await writing;
   return out;
 }
 

@@ -62,7 +62,7 @@ export interface LearnedOptions {
   day?: string;
   /**
    * The store's file, when it is a local one a second handle can open: the locations are then
-   * refitted in workers (`./learned_worker.ts`), two at a time, on both cores.
+   * refitted in two workers (`./learned_worker.ts`), on both cores.
    */
   kvPath?: string;
   /**
@@ -154,20 +154,25 @@ async function refresh(kv: Deno.Kv, opts: LearnedOptions): Promise<LearnedResult
     replayUntil,
   };
   // Where the store is a local file a second handle opens, the batches go to two workers, each
-  // taking the next batch as it is done with one (a worker that meets the quicker batches takes
-  // more; once one fails, the other gets no more); else they run in this thread.
+  // asking for the next batch when it starts on one (a worker that meets the quicker batches
+  // takes more); else they run in this thread. Once one fails, the other is given no more, and the
+  // refresh fails with the first failure only when both have stopped: nothing of it is written
+  // after it failed (a later refresh's records are never overwritten by this one's).
   const all = batchesOf(batches);
-  let failed = false;
-  const source: BatchSource = () => failed ? Promise.resolve(null) : all();
-  const results = opts.kvPath && batches.length > 1
-    ? await Promise.all(
+  let failure: { err: unknown } | null = null;
+  const source: BatchSource = () => failure ? Promise.resolve(null) : all();
+  let results: ChunkResult[];
+  if (opts.kvPath && batches.length > 1) {
+    const settled = await Promise.allSettled(
       Array.from({ length: THREADS }, () =>
         inWorker(opts.kvPath!, job, source).catch((err) => {
-          failed = true;
+          failure ??= { err };
           throw err;
         })),
-    )
-    : [await runChunks(kv, job, source)];
+    );
+    if (failure) throw (failure as { err: unknown }).err;
+    results = settled.map((s) => (s as PromiseFulfilledResult<ChunkResult>).value);
+  } else results = [await runChunks(kv, job, source)];
   const part = results.map((r) => r.summary)
     .reduce((x, y) => mergeSummaryParts(x, y), emptySummaryPart(days));
   const computed = results.reduce((n, r) => n + r.computed, 0);

@@ -83,15 +83,16 @@ Deno.test("learned refresh in workers: the same forecasts, records and summary a
   }
 });
 
-Deno.test("learned refresh in workers: a location that cannot be forecast fails the refresh in words, as in one thread", async () => {
+Deno.test("learned refresh: a location that cannot be forecast fails the refresh in words, in workers as in one thread, and only after every batch begun is written whole", async () => {
   await using dir = await tempDir("bridge-learned-workers-fail-");
   const [a, b] = [`${dir.path}/a.kv`, `${dir.path}/b.kv`];
   const kvA = await seeded(a), kvB = await seeded(b);
   try {
     // A holiday region date-holidays does not know, written past the API's validation (a record
-    // of an older version): the model cannot tell its working days.
+    // of an older version), in the second batch of 150: the model cannot tell its working days.
+    const bad = ids[200];
     for (const kv of [kvA, kvB]) {
-      const key = ["market_locations", ids[200]];
+      const key = ["market_locations", bad];
       const rec = (await kv.get<Record<string, unknown>>(key)).value!;
       await kv.set(key, { ...rec, holiday_region: "ZZ" });
     }
@@ -101,18 +102,35 @@ Deno.test("learned refresh in workers: a location that cannot be forecast fails 
       region: "DE",
       learned: { horizonDays: 2, gateClosureLocalTime: "12:00", kvPath, replayBudgetMs: 0 },
     });
-    const failure = async (p: Promise<unknown>) => {
+    /** The refusal, and the MaLo-IDs with a model record the moment it is answered. */
+    const failure = async (kv: Deno.Kv, p: Promise<unknown>) => {
       const err = await p.then(() => null, (e: Error) => e);
       assert.ok(err, "the refresh did not fail");
-      return { name: err.name, message: err.message };
+      const stored = (await Promise.all(ids.map((id) => readModel(kv, id))))
+        .flatMap((m, k) => m ? [ids[k]] : []);
+      return { name: err.name, message: err.message, stored };
     };
-    const inWorkers = await failure(generateForecasts(kvA, TOMORROW, step(a)));
-    const inThread = await failure(generateForecasts(kvB, TOMORROW, step()));
-    assert.deepEqual(inWorkers, {
+    const inWorkers = await failure(kvA, generateForecasts(kvA, TOMORROW, step(a)));
+    const inThread = await failure(kvB, generateForecasts(kvB, TOMORROW, step()));
+    assert.deepEqual({ name: inWorkers.name, message: inWorkers.message }, {
       name: "UnknownHolidayRegionError",
       message: '"ZZ" is not a holiday region (expected a country "DE" or country-state "DE-BY")',
     });
-    assert.deepEqual(inWorkers, inThread);
+    assert.deepEqual(
+      { name: inThread.name, message: inThread.message },
+      { name: inWorkers.name, message: inWorkers.message },
+    );
+    // The first batch is written whole before the failure is answered, nothing of the failed one:
+    // in one thread, and in workers, where the first batch is always begun (by the worker that
+    // fails after it, or by the other, which the refresh waits for); the third (20 locations) is
+    // written whole if the other worker began it, else not at all.
+    assert.deepEqual(inThread.stored, ids.slice(0, 150));
+    assert.deepEqual(inWorkers.stored.slice(0, 150), ids.slice(0, 150));
+    assert.ok(
+      [150, 170].includes(inWorkers.stored.length) &&
+        inWorkers.stored.slice(150).every((id) => ids.indexOf(id) >= 300),
+      `stored at the failure: ${inWorkers.stored.length}`,
+    );
     // No summary was written: the next refresh runs again.
     assert.equal(await readModelsSummary(kvA), null);
   } finally {
