@@ -1,6 +1,6 @@
 /**
  * Island: the status pill (orchestrator `running`/`stopped`), start/stop with a confirmation
- * that states the consequence (docs/pipeline.md, "Orchestrator"), the service version and its security posture
+ * that states the consequence (docs/orchestrator.md), the service version and its security posture
  * (docs/architecture.md, "Console API"). Refreshes every 30 s, on every live start/stop event
  * and at once when another island asks (`refreshStatus()`, e.g. after a manual pass). The answer
  * is shared (`status` of the session): its `manual_actions` decide the other islands' buttons.

@@ -1,5 +1,5 @@
 /**
- * The runtime field `balancing_areas` (docs/settlement.md, "Balancing-group sums"; docs/
+ * The runtime field `balancing_areas` (docs/actuals.md, "Balancing-group sums"; docs/
  * configuration.md): which control area each balancing area (Bilanzierungsgebiet) lies in, as
  * `balancing area EIC=control area EIC` entries, like `tso_party_eics`. Where every balancing
  * area of a control area has a balancing-group sum (MSCONS `LOC+237`) for a day, that sum is the

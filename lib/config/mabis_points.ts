@@ -1,5 +1,5 @@
 /**
- * The runtime field `mabis_metering_points` (docs/settlement.md, "Balancing-group sums"; docs/
+ * The runtime field `mabis_metering_points` (docs/actuals.md, "Balancing-group sums"; docs/
  * configuration.md): the control area and balancing group of each MaBiS metering point whose
  * balancing-group sum the DSO sends (MSCONS Prüfidentifikator 13003 names a sum by its metering
  * point, `LOC+172+<Zählpunktbezeichnung>`, not by balancing group and area). Entries

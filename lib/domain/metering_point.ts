@@ -1,5 +1,5 @@
 /**
- * MaBiS metering points (docs/settlement.md, "Balancing-group sums"): a balancing-group sum time
+ * MaBiS metering points (docs/actuals.md, "Balancing-group sums"): a balancing-group sum time
  * series is named by the designation of its metering point (Zählpunktbezeichnung), 33 characters:
  * the country `DE`, the network operator's 6-digit number, a 5-digit postcode and 20 letters or
  * digits (EDI@Energy MSCONS AHB FV2504, Prüfidentifikator 13003, `LOC+172` condition [951]

@@ -1,5 +1,5 @@
 /**
- * The orchestrator (docs/pipeline.md, "Orchestrator"). A tick (from `Deno.cron`, every minute) is a no-op
+ * The orchestrator (docs/orchestrator.md). A tick (from `Deno.cron`, every minute) is a no-op
  * while the state is `stopped`; while `running` it takes the lease of that minute in KV
  * (`["leases", "orchestrator", <minute>]`, created with a null-versionstamp check) so that exactly
  * one replica runs a pass per minute, then runs a pass.
@@ -134,7 +134,7 @@ export class Orchestrator {
       error: (err as Error).message,
     }));
     this.#lastPrune = report;
-    // A repeated retention failure is one story (docs/pipeline.md, "Repeated failures").
+    // A repeated retention failure is one story (docs/orchestrator.md, "Repeated failures").
     const source = "retention";
     if (report.error) {
       await reportFailure(this.#ctx, { source, label: "Retention (archive and pruning)" }, {
@@ -233,7 +233,7 @@ export class Orchestrator {
    * @param by the caller's name
    * @param opts `wait`: while a pass (scheduled or manual) is under way, wait until it has ended
    *   and run this one after it, instead of refusing (scripts such as `deno task demo`, whose call
-   *   may meet the cron's pass of the minute; docs/pipeline.md, "Orchestrator")
+   *   may meet the cron's pass of the minute; docs/orchestrator.md)
    * @throws {PassRunning} while a pass is under way in this app and `wait` is not set
    */
   async runNow(by: string, opts: { wait?: boolean } = {}): Promise<PassReport> {

@@ -40,7 +40,7 @@ export interface FinishedPass extends LastPass {
 }
 
 /**
- * The steps of a day after `failed` in pipeline order (docs/pipeline.md, "Orchestrator"): a day's
+ * The steps of a day after `failed` in pipeline order (docs/orchestrator.md): a day's
  * pass ends at its first failure, so they were not tried.
  */
 export function notTriedAfter(failed: string): PassDay["skipped"] {

@@ -1,5 +1,5 @@
 /**
- * Pass health (docs/pipeline.md, "Orchestrator"): the last finished pass — scheduled or manual —
+ * Pass health (docs/orchestrator.md): the last finished pass — scheduled or manual —
  * with its outcome and counts, and how many passes in a row failed, kept in KV under
  * `KEYS.orchestratorPasses` so that it survives restarts and every replica's status shows it.
  * Cached in memory like the orchestrator state, so the status route reads no KV.

@@ -1,5 +1,5 @@
 /**
- * One orchestrator pass (docs/pipeline.md, "Orchestrator"): every delivery day from today up to
+ * One orchestrator pass (docs/orchestrator.md): every delivery day from today up to
  * the horizon in which a quarter-hour is still open, the steps it needs, in order; and the answer
  * files the pass's inbox import moved to `rejected/`.
  * @module

@@ -1,5 +1,5 @@
 /**
- * Orchestrator run state (docs/pipeline.md, "Orchestrator"): `running` or `stopped`, persisted in KV under
+ * Orchestrator run state (docs/orchestrator.md): `running` or `stopped`, persisted in KV under
  * `["orchestrator"]` so it survives restarts. Absent means `stopped`, unless
  * `ORCHESTRATOR_AUTOSTART=true`.
  *

@@ -1,5 +1,5 @@
 /**
- * Which steps the orchestrator runs for a delivery day (docs/pipeline.md, "Orchestrator", the
+ * Which steps the orchestrator runs for a delivery day (docs/orchestrator.md, the
  * table under "Pass"): the decision alone, on a day state already read. The orchestrator reads
  * the state from KV and asks these functions; they read nothing themselves.
  * @module

@@ -1,7 +1,7 @@
 /**
  * Actuals as CSV (`market_location_id,start,kwh`, read with csv-parse) or JSON
  * (`{"actuals": [{market_location_id, start, kwh}, …]}`) into {@link MeteredSeries}
- * (docs/settlement.md, "Actuals"): `start` ISO 8601 with an offset (or `Z`) at a UTC quarter-hour,
+ * (docs/actuals.md): `start` ISO 8601 with an offset (or `Z`) at a UTC quarter-hour,
  * `kwh` the energy metered in that quarter-hour. Rows of one location are joined into runs of
  * consecutive quarter-hours; a location and quarter-hour given twice is refused. Pure.
  * @module

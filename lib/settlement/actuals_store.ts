@@ -1,5 +1,5 @@
 /**
- * Stored actuals (docs/settlement.md, "Actuals"): metered kWh per quarter-hour of one market
+ * Stored actuals (docs/actuals.md): metered kWh per quarter-hour of one market
  * location and delivery day (`KEYS.actuals`), of one balancing-group sum (`KEYS.
  * balancingGroupSum`, per balancing group and balancing area) and of one MaBiS metering point's
  * sum (`KEYS.meteringPointSum`). This module owns the three keys.

@@ -1,5 +1,5 @@
 /**
- * Imports actuals (docs/settlement.md, "Actuals"): parse, check every market location is
+ * Imports actuals (docs/actuals.md): parse, check every market location is
  * registered here and every MaBiS metering point mapped, then store, and record one event. All or
  * nothing: any problem refuses the whole input with {@link SettlementInputRefused} before anything
  * is stored. Used by `POST /v1/actuals` and the inbox (`./inbox.ts`); prices: `./import_prices.ts`.

@@ -1,5 +1,5 @@
 /**
- * The codes an MSCONS message is read by (docs/settlement.md, "MSCONS"), each from the document
+ * The codes an MSCONS message is read by (docs/actuals.md, "MSCONS"), each from the document
  * that defines it:
  * - the **Prüfidentifikator** (`RFF+Z13`) says what a message is: EDI@Energy MSCONS
  *   Anwendungshandbuch (AHB) FV2504, message version 2.4c, valid from 2025-04-01 (one table per

@@ -13,7 +13,7 @@ export const QH_MS = 900_000;
  * What a series belongs to: a market location (MSCONS 13025 `LOC+172+<MaLo-ID>`, CSV, JSON), a
  * balancing-group sum named by balancing group and balancing area (`LOC+237`, older samples), or
  * a balancing-group sum named by its MaBiS metering point (MSCONS 13003
- * `LOC+172+<Zählpunktbezeichnung>`; docs/settlement.md, "Balancing-group sums").
+ * `LOC+172+<Zählpunktbezeichnung>`; docs/actuals.md, "Balancing-group sums").
  */
 export type SeriesOwner =
   | { kind: "market_location"; malo_id: string }

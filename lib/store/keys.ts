@@ -344,7 +344,7 @@ export const DAY_SCOPED_PREFIXES: readonly string[] = [
  * Key prefixes that take a delivery day but are no record of it: they expire by themselves
  * (`expireIn`) and hold nothing a BRP must keep, so retention neither archives nor prunes them.
  * `failure_stories`: an open story of a repeated failure (at most 7 days; its events are the
- * record, docs/pipeline.md, "Repeated failures").
+ * record, docs/orchestrator.md, "Repeated failures").
  */
 export const SELF_EXPIRING_DAY_KEYED: readonly string[] = ["failure_stories"];
 

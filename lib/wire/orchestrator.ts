@@ -1,5 +1,5 @@
 /**
- * Wire shape of the orchestrator state (docs/pipeline.md, "Orchestrator"): stored in KV, answered
+ * Wire shape of the orchestrator state (docs/orchestrator.md): stored in KV, answered
  * by start/stop and part of the status body. One zod schema; the server's and the browser's types
  * are inferred from it (the browser imports the type only, so no zod enters the bundle).
  * @module

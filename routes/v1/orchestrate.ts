@@ -1,6 +1,6 @@
 /**
  * `POST /v1/orchestrate[?wait=true]` (process): one orchestrator pass now, also while the
- * orchestrator is stopped (the operator's override, docs/pipeline.md, "Orchestrator"). While a pass
+ * orchestrator is stopped (the operator's override, docs/orchestrator.md). While a pass
  * is under way in this instance it answers 409 in words; with `wait=true` it waits for that pass
  * to end and runs after it (what scripts such as `deno task demo` ask, whose call may meet the
  * cron's pass of the minute).

@@ -1,5 +1,5 @@
 /**
- * Pass health in the status (docs/pipeline.md, "Orchestrator"): the last finished pass —
+ * Pass health in the status (docs/orchestrator.md): the last finished pass —
  * scheduled or manual — with its outcome and counts, the failed passes in a row and the next
  * pass.
  *

@@ -1,5 +1,5 @@
 /**
- * The stored layout of actuals (docs/settlement.md, "Actuals"): values packed per location and
+ * The stored layout of actuals (docs/actuals.md): values packed per location and
  * day, and records written before the packing (arrays, `null` = not metered) still read, merged
  * and archived as they were.
  */

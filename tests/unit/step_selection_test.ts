@@ -1,5 +1,5 @@
 /**
- * Which steps the orchestrator runs for a day (docs/pipeline.md, "Orchestrator", the table under
+ * Which steps the orchestrator runs for a day (docs/orchestrator.md, the table under
  * "Pass"), decided on hand-built day states: no KV, no HTTP.
  */
 import assert from "node:assert/strict";

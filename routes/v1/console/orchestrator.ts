@@ -1,5 +1,5 @@
 /**
- * `POST /v1/console/start` and `/stop` (docs/pipeline.md, "Orchestrator"): persist `running` / `stopped` and record
+ * `POST /v1/console/start` and `/stop` (docs/orchestrator.md): persist `running` / `stopped` and record
  * `orchestrator_started` / `orchestrator_stopped` with the caller. Body: the new state object.
  * @module
  */
