@@ -47,17 +47,21 @@ export function rowsWithout(
   drop: readonly number[],
 ): DayRows {
   const len = ctx.view.days[k].length, p = set.names.length;
-  if (!day || day.values.length < len * p || day.ok.length < len) {
-    day = { values: new Float64Array(len * p * 2), ok: new Uint8Array(len * 2) };
+  if (!predictionKept || predictionKept.values.length < len * p || predictionKept.ok.length < len) {
+    predictionKept = { values: new Float64Array(len * p * 2), ok: new Uint8Array(len * 2) };
   }
-  const rows = { values: day.values.subarray(0, len * p), ok: day.ok.subarray(0, len) };
+  const rows = {
+    values: predictionKept.values.subarray(0, len * p),
+    ok: predictionKept.ok.subarray(0, len),
+  };
   rows.values.fill(0);
   rows.ok.fill(0);
   dayRowsInto(ctx, set, k, rows, 0);
   dropColumns(rows, p, drop, 0, len);
   return rows;
 }
-let day: DayRows | null = null;
+/** The prediction's rows, kept between days as the fit's matrices are ({@link scratch}). */
+let predictionKept: DayRows | null = null;
 
 /** Holds the `drop` columns of rows `from` … `from + count − 1` at 0, and judges the rows again. */
 export function dropColumns(

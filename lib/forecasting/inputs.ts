@@ -106,11 +106,8 @@ export function viewAt(
     n += days[k].length;
   }
   const originMs = days[0].startMs;
-  const at = (ms: number) => {
-    const i = (ms - originMs) / QH_MS;
-    return Number.isInteger(i) && i >= 0 && i < n ? i : -1;
-  };
-  // A run's quarter-hours are consecutive: from its first one's grid index (or where it would be).
+  // The grid index of a quarter-hour's start (negative or ≥ n outside the days), null off the grid;
+  // a run's quarter-hours are consecutive from its first one's.
   const first = (ms: number) => {
     const i = (ms - originMs) / QH_MS;
     return Number.isInteger(i) ? i : null;
@@ -130,8 +127,8 @@ export function viewAt(
       continue;
     }
     if (!Number.isFinite(v.value)) continue;
-    const i = at(v.startMs);
-    if (i >= 0) grid.load[i] = v.value;
+    const i = first(v.startMs);
+    if (i !== null && i >= 0 && i < n) grid.load[i] = v.value;
   }
   const w = weatherOnGrid(weather, cutoffMs, days, n, arena);
   let lastKnownDay = -1;
